@@ -1,0 +1,32 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from '../../src/config/app-config';
+import { CoreModule } from '../../src/core.module';
+import { AccountsModule } from '../../src/modules/accounts/accounts.module';
+import { AuditModule } from '../../src/modules/audit/audit.module';
+import { AuthModule } from '../../src/modules/auth/auth.module';
+import { FoldersModule } from '../../src/modules/folders/folders.module';
+import { HealthController } from '../../src/modules/health/health.controller';
+import { RealtimeGateway } from '../../src/modules/realtime/realtime.gateway';
+import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
+import { WorkerProcessorsModule } from '../../worker/src/worker.module';
+
+@Module({})
+export class AppModule {
+  /** The HTTP app; with WORKER_INLINE the worker's processors run in this process too. */
+  static forRoot(config: Pick<AppConfig, 'WORKER_INLINE'>): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule,
+        AuthModule,
+        AccountsModule,
+        FoldersModule,
+        AuditModule,
+        RealtimeModule,
+        ...(config.WORKER_INLINE ? [WorkerProcessorsModule] : []),
+      ],
+      controllers: [HealthController],
+      providers: [RealtimeGateway],
+    };
+  }
+}

@@ -1,0 +1,88 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { API_PREFIX } from '@studio/contracts';
+import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
+import { bodyParsers } from '../../src/common/body-parsing';
+import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
+import { createValidationPipe } from '../../src/common/validation';
+import { SESSION_MIDDLEWARE } from '../../src/modules/auth/session';
+import { SessionIoAdapter } from '../../src/modules/realtime/socket-io.adapter';
+import { AppModule } from './app.module';
+
+/**
+ * Builds the whole HTTP app (used by main.ts and by the integration and browser tests, so they
+ * exercise exactly what production runs).
+ */
+export async function createApp(config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', config.COOKIE_SECURE ? 1 : 'loopback');
+  app.disable('x-powered-by');
+
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          // antd injects its styles at run time; images may be previews made in the browser.
+          'style-src': ["'self'", "'unsafe-inline'"],
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'media-src': ["'self'", 'blob:'],
+          'connect-src': ["'self'", 'ws:', 'wss:'],
+        },
+      },
+    }),
+  );
+  if (config.FRONTEND_ORIGIN) app.enableCors({ origin: config.FRONTEND_ORIGIN, credentials: true });
+  for (const parser of bodyParsers(config.JSON_BODY_LIMIT)) app.use(parser);
+  app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
+
+  app.setGlobalPrefix(API_PREFIX.slice(1));
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new HttpExceptionFilter());
+  app.useWebSocketAdapter(new SessionIoAdapter(app));
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('AI Studio API')
+      .setDescription('Credit-based studio for AI image and video work. Sessions are httpOnly cookies.')
+      .setVersion('0.1.0')
+      .addCookieAuth('studio.sid')
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/openapi.json' });
+
+  serveFrontend(app, config);
+  await app.init();
+  return app;
+}
+
+/** The built frontend, with every non-API path answered by index.html (client-side routes). */
+function serveFrontend(app: NestExpressApplication, config: AppConfig): void {
+  const dist = resolve(config.FRONTEND_DIST ?? join(__dirname, '../../../../frontend/dist'));
+  const index = join(dist, 'index.html');
+  if (!existsSync(index)) {
+    app.get(Logger).warn(`no frontend build at ${dist}; serving the API only`);
+    return;
+  }
+  app.useStaticAssets(dist, { index: false, maxAge: '1h' });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const isApi = req.path.startsWith(`${API_PREFIX}/`) || req.path === API_PREFIX || req.path.startsWith('/socket.io');
+    if (req.method !== 'GET' || isApi) return next();
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+}
+
+export { APP_CONFIG };

@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { Logger } from 'nestjs-pino';
+import { exitOnConfigError } from '../../src/config/boot';
+import { createApp } from './create-app';
+
+async function bootstrap(): Promise<void> {
+  const config = exitOnConfigError();
+  const app = await createApp(config);
+  await app.listen(config.PORT, config.HOST);
+  const url = `http://localhost:${config.PORT}`;
+  app.get(Logger).log(`AI Studio is up at ${url} (API docs at ${url}/api/docs)`);
+}
+
+void bootstrap();

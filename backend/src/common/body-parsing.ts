@@ -1,0 +1,35 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import express from 'express';
+import { Messages } from '@studio/contracts';
+import { failure } from './api-response';
+
+export interface RawBodyRequest extends Request {
+  rawBody?: Buffer;
+}
+
+/**
+ * JSON and form parsers that keep the raw bytes (Stripe signs the raw body), followed by an error
+ * handler so a malformed or oversized body answers 400/413 in the API's shape, not an HTML page.
+ */
+export function bodyParsers(limit: string) {
+  const keepRaw = (req: RawBodyRequest, _res: unknown, buf: Buffer) => {
+    req.rawBody = buf;
+  };
+  const onError: ErrorRequestHandler = (err, _req, res, next) => {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      res.status(413).json(failure(Messages.payloadTooLarge));
+    } else if (type === 'entity.parse.failed') {
+      res.status(400).json(failure(Messages.malformedJson));
+    } else if (typeof (err as { status?: number }).status === 'number' && (err as { status: number }).status < 500) {
+      res.status((err as { status: number }).status).json(failure(String((err as Error).message)));
+    } else {
+      next(err);
+    }
+  };
+  return [
+    express.json({ limit, verify: keepRaw }),
+    express.urlencoded({ limit, extended: false }),
+    onError,
+  ];
+}

@@ -1,0 +1,43 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { Messages } from '@studio/contracts';
+import { failure } from './api-response';
+
+/**
+ * Turns every error into the spec's error body {message: 'error', content: text}. Expected
+ * errors keep their status; anything unexpected is logged and becomes a plain 500.
+ */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) return;
+    const { status, text } = this.describe(exception);
+    if (status >= 500) this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    res.status(status).json(failure(text));
+  }
+
+  private describe(exception: unknown): { status: number; text: string } {
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      return { status, text: textOf(exception.getResponse(), status) };
+    }
+    return { status: HttpStatus.INTERNAL_SERVER_ERROR, text: Messages.serverError };
+  }
+}
+
+function textOf(body: unknown, status: number): string {
+  if (typeof body === 'string') return body;
+  if (body && typeof body === 'object' && 'message' in body) {
+    const message = (body as { message: unknown }).message;
+    if (Array.isArray(message)) return String(message[0]);
+    if (typeof message === 'string') {
+      if (status === HttpStatus.NOT_FOUND && message.startsWith('Cannot ')) return Messages.notFound;
+      if (status === HttpStatus.TOO_MANY_REQUESTS) return Messages.tooManyRequests;
+      return message;
+    }
+  }
+  return HttpStatus[status] ?? 'Error';
+}

@@ -1,0 +1,28 @@
+import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+
+const MISSING = new Set(['isDefined', 'isNotEmpty']);
+
+function flatten(errors: ValidationError[]): ValidationError[] {
+  return errors.flatMap((e) => [e, ...flatten(e.children ?? [])]);
+}
+
+/**
+ * One validation pipe for the whole API: unknown fields are dropped, and the first problem is
+ * reported as one clear sentence. A missing field is reported first (DTOs give it the spec's
+ * 'Missing fields!' where the spec has one).
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    transform: true,
+    exceptionFactory: (errors) => {
+      const all = flatten(errors).filter((e) => e.constraints);
+      for (const e of all) {
+        const key = Object.keys(e.constraints!).find((k) => MISSING.has(k));
+        if (key) return new BadRequestException(e.constraints![key]);
+      }
+      const first = all[0];
+      return new BadRequestException(first ? Object.values(first.constraints!)[0] : 'Invalid request');
+    },
+  });
+}

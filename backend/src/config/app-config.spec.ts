@@ -1,0 +1,27 @@
+import { ConfigError, loadConfig } from './app-config';
+
+const base = { MONGODB_URI: 'mongodb://127.0.0.1:27017/studio', REDIS_URL: 'redis://127.0.0.1:6379' };
+
+describe('loadConfig', () => {
+  it('applies defaults for everything optional', () => {
+    const cfg = loadConfig(base);
+    expect(cfg.PORT).toBe(3000);
+    expect(cfg.WORKER_INLINE).toBe(true);
+    expect(cfg.PASSWORD_SCRYPT_LOG_N).toBe(17);
+  });
+
+  it('names a missing variable', () => {
+    expect(() => loadConfig({ REDIS_URL: base.REDIS_URL })).toThrow(/MONGODB_URI is required/);
+  });
+
+  it('names a malformed variable', () => {
+    expect(() => loadConfig({ ...base, PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ ...base, REDIS_URL: 'localhost:6379' })).toThrow(/REDIS_URL must start with redis/);
+  });
+
+  it('refuses the built-in session secret in production', () => {
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SESSION_SECRET/);
+    expect(loadConfig({ ...base, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }).NODE_ENV).toBe('production');
+  });
+});

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './infrastructure/database.module';
+import { LoggingModule } from './infrastructure/logging.module';
+import { QueueModule } from './infrastructure/queue.module';
+import { RedisModule } from './infrastructure/redis.module';
+import { DomainEventsModule } from './modules/events/domain-events.module';
+
+/** What both the API and the worker need: config, logs, database, Redis, queues, the event bus. */
+@Module({
+  imports: [
+    ConfigModule,
+    LoggingModule,
+    DatabaseModule,
+    RedisModule,
+    QueueModule,
+    EventEmitterModule.forRoot({ wildcard: false }),
+    DomainEventsModule,
+  ],
+})
+export class CoreModule {}

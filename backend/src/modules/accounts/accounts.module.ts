@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { FoldersModule } from '../folders/folders.module';
+import { Account, AccountSchema } from './account.schema';
+import { AccountsController } from './accounts.controller';
+import { AccountsRepository } from './accounts.repository';
+import { AccountsService } from './accounts.service';
+
+/** Accounts and their repository (global: the session guard and the gateway read accounts). */
+@Global()
+@Module({
+  imports: [MongooseModule.forFeature([{ name: Account.name, schema: AccountSchema }]), FoldersModule],
+  controllers: [AccountsController],
+  providers: [AccountsRepository, AccountsService],
+  exports: [AccountsRepository, AccountsService],
+})
+export class AccountsModule {}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { isValidObjectId, Model } from 'mongoose';
+import type { Role } from '@studio/contracts';
+import { Account } from './account.schema';
+
+export interface AccountRecord {
+  id: string;
+  username: string;
+  email: string;
+  passwordHash: string;
+  role: Role;
+  verified: boolean;
+  early: boolean;
+  balance: number;
+}
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  passwordHash: string;
+  role: Role;
+  adultConfirmedAt: Date;
+}
+
+/** Storage of accounts behind a small port, so services never build queries themselves. */
+@Injectable()
+export class AccountsRepository {
+  constructor(@InjectModel(Account.name) private readonly model: Model<Account>) {}
+
+  async findById(id: string): Promise<AccountRecord | null> {
+    if (!isValidObjectId(id)) return null;
+    return toRecord(await this.model.findById(id).lean());
+  }
+
+  async findByUsername(username: string): Promise<AccountRecord | null> {
+    return toRecord(await this.model.findOne({ usernameKey: username.toLowerCase() }).lean());
+  }
+
+  /** Inserts; a duplicate name or email throws mongo's duplicate-key error (code 11000). */
+  async create(input: NewAccount): Promise<AccountRecord> {
+    const doc = await this.model.create({ ...input, usernameKey: input.username.toLowerCase() });
+    return toRecord(doc.toObject())!;
+  }
+
+  async setRole(id: string, role: Role): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $set: { role } });
+  }
+
+  async touchLogin(id: string): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $set: { lastLoginAt: new Date() } });
+  }
+}
+
+function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | null {
+  if (!doc) return null;
+  return {
+    id: String(doc._id),
+    username: doc.username,
+    email: doc.email,
+    passwordHash: doc.passwordHash,
+    role: doc.role,
+    verified: doc.verified,
+    early: doc.early,
+    balance: doc.balance ?? 0,
+  };
+}
+
+export function isDuplicateKeyError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+}

@@ -1,0 +1,148 @@
+import { ConflictException, Inject, Injectable, Logger, NotFoundException, OnApplicationBootstrap, UnauthorizedException } from '@nestjs/common';
+import {
+  DomainEvents,
+  Messages,
+  type LoginContent,
+  type ProfileContent,
+  type Role,
+  type SessionContent,
+} from '@studio/contracts';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { DomainEventBus } from '../events/domain-event-bus';
+import { FoldersService } from '../folders/folders.service';
+import type { AuthUser } from '../auth/auth-user';
+import { AccountRecord, AccountsRepository, isDuplicateKeyError } from './accounts.repository';
+import type { LoginDto, RegisterDto } from './accounts.dto';
+import { PasswordHasher } from './password-hasher';
+
+export interface RequestContext {
+  ip?: string;
+}
+
+@Injectable()
+export class AccountsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(AccountsService.name);
+  private readonly hasher: PasswordHasher;
+  /** Compared against when the user is unknown, so both failures take the same time. */
+  private dummyHash?: Promise<string>;
+
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly folders: FoldersService,
+    private readonly events: DomainEventBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.hasher = new PasswordHasher(config.PASSWORD_SCRYPT_LOG_N);
+  }
+
+  /** The first admin comes from configuration: created or promoted at boot. */
+  async onApplicationBootstrap(): Promise<void> {
+    const { ADMIN_USERNAME, ADMIN_PASSWORD, ADMIN_EMAIL } = this.config;
+    if (!ADMIN_USERNAME) return;
+    const existing = await this.accounts.findByUsername(ADMIN_USERNAME);
+    if (existing) {
+      if (existing.role !== 'admin') await this.accounts.setRole(existing.id, 'admin');
+      return;
+    }
+    if (!ADMIN_PASSWORD) {
+      this.logger.warn(`ADMIN_USERNAME ${ADMIN_USERNAME} has no account yet; set ADMIN_PASSWORD to create it`);
+      return;
+    }
+    try {
+      await this.create({
+        username: ADMIN_USERNAME,
+        email: ADMIN_EMAIL ?? `${ADMIN_USERNAME.toLowerCase()}@admin.invalid`,
+        password: ADMIN_PASSWORD,
+        adult: true,
+      }, 'admin');
+      this.logger.log(`created the configured admin account ${ADMIN_USERNAME}`);
+    } catch (err) {
+      // Another instance booting at the same time created it first.
+      if (!(err instanceof ConflictException)) throw err;
+    }
+  }
+
+  async register(dto: RegisterDto): Promise<AccountRecord> {
+    const role: Role = this.isConfiguredAdmin(dto.username) ? 'admin' : 'user';
+    return this.create(dto, role);
+  }
+
+  async login(dto: LoginDto, ctx: RequestContext): Promise<AccountRecord> {
+    const account = await this.accounts.findByUsername(dto.username);
+    if (!account) {
+      await this.hasher.verify(dto.password, await this.getDummyHash());
+      await this.events.publish(DomainEvents.accountLoginFailed, { username: dto.username, ip: ctx.ip, reason: 'unknown_user' });
+      throw new UnauthorizedException(Messages.wrongCredentials);
+    }
+    if (!(await this.hasher.verify(dto.password, account.passwordHash))) {
+      await this.events.publish(DomainEvents.accountLoginFailed, { username: account.username, ip: ctx.ip, reason: 'bad_password' });
+      throw new UnauthorizedException(Messages.wrongCredentials);
+    }
+    await this.accounts.touchLogin(account.id);
+    await this.events.publish(DomainEvents.accountLoggedIn, { userId: account.id, username: account.username, ip: ctx.ip });
+    return account;
+  }
+
+  async logout(user: AuthUser): Promise<void> {
+    await this.events.publish(DomainEvents.accountLoggedOut, { userId: user.id, username: user.username });
+  }
+
+  async session(user: AuthUser): Promise<SessionContent> {
+    const account = await this.requireAccount(user.id);
+    return { username: account.username, verified: account.verified, early: account.early, role: account.role, balance: account.balance };
+  }
+
+  /** The owner sees everything; anyone else only the public part (name and badges). */
+  async profile(viewer: AuthUser, username: string): Promise<ProfileContent> {
+    const account = await this.accounts.findByUsername(username);
+    if (!account) throw new NotFoundException('User not found');
+    const publicPart = { username: account.username, verified: account.verified, early: account.early };
+    if (account.id !== viewer.id) return { ...publicPart, own: false };
+    return {
+      ...publicPart,
+      own: true,
+      role: account.role,
+      balance: account.balance,
+      folders: await this.folders.summaries(viewer),
+    };
+  }
+
+  private async create(dto: RegisterDto, role: Role): Promise<AccountRecord> {
+    const passwordHash = await this.hasher.hash(dto.password);
+    let account: AccountRecord;
+    try {
+      account = await this.accounts.create({
+        username: dto.username,
+        email: dto.email.toLowerCase(),
+        passwordHash,
+        role,
+        adultConfirmedAt: new Date(),
+      });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw new ConflictException(Messages.accountExists);
+      throw err;
+    }
+    await this.events.publish(DomainEvents.accountRegistered, { userId: account.id, username: account.username, role });
+    return account;
+  }
+
+  private async requireAccount(id: string): Promise<AccountRecord> {
+    const account = await this.accounts.findById(id);
+    if (!account) throw new UnauthorizedException(Messages.needLogin);
+    return account;
+  }
+
+  private isConfiguredAdmin(username: string): boolean {
+    const admin = this.config.ADMIN_USERNAME;
+    return !!admin && !this.config.ADMIN_PASSWORD && admin.toLowerCase() === username.toLowerCase();
+  }
+
+  private getDummyHash(): Promise<string> {
+    this.dummyHash ??= this.hasher.hash('not-a-real-password');
+    return this.dummyHash;
+  }
+}
+
+export function toLoginContent(account: AccountRecord): LoginContent {
+  return { username: account.username, verified: account.verified, role: account.role };
+}

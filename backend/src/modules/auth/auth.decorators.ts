@@ -1,0 +1,17 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Role } from '@studio/contracts';
+import type { AuthUser } from './auth-user';
+
+export const PUBLIC_KEY = 'auth:public';
+export const ROLES_KEY = 'auth:roles';
+
+/** The route needs no session (register, login, health, the docs). */
+export const Public = () => SetMetadata(PUBLIC_KEY, true);
+
+/** Only these roles may call the route; everyone else gets 403. */
+export const Roles = (...roles: Role[]) => SetMetadata(ROLES_KEY, roles);
+
+/** The signed-in user, resolved from the session by the SessionGuard. */
+export const CurrentUser = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthUser => {
+  return ctx.switchToHttp().getRequest().user;
+});

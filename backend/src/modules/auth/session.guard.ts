@@ -1,0 +1,36 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { Messages, type Role } from '@studio/contracts';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
+import type { AuthUser } from './auth-user';
+
+/**
+ * Global guard: every route needs a live session unless marked @Public(). The account is read on
+ * each call, so a deleted account or a changed role takes effect at once.
+ */
+@Injectable()
+export class SessionGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly accounts: AccountsRepository,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
+    const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets);
+
+    const userId = req.session?.userId;
+    const account = userId ? await this.accounts.findById(userId) : null;
+    if (account) req.user = { id: account.id, username: account.username, role: account.role };
+    if (isPublic) return true;
+    if (!account) throw new UnauthorizedException(Messages.needLogin);
+
+    const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets);
+    if (roles && !roles.includes(account.role)) throw new ForbiddenException(Messages.forbidden);
+    return true;
+  }
+}

@@ -1,0 +1,36 @@
+import RedisStore from 'connect-redis';
+import type { RequestHandler } from 'express';
+import session from 'express-session';
+import type Redis from 'ioredis';
+import type { AppConfig } from '../../config/app-config';
+
+declare module 'express-session' {
+  interface SessionData {
+    userId: string;
+  }
+}
+
+export const SESSION_COOKIE = 'studio.sid';
+export const SESSION_MIDDLEWARE = Symbol('SESSION_MIDDLEWARE');
+
+/**
+ * Sessions live in Redis so that every API instance accepts them; the browser holds only an
+ * httpOnly, SameSite=Lax cookie. The same middleware authenticates the socket handshake.
+ */
+export function createSessionMiddleware(config: AppConfig, redis: Redis): RequestHandler {
+  return session({
+    name: SESSION_COOKIE,
+    secret: config.SESSION_SECRET,
+    store: new RedisStore({ client: redis, prefix: `${config.REDIS_PREFIX}:sess:` }),
+    resave: false,
+    saveUninitialized: false,
+    rolling: true,
+    proxy: config.COOKIE_SECURE,
+    cookie: {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: config.COOKIE_SECURE,
+      maxAge: config.SESSION_TTL_HOURS * 3600 * 1000,
+    },
+  });
+}

@@ -1,0 +1,84 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { OnEvent } from '@nestjs/event-emitter';
+import type { Queue } from 'bull';
+import { Model } from 'mongoose';
+import { randomUUID } from 'node:crypto';
+import type { DomainEventEnvelope, DomainEventName, DomainEventPayloads } from '@studio/contracts';
+import { OutboxEvent } from './outbox-event.schema';
+
+export const DOMAIN_EVENTS_QUEUE = 'domain-events';
+/** An undispatched event older than this is considered stranded and sent again. */
+const RELAY_AFTER_MS = 10_000;
+const RELAY_EVERY_MS = 5_000;
+
+/**
+ * Publishes domain events durably: outbox row first, then a Bull job whose id is the event id
+ * (so a repeated hand-off is a no-op). Consumers run in the worker and must be idempotent per id.
+ */
+@Injectable()
+export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(DomainEventBus.name);
+  private relayTimer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectModel(OutboxEvent.name) private readonly outbox: Model<OutboxEvent>,
+    @InjectQueue(DOMAIN_EVENTS_QUEUE) private readonly queue: Queue<DomainEventEnvelope>,
+  ) {}
+
+  async publish<N extends DomainEventName>(name: N, payload: DomainEventPayloads[N]): Promise<DomainEventEnvelope<N>> {
+    const envelope: DomainEventEnvelope<N> = { id: randomUUID(), name, occurredAt: new Date().toISOString(), payload };
+    await this.outbox.create({ _id: envelope.id, name, payload, occurredAt: envelope.occurredAt, dispatchedAt: null });
+    try {
+      await this.dispatch(envelope);
+    } catch (err) {
+      // The relay sends it later; the caller's action itself has succeeded.
+      this.logger.warn(`event ${envelope.id} (${name}) left for the relay: ${(err as Error).message}`);
+    }
+    return envelope;
+  }
+
+  /** Sends stranded events again; returns how many. Runs on a timer and at boot. */
+  async relayStranded(olderThanMs = RELAY_AFTER_MS): Promise<number> {
+    const cutoff = new Date(Date.now() - olderThanMs);
+    const stranded = await this.outbox.find({ dispatchedAt: null, occurredAt: { $lte: cutoff } }).limit(500).lean();
+    for (const row of stranded) {
+      await this.dispatch({
+        id: row._id,
+        name: row.name as DomainEventName,
+        occurredAt: new Date(row.occurredAt).toISOString(),
+        payload: row.payload as never,
+      });
+    }
+    return stranded.length;
+  }
+
+  onModuleInit(): void {
+    this.relayTimer = setInterval(() => {
+      this.relayStranded().catch((err) => this.logger.warn(`relay failed: ${(err as Error).message}`));
+    }, RELAY_EVERY_MS);
+    this.relayTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.relayTimer);
+  }
+
+  private async dispatch(envelope: DomainEventEnvelope): Promise<void> {
+    await this.queue.add(envelope.name, envelope, {
+      jobId: envelope.id,
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: 1000,
+      removeOnFail: 5000,
+    });
+    await this.outbox.updateOne({ _id: envelope.id }, { $set: { dispatchedAt: new Date() } });
+  }
+}
+
+/**
+ * Marks a method as a consumer of a domain event. It receives the envelope; errors are not
+ * swallowed, so the queue retries the event with backoff.
+ */
+export const OnDomainEvent = (name: DomainEventName) => OnEvent(name, { suppressErrors: false });

@@ -1,0 +1,18 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { FOLDER_TITLE_MAX, Messages } from '@studio/contracts';
+
+export class MakeFolderDto {
+  @ApiPropertyOptional({ description: "The spec's client sends its user name; it must be the session's" })
+  @IsOptional()
+  @IsString({ message: 'author must be text' })
+  author?: string;
+
+  @ApiProperty({ example: 'Model #1', maxLength: FOLDER_TITLE_MAX })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsNotEmpty({ message: Messages.folderNameRequired })
+  @IsString({ message: 'title must be text' })
+  @MaxLength(FOLDER_TITLE_MAX, { message: `Folder name must be at most ${FOLDER_TITLE_MAX} characters` })
+  title!: string;
+}

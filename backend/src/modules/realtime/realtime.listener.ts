@@ -1,0 +1,19 @@
+import { Injectable } from '@nestjs/common';
+import { DomainEvents, SocketEvents, type DomainEventEnvelope } from '@studio/contracts';
+import { OnDomainEvent } from '../events/domain-event-bus';
+import { RealtimePublisher } from './realtime.publisher';
+
+/** Turns domain events into pushes to the browser. */
+@Injectable()
+export class RealtimeListener {
+  constructor(private readonly publisher: RealtimePublisher) {}
+
+  @OnDomainEvent(DomainEvents.balanceChanged)
+  onBalanceChanged({ payload }: DomainEventEnvelope<'account.balance_changed'>): void {
+    this.publisher.toUser(payload.userId, SocketEvents.balanceChanged, {
+      balance: payload.balance,
+      delta: payload.delta,
+      reason: payload.reason,
+    });
+  }
+}

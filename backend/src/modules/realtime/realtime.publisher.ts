@@ -1,0 +1,29 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Emitter } from '@socket.io/redis-emitter';
+import type Redis from 'ioredis';
+import { SocketRooms, type SocketEventPayloads } from '@studio/contracts';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { REDIS } from '../../infrastructure/redis.module';
+
+export const socketChannelKey = (config: AppConfig) => `${config.REDIS_PREFIX}#socket.io`;
+
+/**
+ * Pushes socket events from any process (API or worker) through Redis; the gateway's Redis
+ * adapter delivers them to the browsers connected to whichever API instance.
+ */
+@Injectable()
+export class RealtimePublisher {
+  private readonly emitter: Emitter;
+
+  constructor(@Inject(REDIS) redis: Redis, @Inject(APP_CONFIG) config: AppConfig) {
+    this.emitter = new Emitter(redis, { key: socketChannelKey(config) });
+  }
+
+  toUser<E extends keyof SocketEventPayloads>(userId: string, event: E, payload: SocketEventPayloads[E]): void {
+    this.emitter.to(SocketRooms.user(userId)).emit(event, payload);
+  }
+
+  toAdmins<E extends keyof SocketEventPayloads>(event: E, payload: SocketEventPayloads[E]): void {
+    this.emitter.to(SocketRooms.admins).emit(event, payload);
+  }
+}

@@ -1,0 +1,51 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { RequestHandler } from 'express';
+import type Redis from 'ioredis';
+import type { Server, ServerOptions } from 'socket.io';
+import { Messages } from '@studio/contracts';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { REDIS } from '../../infrastructure/redis.module';
+import { SESSION_MIDDLEWARE } from '../auth/session';
+import { socketChannelKey } from './realtime.publisher';
+
+/**
+ * Socket.IO server on the Redis adapter (pushes reach users on every API instance), with the
+ * handshake authenticated by the same session cookie as HTTP: no session, no connection.
+ */
+export class SessionIoAdapter extends IoAdapter {
+  private readonly subscribers: Redis[] = [];
+
+  constructor(private readonly app: INestApplicationContext) {
+    super(app);
+  }
+
+  override createIOServer(port: number, options?: ServerOptions): Server {
+    const config = this.app.get<AppConfig>(APP_CONFIG);
+    const redis = this.app.get<Redis>(REDIS);
+    const sessionMiddleware = this.app.get<RequestHandler>(SESSION_MIDDLEWARE);
+
+    const server: Server = super.createIOServer(port, {
+      ...options,
+      cors: config.FRONTEND_ORIGIN ? { origin: config.FRONTEND_ORIGIN, credentials: true } : undefined,
+    });
+    const pub = redis.duplicate();
+    const sub = redis.duplicate();
+    this.subscribers.push(pub, sub);
+    server.adapter(createAdapter(pub, sub, { key: socketChannelKey(config) }));
+
+    server.engine.use(sessionMiddleware);
+    server.use((socket, next) => {
+      const session = (socket.request as { session?: { userId?: string } }).session;
+      if (session?.userId) next();
+      else next(new Error(Messages.needLogin));
+    });
+    return server;
+  }
+
+  override async close(server: Server): Promise<void> {
+    await super.close(server);
+    await Promise.all(this.subscribers.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AuditListener } from '../../src/modules/audit/audit.listener';
+import { AuditModule } from '../../src/modules/audit/audit.module';
+import { DomainEventsProcessor } from '../../src/modules/events/domain-events.processor';
+import { RealtimeListener } from '../../src/modules/realtime/realtime.listener';
+import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
+
+/**
+ * The worker's processors and event consumers. Imported by the worker app, and by the API app
+ * itself when WORKER_INLINE is on (local mode).
+ */
+@Module({
+  imports: [AuditModule, RealtimeModule],
+  providers: [DomainEventsProcessor, AuditListener, RealtimeListener],
+})
+export class WorkerProcessorsModule {}

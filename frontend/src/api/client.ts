@@ -1,0 +1,55 @@
+import { API_PREFIX, Messages, type ApiResponse } from '@studio/contracts';
+
+/** Status used when a request never reached the server (network failure). */
+export const NO_RESPONSE = 0;
+
+export interface ApiResult<T> {
+  status: number;
+  ok: boolean;
+  /** The parsed `{message, content}` answer, or null when the body was not JSON. */
+  body: ApiResponse<T> | null;
+}
+
+/**
+ * Calls the API on the same origin. The session is an httpOnly cookie, so every call
+ * includes credentials. Never throws: network failures are logged (spec section 8) and
+ * come back with status NO_RESPONSE.
+ */
+export async function apiRequest<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  payload?: unknown,
+): Promise<ApiResult<T>> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const init: RequestInit = { method, credentials: 'include', headers };
+  if (payload !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(payload);
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${API_PREFIX}${path}`, init);
+  } catch (error) {
+    console.error(`${method} ${API_PREFIX}${path} failed`, error);
+    return { status: NO_RESPONSE, ok: false, body: null };
+  }
+  return { status: response.status, ok: response.ok, body: await readJson<T>(response) };
+}
+
+export const apiGet = <T>(path: string) => apiRequest<T>('GET', path);
+
+export const apiPost = <T>(path: string, payload?: unknown) => apiRequest<T>('POST', path, payload);
+
+async function readJson<T>(response: Response): Promise<ApiResponse<T> | null> {
+  try {
+    return (await response.json()) as ApiResponse<T>;
+  } catch {
+    return null;
+  }
+}
+
+/** What to show for a failed call: the server's own message when it sent one. */
+export function errorText(result: ApiResult<unknown>): string {
+  const content = result.body?.content;
+  return typeof content === 'string' && content.length > 0 ? content : Messages.serverError;
+}

@@ -1,0 +1,19 @@
+import { Layout } from 'antd';
+import { Outlet } from 'react-router-dom';
+import { AppFooter } from './AppFooter';
+import { AppHeader } from './AppHeader';
+
+/** The frame of every screen: header, the routed page in a centred column, footer. */
+export function AppLayout() {
+  return (
+    <Layout className="app-shell">
+      <AppHeader />
+      <Layout.Content className="app-content">
+        <main className="app-page">
+          <Outlet />
+        </main>
+      </Layout.Content>
+      <AppFooter />
+    </Layout>
+  );
+}

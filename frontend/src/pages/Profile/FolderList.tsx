@@ -1,0 +1,25 @@
+import { FolderOutlined } from '@ant-design/icons';
+import type { FolderSummary } from '@studio/contracts';
+import { Card, Empty, List, Typography } from 'antd';
+import { Link } from 'react-router-dom';
+import { Paths } from '../../paths';
+
+/** The owner's folders, each leading to its contents. */
+export function FolderList({ folders }: { folders: FolderSummary[] }) {
+  return (
+    <Card title="Folders">
+      <List
+        dataSource={folders}
+        locale={{ emptyText: <Empty description="No folders yet." /> }}
+        renderItem={(folder) => (
+          <List.Item>
+            <Link to={Paths.bulkInpaints(folder._id)}>
+              <FolderOutlined /> {folder.title}
+            </Link>
+            <Typography.Text type="secondary">{folder.amount}</Typography.Text>
+          </List.Item>
+        )}
+      />
+    </Card>
+  );
+}

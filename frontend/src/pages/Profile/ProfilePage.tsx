@@ -1,0 +1,63 @@
+import type { ProfileContent } from '@studio/contracts';
+import { Button, Flex, Result, Space, Spin, Typography } from 'antd';
+import { useEffect } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
+import { Paths } from '../../paths';
+import { useSession } from '../../session/useSession';
+import { FolderList } from './FolderList';
+import { ProfileBadge } from './ProfileBadge';
+import { useProfile } from './useProfile';
+
+/** Profile (spec section 2): the route's name, else the own account, else back home. */
+export function ProfilePage() {
+  const { username } = useParams();
+  const { account } = useSession();
+  const navigate = useNavigate();
+  const name = username || account;
+  const state = useProfile(name);
+
+  useEffect(() => {
+    if (!name) navigate(Paths.home, { replace: true });
+  }, [name, navigate]);
+
+  if (!name) return null;
+  switch (state.status) {
+    case 'loading':
+      return <Spin size="large" style={{ display: 'block', margin: '64px auto' }} />;
+    case 'notFound':
+      return <Result status="404" title="User not found" extra={<HomeButton />} />;
+    case 'failed':
+      return <Result status="warning" title={state.text} extra={<HomeButton />} />;
+    case 'ready':
+      return <ProfileView profile={state.profile} />;
+  }
+}
+
+function ProfileView({ profile }: { profile: ProfileContent }) {
+  const navigate = useNavigate();
+  return (
+    <Space direction="vertical" size="large" style={{ width: '100%' }}>
+      <Flex align="center" justify="space-between" wrap gap="middle">
+        <Space align="center">
+          <Typography.Title level={2} style={{ margin: 0 }}>
+            {profile.username}
+          </Typography.Title>
+          <ProfileBadge verified={profile.verified} early={profile.early} />
+        </Space>
+        {profile.own && (
+          <Button onClick={() => navigate(Paths.inpaints(profile.username))}>Inpaints</Button>
+        )}
+      </Flex>
+      {profile.own && <FolderList folders={profile.folders} />}
+    </Space>
+  );
+}
+
+function HomeButton() {
+  const navigate = useNavigate();
+  return (
+    <Button type="primary" onClick={() => navigate(Paths.home)}>
+      Homepage
+    </Button>
+  );
+}

@@ -1,0 +1,19 @@
+/**
+ * Every client path in one place, so menus and pages never spell a route by hand.
+ * Kept apart from routes.tsx so pages can import it without a cycle.
+ */
+export const Paths = {
+  home: '/',
+  login: '/login',
+  register: '/register',
+  profile: '/profile',
+  refill: '/profile/refill',
+  magic: '/magic',
+  swap: '/swap',
+  swapVideo: '/swapvideo',
+  adminLogs: '/admin/logs',
+  userProfile: (username: string) => `/profile/${encodeURIComponent(username)}`,
+  inpaints: (username: string) => `/profile/inpaints/${encodeURIComponent(username)}`,
+  // The spec navigates with this spelling; route matching is case-insensitive.
+  bulkInpaints: (folderId: string) => `/profile/bulkInpaints/${encodeURIComponent(folderId)}`,
+} as const;

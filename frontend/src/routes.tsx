@@ -1,0 +1,27 @@
+import type { RouteObject } from 'react-router-dom';
+import { AppLayout } from './layout/AppLayout';
+import { HomePage } from './pages/Home/HomePage';
+import { LoginPage } from './pages/Login/LoginPage';
+import { NotFoundPage } from './pages/NotFound/NotFoundPage';
+import { ProfilePage } from './pages/Profile/ProfilePage';
+import { RegisterPage } from './pages/Register/RegisterPage';
+
+/**
+ * The one route table (spec section 2). Screens that later issues add (Clone, Magic Brush,
+ * Face Swap, Buy Coins, admin logs ...) go here; until then the catch-all shows Not Found.
+ */
+export const routes: RouteObject[] = [
+  {
+    path: '/',
+    element: <AppLayout />,
+    children: [
+      { index: true, element: <HomePage /> },
+      { path: 'login', element: <LoginPage /> },
+      { path: 'register', element: <RegisterPage /> },
+      { path: 'profile', element: <ProfilePage /> },
+      { path: 'profile/:username', element: <ProfilePage /> },
+      { path: 'profile/inpaints/:username', element: <ProfilePage /> },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+];

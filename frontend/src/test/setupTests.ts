@@ -1,0 +1,11 @@
+import '@testing-library/jest-dom';
+import { resetFakeSockets } from './fakeSocket';
+
+beforeEach(() => {
+  localStorage.clear();
+  resetFakeSockets();
+});
+
+afterEach(() => {
+  jest.restoreAllMocks();
+});

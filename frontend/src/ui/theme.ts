@@ -1,0 +1,20 @@
+import type { ThemeConfig } from 'antd';
+
+export const BRAND_COLOR = '#7c3aed';
+export const HEADER_BG = '#15112b';
+
+export const appTheme: ThemeConfig = {
+  token: {
+    colorPrimary: BRAND_COLOR,
+    borderRadius: 8,
+    fontSize: 15,
+  },
+  components: {
+    Layout: {
+      headerBg: HEADER_BG,
+      headerPadding: '0 24px',
+      bodyBg: '#f6f5fb',
+      footerBg: 'transparent',
+    },
+  },
+};

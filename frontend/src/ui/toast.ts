@@ -1,0 +1,26 @@
+import { TOAST_DURATION_MS } from '@studio/contracts';
+import { App } from 'antd';
+import { useMemo } from 'react';
+
+export interface Toast {
+  success(text: string): void;
+  info(text: string): void;
+  error(text: string): void;
+}
+
+/**
+ * The only way screens show toasts: top-right, closing after TOAST_DURATION_MS (spec section 2).
+ * Goes through antd's App context so toasts follow the theme.
+ */
+export function useToast(): Toast {
+  const { notification } = App.useApp();
+  return useMemo(() => {
+    const show = (kind: keyof Toast) => (text: string) =>
+      notification[kind]({
+        message: text,
+        placement: 'topRight',
+        duration: TOAST_DURATION_MS / 1000,
+      });
+    return { success: show('success'), info: show('info'), error: show('error') };
+  }, [notification]);
+}

@@ -1,0 +1,72 @@
+import type { LogEntry } from './audit';
+import type { Role } from './roles';
+
+/** Every JSON answer has this shape (spec section 7); errors carry the human message in content. */
+export interface ApiResponse<T = unknown> {
+  message: string;
+  content: T;
+}
+
+export const API_PREFIX = '/api';
+
+export interface RegisterRequest {
+  email: string;
+  username: string;
+  password: string;
+  /** The person confirms being 18 or older. */
+  adult: boolean;
+}
+
+export interface LoginRequest {
+  username: string;
+  password: string;
+}
+
+export interface LoginContent {
+  username: string;
+  verified: boolean;
+  role: Role;
+}
+
+export interface FolderSummary {
+  _id: string;
+  title: string;
+  amount: number;
+}
+
+/** What anyone may see of a profile. */
+export interface PublicProfile {
+  username: string;
+  verified: boolean;
+  early: boolean;
+}
+
+/** What the owner sees of their own profile. */
+export interface OwnProfile extends PublicProfile {
+  own: true;
+  role: Role;
+  balance: number;
+  folders: FolderSummary[];
+}
+
+export type ProfileContent = OwnProfile | (PublicProfile & { own: false });
+
+export interface SessionContent {
+  username: string;
+  verified: boolean;
+  early: boolean;
+  role: Role;
+  balance: number;
+}
+
+export type ServiceState = 'up' | 'down';
+
+export interface HealthContent {
+  status: 'ok' | 'degraded';
+  database: ServiceState;
+  redis: ServiceState;
+  uptimeSeconds: number;
+  version: string;
+}
+
+export type LogsResponse = ApiResponse<LogEntry[]>;

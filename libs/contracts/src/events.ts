@@ -1,0 +1,53 @@
+import type { LogEntry } from './audit';
+import type { Role } from './roles';
+
+/** Domain events: what happened in the backend, consumed by audit, realtime and later billing. */
+export const DomainEvents = {
+  accountRegistered: 'account.registered',
+  accountLoggedIn: 'account.logged_in',
+  accountLoginFailed: 'account.login_failed',
+  accountLoggedOut: 'account.logged_out',
+  balanceChanged: 'account.balance_changed',
+} as const;
+export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
+
+export interface AccountRef {
+  userId: string;
+  username: string;
+}
+
+export interface DomainEventPayloads {
+  'account.registered': AccountRef & { role: Role };
+  'account.logged_in': AccountRef & { ip?: string };
+  'account.login_failed': { username: string; ip?: string; reason: 'unknown_user' | 'bad_password' };
+  'account.logged_out': AccountRef;
+  'account.balance_changed': AccountRef & { balance: number; delta: number; reason: string };
+}
+
+/** An event as it travels: a unique id (idempotency key for every consumer) and its time. */
+export interface DomainEventEnvelope<N extends DomainEventName = DomainEventName> {
+  id: string;
+  name: N;
+  occurredAt: string;
+  payload: DomainEventPayloads[N];
+}
+
+/** Socket.IO events pushed by the realtime gateway. */
+export const SocketEvents = {
+  /** Sent by the server once the socket has joined its rooms. */
+  ready: 'session.ready',
+  balanceChanged: 'balance.changed',
+  auditAppended: 'audit.appended',
+} as const;
+
+export interface SocketEventPayloads {
+  'session.ready': { username: string };
+  'balance.changed': { balance: number; delta: number; reason: string };
+  'audit.appended': LogEntry;
+}
+
+/** Socket.IO rooms: one per user, one for admins. */
+export const SocketRooms = {
+  user: (userId: string) => `user:${userId}`,
+  admins: 'admins',
+} as const;

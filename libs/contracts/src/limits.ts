@@ -1,0 +1,32 @@
+/** Validation limits and timings from the spec (section 9) and the foundation issue. */
+
+export const USERNAME_MIN = 3;
+export const USERNAME_MAX = 32;
+/** Letters, digits, dot, dash and underscore; must start with a letter or digit. */
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+export const EMAIL_MAX = 254;
+
+export const IMAGE_SIDE_MAX = 1024;
+export const BRUSH_SIZE = { min: 5, max: 50, default: 20 } as const;
+export const CANVAS_ZOOM = { min: 0.33, max: 1 } as const;
+export const BULK_INPAINT_AMOUNT = { min: 1, max: 100, default: 1 } as const;
+export const CLONE_AMOUNT = { min: 1, max: 100 } as const;
+export const VIDEO_MAX_SECONDS = 30;
+export const FOLDER_TITLE_MAX = 64;
+
+export const TOAST_DURATION_MS = 5000;
+export const MODAL_CLOSE_DELAY_MS = 5000;
+export const PATREON_REDIRECT_MS = 5000;
+export const DOWNLOAD_LINK_CLEANUP_MS = 100;
+export const ADMIN_CHART_DAYS = 30;
+
+export type UsernameProblem = 'length' | 'characters';
+
+/** Returns what is wrong with a user name, or null when it is acceptable. */
+export function usernameProblem(username: string): UsernameProblem | null {
+  if (username.length < USERNAME_MIN || username.length > USERNAME_MAX) return 'length';
+  if (!USERNAME_PATTERN.test(username)) return 'characters';
+  return null;
+}

@@ -1,0 +1,27 @@
+/** Texts shown to people, shared so the server's errors and the screens say the same thing. */
+export const Messages = {
+  missingFields: 'Missing fields!',
+  accountExists: 'Account already exists',
+  registered: 'Registered!',
+  maxAccounts: 'Max accounts reached!',
+  serverError: 'Server error',
+  loggedIn: 'Logged in!',
+  loggedOut: 'Logged out.',
+  wrongCredentials: 'Wrong username or password',
+  mustBeAdult: 'You must confirm that you are 18 or older',
+  usernameLength: 'Username must be 3 to 32 characters long',
+  usernameCharacters:
+    'Username may use letters, digits, dot, dash and underscore, starting with a letter or digit',
+  passwordLength: 'Password must be at least 8 characters long',
+  invalidEmail: 'Email address is not valid',
+  needLogin: 'You need to be logged in',
+  notYourAccount: 'You can only act as yourself',
+  forbidden: 'You are not allowed to do that',
+  notFound: 'Not found',
+  tooManyRequests: 'Too many attempts, please wait a minute and try again',
+  payloadTooLarge: 'Request is too large',
+  malformedJson: 'Request body is not valid JSON',
+  notEnoughCredits: 'Not enough credits!',
+  selectFolder: 'You need to select a folder',
+  folderNameRequired: 'Folder name required',
+} as const;

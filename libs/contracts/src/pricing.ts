@@ -1,0 +1,49 @@
+/**
+ * Prices and money rules from the spec (section 9). Written once here; backend and frontend
+ * both import them so a price can never disagree between the screen and the ledger.
+ */
+
+/** Coins credited per pack bought through Stripe. */
+export const COINS_PER_PACK = 200;
+/** Price of one pack in US dollars. */
+export const PACK_PRICE_USD = 10;
+/** Price of one pack in cents, as Stripe wants it. */
+export const PACK_PRICE_CENTS = PACK_PRICE_USD * 100;
+export const PACKS_MIN = 1;
+export const PACKS_MAX = 50;
+
+/** Dollar equivalent of one credit on the admin screens. */
+export const DOLLARS_PER_CREDIT = 0.05;
+
+/** Clamp a pack count typed by a person to a whole number within 1..50. */
+export function clampPacks(value: number): number {
+  if (!Number.isFinite(value)) return PACKS_MIN;
+  return Math.min(PACKS_MAX, Math.max(PACKS_MIN, Math.round(value)));
+}
+
+export interface PackQuote {
+  packs: number;
+  coins: number;
+  dollars: number;
+}
+
+export function quotePacks(packs: number): PackQuote {
+  const clamped = clampPacks(packs);
+  return { packs: clamped, coins: clamped * COINS_PER_PACK, dollars: clamped * PACK_PRICE_USD };
+}
+
+/** Dollar equivalent of a number of credits, rounded to cents. */
+export function creditsToDollars(credits: number): number {
+  return Math.round(credits * DOLLARS_PER_CREDIT * 100) / 100;
+}
+
+/** Seconds per billed step of video, and credits per second, in the video swap formula. */
+export const VIDEO_STEP_SECONDS = 0.2;
+export const VIDEO_CREDITS_PER_SECOND = 5;
+
+/** Video face swap cost: floor(5 * 0.2 * ceil(duration / 0.2)) credits (spec section 9). */
+export function videoSwapCost(durationSeconds: number): number {
+  // Round the step count to 6 decimals first so 1.2 / 0.2 = 5.999999 is not billed as 6 steps.
+  const steps = Math.ceil(Number((durationSeconds / VIDEO_STEP_SECONDS).toFixed(6)));
+  return Math.floor(VIDEO_CREDITS_PER_SECOND * VIDEO_STEP_SECONDS * steps);
+}
