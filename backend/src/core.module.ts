@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from './config/app-config';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './infrastructure/database.module';
@@ -8,15 +9,20 @@ import { RedisModule } from './infrastructure/redis.module';
 import { DomainEventsModule } from './modules/events/domain-events.module';
 
 /** What both the API and the worker need: config, logs, database, Redis, queues, the event bus. */
-@Module({
-  imports: [
-    ConfigModule,
-    LoggingModule,
-    DatabaseModule,
-    RedisModule,
-    QueueModule,
-    EventEmitterModule.forRoot({ wildcard: false }),
-    DomainEventsModule,
-  ],
-})
-export class CoreModule {}
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule,
+        DatabaseModule,
+        RedisModule,
+        QueueModule,
+        EventEmitterModule.forRoot({ wildcard: false }),
+        DomainEventsModule,
+      ],
+    };
+  }
+}

@@ -13,11 +13,11 @@ import { WorkerProcessorsModule } from '../../worker/src/worker.module';
 @Module({})
 export class AppModule {
   /** The HTTP app; with WORKER_INLINE the worker's processors run in this process too. */
-  static forRoot(config: Pick<AppConfig, 'WORKER_INLINE'>): DynamicModule {
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        CoreModule,
+        CoreModule.forRoot(config),
         AuthModule,
         AccountsModule,
         FoldersModule,

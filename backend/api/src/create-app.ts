@@ -78,7 +78,8 @@ function serveFrontend(app: NestExpressApplication, config: AppConfig): void {
   }
   app.useStaticAssets(dist, { index: false, maxAge: '1h' });
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const isApi = req.path.startsWith(`${API_PREFIX}/`) || req.path === API_PREFIX || req.path.startsWith('/socket.io');
+    const isApi =
+      req.path.startsWith(`${API_PREFIX}/`) || req.path === API_PREFIX || req.path.startsWith('/socket.io');
     if (req.method !== 'GET' || isApi) return next();
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);

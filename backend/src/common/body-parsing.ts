@@ -21,15 +21,14 @@ export function bodyParsers(limit: string) {
       res.status(413).json(failure(Messages.payloadTooLarge));
     } else if (type === 'entity.parse.failed') {
       res.status(400).json(failure(Messages.malformedJson));
-    } else if (typeof (err as { status?: number }).status === 'number' && (err as { status: number }).status < 500) {
+    } else if (
+      typeof (err as { status?: number }).status === 'number' &&
+      (err as { status: number }).status < 500
+    ) {
       res.status((err as { status: number }).status).json(failure(String((err as Error).message)));
     } else {
       next(err);
     }
   };
-  return [
-    express.json({ limit, verify: keepRaw }),
-    express.urlencoded({ limit, extended: false }),
-    onError,
-  ];
+  return [express.json({ limit, verify: keepRaw }), express.urlencoded({ limit, extended: false }), onError];
 }

@@ -29,13 +29,13 @@ export class HttpExceptionFilter implements ExceptionFilter {
 }
 
 function textOf(body: unknown, status: number): string {
+  if (status === HttpStatus.TOO_MANY_REQUESTS) return Messages.tooManyRequests;
   if (typeof body === 'string') return body;
   if (body && typeof body === 'object' && 'message' in body) {
     const message = (body as { message: unknown }).message;
     if (Array.isArray(message)) return String(message[0]);
     if (typeof message === 'string') {
       if (status === HttpStatus.NOT_FOUND && message.startsWith('Cannot ')) return Messages.notFound;
-      if (status === HttpStatus.TOO_MANY_REQUESTS) return Messages.tooManyRequests;
       return message;
     }
   }

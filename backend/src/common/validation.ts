@@ -1,6 +1,10 @@
 import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 
-const MISSING = new Set(['isDefined', 'isNotEmpty']);
+/** Which problem to report first: a missing field, then a wrong type, then anything else. */
+const PRIORITY = [
+  new Set(['isDefined', 'isNotEmpty']),
+  new Set(['isString', 'isBoolean', 'isInt', 'isNumber', 'isArray']),
+];
 
 function flatten(errors: ValidationError[]): ValidationError[] {
   return errors.flatMap((e) => [e, ...flatten(e.children ?? [])]);
@@ -8,7 +12,7 @@ function flatten(errors: ValidationError[]): ValidationError[] {
 
 /**
  * One validation pipe for the whole API: unknown fields are dropped, and the first problem is
- * reported as one clear sentence. A missing field is reported first (DTOs give it the spec's
+ * reported as one clear sentence. A missing field is reported first, then a wrong type (DTOs give it the spec's
  * 'Missing fields!' where the spec has one).
  */
 export function createValidationPipe(): ValidationPipe {
@@ -17,9 +21,11 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     exceptionFactory: (errors) => {
       const all = flatten(errors).filter((e) => e.constraints);
-      for (const e of all) {
-        const key = Object.keys(e.constraints!).find((k) => MISSING.has(k));
-        if (key) return new BadRequestException(e.constraints![key]);
+      for (const kinds of PRIORITY) {
+        for (const e of all) {
+          const key = Object.keys(e.constraints!).find((k) => kinds.has(k));
+          if (key) return new BadRequestException(e.constraints![key]);
+        }
       }
       const first = all[0];
       return new BadRequestException(first ? Object.values(first.constraints!)[0] : 'Invalid request');

@@ -17,11 +17,15 @@ describe('loadConfig', () => {
   it('names a malformed variable', () => {
     expect(() => loadConfig({ ...base, PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, PORT: 'eighty' })).toThrow(/PORT/);
-    expect(() => loadConfig({ ...base, REDIS_URL: 'localhost:6379' })).toThrow(/REDIS_URL must start with redis/);
+    expect(() => loadConfig({ ...base, REDIS_URL: 'localhost:6379' })).toThrow(
+      /REDIS_URL must start with redis/,
+    );
   });
 
   it('refuses the built-in session secret in production', () => {
     expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SESSION_SECRET/);
-    expect(loadConfig({ ...base, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }).NODE_ENV).toBe('production');
+    expect(loadConfig({ ...base, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }).NODE_ENV).toBe(
+      'production',
+    );
   });
 });

@@ -4,9 +4,7 @@ import { z } from 'zod';
  * Every environment variable the backend reads, validated once at boot. A bad value stops the
  * process with a message naming the variable, instead of failing later in some request.
  */
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const LOCAL_SESSION_SECRET = 'local-development-session-secret-change-me';
 
@@ -15,14 +13,17 @@ export const configSchema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('0.0.0.0'),
-    MONGODB_URI: z
-      .string()
-      .regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://'),
+    MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'),
     /** Prefix for every Redis key this instance writes (sessions, queues, rate limits). */
     REDIS_PREFIX: z.string().min(1).default('studio'),
     SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').default(LOCAL_SESSION_SECRET),
-    SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24 * 30),
+    SESSION_TTL_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 365)
+      .default(24 * 30),
     COOKIE_SECURE: bool.default('false'),
     /** The browser origin allowed by CORS; the API serves the frontend itself by default. */
     FRONTEND_ORIGIN: z.string().url().optional(),
@@ -34,7 +35,10 @@ export const configSchema = z
     PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
     /** Attempts per minute per client address on login and register. */
     AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-    JSON_BODY_LIMIT: z.string().regex(/^\d+(kb|mb)$/).default('100kb'),
+    JSON_BODY_LIMIT: z
+      .string()
+      .regex(/^\d+(kb|mb)$/)
+      .default('100kb'),
     /** Run the worker's processors inside the API process (local mode). */
     WORKER_INLINE: bool.default('true'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -67,7 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.') || '(environment)';
-      const message = issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
+      const message =
+        issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
       return `  ${name} ${message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -6,8 +6,10 @@ import { WorkerAppModule } from './worker-app.module';
 
 /** The worker on its own: no HTTP, only queue processors. */
 async function bootstrap(): Promise<void> {
-  exitOnConfigError();
-  const app = await NestFactory.createApplicationContext(WorkerAppModule, { bufferLogs: true });
+  const config = exitOnConfigError();
+  const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(config), {
+    bufferLogs: true,
+  });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   app.get(Logger).log('worker started');

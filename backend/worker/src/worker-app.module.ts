@@ -1,6 +1,11 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
 import { WorkerProcessorsModule } from './worker.module';
 
-@Module({ imports: [CoreModule, WorkerProcessorsModule] })
-export class WorkerAppModule {}
+@Module({})
+export class WorkerAppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: WorkerAppModule, imports: [CoreModule.forRoot(config), WorkerProcessorsModule] };
+  }
+}

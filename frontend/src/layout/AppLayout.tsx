@@ -9,9 +9,9 @@ export function AppLayout() {
     <Layout className="app-shell">
       <AppHeader />
       <Layout.Content className="app-content">
-        <main className="app-page">
+        <div className="app-page">
           <Outlet />
-        </main>
+        </div>
       </Layout.Content>
       <AppFooter />
     </Layout>

@@ -1,17 +1,26 @@
 import { render } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router-dom';
+import { MemoryRouter, useLocation } from 'react-router-dom';
 import { AppProviders } from '../AppProviders';
-import { routes } from '../routes';
+import { AppRoutes } from '../AppRoutes';
 
 /** Renders the whole client (real route table, layout and providers) at a path. */
 export function renderApp(path = '/') {
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const location = { pathname: path };
   const view = render(
-    <AppProviders>
-      <RouterProvider router={router} />
-    </AppProviders>,
+    <MemoryRouter initialEntries={[path]}>
+      <AppProviders>
+        <AppRoutes />
+        <LocationProbe into={location} />
+      </AppProviders>
+    </MemoryRouter>,
   );
-  return { ...view, router, pathname: () => router.state.location.pathname };
+  return { ...view, pathname: () => location.pathname };
+}
+
+/** Lets a test read where the app navigated. */
+function LocationProbe({ into }: { into: { pathname: string } }) {
+  into.pathname = useLocation().pathname;
+  return null;
 }
 
 /** Stores a login as a previous visit would have. */

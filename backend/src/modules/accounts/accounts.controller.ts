@@ -1,5 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Messages } from '@studio/contracts';
@@ -40,7 +48,9 @@ export class AccountsController {
   async login(@Body() dto: LoginDto, @Req() req: Request) {
     const account = await this.accounts.login(dto, { ip: req.ip });
     // A fresh session id on login: a cookie planted before login is worth nothing after it.
-    await new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      req.session.regenerate((err) => (err ? reject(err) : resolve())),
+    );
     req.session.userId = account.id;
     await new Promise<void>((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
     return ok(toLoginContent(account));
@@ -50,9 +60,15 @@ export class AccountsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'End the session' })
   @ApiOkResponse({ description: "{message: 'success', content: 'Logged out.'}" })
-  async logout(@CurrentUser() user: AuthUser, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  async logout(
+    @CurrentUser() user: AuthUser,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     await this.accounts.logout(user);
-    await new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      req.session.destroy((err) => (err ? reject(err) : resolve())),
+    );
     res.clearCookie(SESSION_COOKIE);
     return ok(Messages.loggedOut);
   }

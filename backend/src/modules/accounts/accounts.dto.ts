@@ -1,5 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Equals, IsDefined, IsBoolean, IsEmail, IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import {
+  Equals,
+  IsDefined,
+  IsBoolean,
+  IsEmail,
+  IsNotEmpty,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import {
   EMAIL_MAX,
   Messages,
@@ -18,7 +28,12 @@ export class RegisterDto {
   @IsEmail({}, { message: Messages.invalidEmail })
   email!: string;
 
-  @ApiProperty({ example: 'alice', minLength: USERNAME_MIN, maxLength: USERNAME_MAX, pattern: USERNAME_PATTERN.source })
+  @ApiProperty({
+    example: 'alice',
+    minLength: USERNAME_MIN,
+    maxLength: USERNAME_MAX,
+    pattern: USERNAME_PATTERN.source,
+  })
   @IsNotEmpty({ message: Messages.missingFields })
   @IsString({ message: 'username must be text' })
   @MinLength(USERNAME_MIN, { message: Messages.usernameLength })

@@ -1,4 +1,12 @@
-import { ConflictException, Inject, Injectable, Logger, NotFoundException, OnApplicationBootstrap, UnauthorizedException } from '@nestjs/common';
+import {
+  ConflictException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnApplicationBootstrap,
+  UnauthorizedException,
+} from '@nestjs/common';
 import {
   DomainEvents,
   Messages,
@@ -45,16 +53,21 @@ export class AccountsService implements OnApplicationBootstrap {
       return;
     }
     if (!ADMIN_PASSWORD) {
-      this.logger.warn(`ADMIN_USERNAME ${ADMIN_USERNAME} has no account yet; set ADMIN_PASSWORD to create it`);
+      this.logger.warn(
+        `ADMIN_USERNAME ${ADMIN_USERNAME} has no account yet; set ADMIN_PASSWORD to create it`,
+      );
       return;
     }
     try {
-      await this.create({
-        username: ADMIN_USERNAME,
-        email: ADMIN_EMAIL ?? `${ADMIN_USERNAME.toLowerCase()}@admin.invalid`,
-        password: ADMIN_PASSWORD,
-        adult: true,
-      }, 'admin');
+      await this.create(
+        {
+          username: ADMIN_USERNAME,
+          email: ADMIN_EMAIL ?? `${ADMIN_USERNAME.toLowerCase()}@admin.invalid`,
+          password: ADMIN_PASSWORD,
+          adult: true,
+        },
+        'admin',
+      );
       this.logger.log(`created the configured admin account ${ADMIN_USERNAME}`);
     } catch (err) {
       // Another instance booting at the same time created it first.
@@ -71,15 +84,27 @@ export class AccountsService implements OnApplicationBootstrap {
     const account = await this.accounts.findByUsername(dto.username);
     if (!account) {
       await this.hasher.verify(dto.password, await this.getDummyHash());
-      await this.events.publish(DomainEvents.accountLoginFailed, { username: dto.username, ip: ctx.ip, reason: 'unknown_user' });
+      await this.events.publish(DomainEvents.accountLoginFailed, {
+        username: dto.username,
+        ip: ctx.ip,
+        reason: 'unknown_user',
+      });
       throw new UnauthorizedException(Messages.wrongCredentials);
     }
     if (!(await this.hasher.verify(dto.password, account.passwordHash))) {
-      await this.events.publish(DomainEvents.accountLoginFailed, { username: account.username, ip: ctx.ip, reason: 'bad_password' });
+      await this.events.publish(DomainEvents.accountLoginFailed, {
+        username: account.username,
+        ip: ctx.ip,
+        reason: 'bad_password',
+      });
       throw new UnauthorizedException(Messages.wrongCredentials);
     }
     await this.accounts.touchLogin(account.id);
-    await this.events.publish(DomainEvents.accountLoggedIn, { userId: account.id, username: account.username, ip: ctx.ip });
+    await this.events.publish(DomainEvents.accountLoggedIn, {
+      userId: account.id,
+      username: account.username,
+      ip: ctx.ip,
+    });
     return account;
   }
 
@@ -89,7 +114,13 @@ export class AccountsService implements OnApplicationBootstrap {
 
   async session(user: AuthUser): Promise<SessionContent> {
     const account = await this.requireAccount(user.id);
-    return { username: account.username, verified: account.verified, early: account.early, role: account.role, balance: account.balance };
+    return {
+      username: account.username,
+      verified: account.verified,
+      early: account.early,
+      role: account.role,
+      balance: account.balance,
+    };
   }
 
   /** The owner sees everything; anyone else only the public part (name and badges). */
@@ -122,7 +153,11 @@ export class AccountsService implements OnApplicationBootstrap {
       if (isDuplicateKeyError(err)) throw new ConflictException(Messages.accountExists);
       throw err;
     }
-    await this.events.publish(DomainEvents.accountRegistered, { userId: account.id, username: account.username, role });
+    await this.events.publish(DomainEvents.accountRegistered, {
+      userId: account.id,
+      username: account.username,
+      role,
+    });
     return account;
   }
 

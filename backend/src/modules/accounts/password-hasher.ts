@@ -22,7 +22,14 @@ export class PasswordHasher {
   async hash(password: string): Promise<string> {
     const salt = randomBytes(16);
     const key = await derive(password, salt, this.logN, BLOCK_SIZE, PARALLELISM);
-    return ['scrypt', this.logN, BLOCK_SIZE, PARALLELISM, salt.toString('base64'), key.toString('base64')].join('$');
+    return [
+      'scrypt',
+      this.logN,
+      BLOCK_SIZE,
+      PARALLELISM,
+      salt.toString('base64'),
+      key.toString('base64'),
+    ].join('$');
   }
 
   async verify(password: string, stored: string): Promise<boolean> {

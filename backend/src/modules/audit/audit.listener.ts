@@ -36,7 +36,8 @@ export class AuditListener {
       eventId: id,
       category: AuditCategory.account,
       author: { username: payload.username },
-      message: payload.reason === 'unknown_user' ? 'Failed login: unknown user.' : 'Failed login: wrong password.',
+      message:
+        payload.reason === 'unknown_user' ? 'Failed login: unknown user.' : 'Failed login: wrong password.',
       detail: payload.ip ? `From ${payload.ip}` : undefined,
     });
   }

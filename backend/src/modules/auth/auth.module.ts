@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
@@ -8,6 +8,29 @@ import { REDIS } from '../../infrastructure/redis.module';
 import { createSessionMiddleware, SESSION_MIDDLEWARE } from './session';
 import { SessionGuard } from './session.guard';
 
+const THROTTLE_REDIS = Symbol('THROTTLE_REDIS');
+
+/** Rate-limit counters under this instance's key prefix, on their own connection. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: THROTTLE_REDIS,
+      inject: [APP_CONFIG, REDIS],
+      useFactory: (config: AppConfig, redis: Redis) =>
+        redis.duplicate({ keyPrefix: `${config.REDIS_PREFIX}:throttle:` }),
+    },
+  ],
+  exports: [THROTTLE_REDIS],
+})
+export class ThrottleRedisModule implements OnApplicationShutdown {
+  constructor(@Inject(THROTTLE_REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
 /**
  * Sessions (Redis-backed cookie), the global session/role guard, and rate limits kept in Redis so
  * that they hold across API instances.
@@ -15,12 +38,13 @@ import { SessionGuard } from './session.guard';
 @Global()
 @Module({
   imports: [
+    ThrottleRedisModule,
     ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG, REDIS],
+      imports: [ThrottleRedisModule],
+      inject: [APP_CONFIG, THROTTLE_REDIS],
       useFactory: (config: AppConfig, redis: Redis) => ({
         throttlers: [{ name: 'auth', ttl: 60_000, limit: config.AUTH_RATE_LIMIT_PER_MINUTE }],
-        // Own key prefix, so instances sharing a Redis keep separate counters.
-        storage: new ThrottlerStorageRedisService(redis.duplicate({ keyPrefix: `${config.REDIS_PREFIX}:throttle:` })),
+        storage: new ThrottlerStorageRedisService(redis),
       }),
     }),
   ],

@@ -27,9 +27,23 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
     @InjectQueue(DOMAIN_EVENTS_QUEUE) private readonly queue: Queue<DomainEventEnvelope>,
   ) {}
 
-  async publish<N extends DomainEventName>(name: N, payload: DomainEventPayloads[N]): Promise<DomainEventEnvelope<N>> {
-    const envelope: DomainEventEnvelope<N> = { id: randomUUID(), name, occurredAt: new Date().toISOString(), payload };
-    await this.outbox.create({ _id: envelope.id, name, payload, occurredAt: envelope.occurredAt, dispatchedAt: null });
+  async publish<N extends DomainEventName>(
+    name: N,
+    payload: DomainEventPayloads[N],
+  ): Promise<DomainEventEnvelope<N>> {
+    const envelope: DomainEventEnvelope<N> = {
+      id: randomUUID(),
+      name,
+      occurredAt: new Date().toISOString(),
+      payload,
+    };
+    await this.outbox.create({
+      _id: envelope.id,
+      name,
+      payload,
+      occurredAt: envelope.occurredAt,
+      dispatchedAt: null,
+    });
     try {
       await this.dispatch(envelope);
     } catch (err) {
@@ -42,7 +56,10 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
   /** Sends stranded events again; returns how many. Runs on a timer and at boot. */
   async relayStranded(olderThanMs = RELAY_AFTER_MS): Promise<number> {
     const cutoff = new Date(Date.now() - olderThanMs);
-    const stranded = await this.outbox.find({ dispatchedAt: null, occurredAt: { $lte: cutoff } }).limit(500).lean();
+    const stranded = await this.outbox
+      .find({ dispatchedAt: null, occurredAt: { $lte: cutoff } })
+      .limit(500)
+      .lean();
     for (const row of stranded) {
       await this.dispatch({
         id: row._id,

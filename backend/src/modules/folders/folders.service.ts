@@ -11,13 +11,20 @@ export class FoldersService {
 
   async create(user: AuthUser, input: { author?: string; title: string }): Promise<FolderSummary> {
     assertActingAs(user, input.author);
-    const folder = await this.folders.create({ owner: new Types.ObjectId(user.id), title: input.title, amount: 0 });
+    const folder = await this.folders.create({
+      owner: new Types.ObjectId(user.id),
+      title: input.title,
+      amount: 0,
+    });
     return toSummary(folder);
   }
 
   /** The caller's own folders, oldest first. */
   async summaries(user: AuthUser): Promise<FolderSummary[]> {
-    const rows = await this.folders.find({ owner: new Types.ObjectId(user.id) }).sort({ _id: 1 }).lean();
+    const rows = await this.folders
+      .find({ owner: new Types.ObjectId(user.id) })
+      .sort({ _id: 1 })
+      .lean();
     return rows.map(toSummary);
   }
 }

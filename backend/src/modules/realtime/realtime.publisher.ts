@@ -19,7 +19,11 @@ export class RealtimePublisher {
     this.emitter = new Emitter(redis, { key: socketChannelKey(config) });
   }
 
-  toUser<E extends keyof SocketEventPayloads>(userId: string, event: E, payload: SocketEventPayloads[E]): void {
+  toUser<E extends keyof SocketEventPayloads>(
+    userId: string,
+    event: E,
+    payload: SocketEventPayloads[E],
+  ): void {
     this.emitter.to(SocketRooms.user(userId)).emit(event, payload);
   }
 

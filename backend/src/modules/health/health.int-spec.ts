@@ -1,0 +1,46 @@
+import request from 'supertest';
+import { startTestApp, type TestApp } from '../../../test/test-app';
+
+describe('health and API document', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('reports the database and Redis as up', async () => {
+    const res = await request(t.url).get('/api/health');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toMatchObject({ status: 'ok', database: 'up', redis: 'up' });
+  });
+
+  it('lists every endpoint in the OpenAPI document', async () => {
+    const res = await request(t.url).get('/api/openapi.json');
+    expect(res.status).toBe(200);
+    const operations = Object.entries(res.body.paths as Record<string, object>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'GET /api/health',
+        'POST /api/register',
+        'POST /api/login',
+        'POST /api/logout',
+        'GET /api/session',
+        'GET /api/getProfile/{account}',
+        'POST /api/makeFolder',
+        'GET /api/getlogs',
+      ].sort(),
+    );
+    const docs = await request(t.url).get('/api/docs');
+    expect(docs.status).toBe(200);
+    expect(docs.text).toContain('swagger');
+  });
+
+  it('sends security headers', async () => {
+    const res = await request(t.url).get('/api/health');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});

@@ -1,0 +1,62 @@
+import request from 'supertest';
+import { io, type Socket } from 'socket.io-client';
+import { SocketEvents } from '@studio/contracts';
+import type { TestApp } from './test-app';
+
+export const PASSWORD = 'correct-horse-9';
+
+let counter = 0;
+/** A fresh, valid user name for this test run. */
+export function uniqueName(prefix = 'user'): string {
+  counter += 1;
+  return `${prefix}${Date.now().toString(36)}${counter}`;
+}
+
+export async function register(t: TestApp, username: string, password = PASSWORD) {
+  return request(t.url)
+    .post('/api/register')
+    .send({ email: `${username}@example.com`, username, password, adult: true });
+}
+
+/** Registers (when needed) and logs in; returns an agent that keeps the session cookie. */
+export async function signIn(t: TestApp, username = uniqueName(), password = PASSWORD) {
+  const agent = request.agent(t.url);
+  const reg = await register(t, username, password);
+  if (reg.status !== 200 && reg.status !== 409)
+    throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
+  const login = await agent.post('/api/login').send({ username, password });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${JSON.stringify(login.body)}`);
+  const cookie = (login.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]).join('; ');
+  return { agent, cookie, username };
+}
+
+/** A socket.io client; resolves once the server says the socket has joined its rooms. */
+export function connectSocket(t: TestApp, cookie?: string): Promise<Socket> {
+  const socket = io(t.url, {
+    transports: ['websocket'],
+    extraHeaders: cookie ? { cookie } : {},
+    reconnection: false,
+  });
+  return new Promise((resolve, reject) => {
+    socket.once(SocketEvents.ready, () => resolve(socket));
+    socket.once('connect_error', (err) => {
+      socket.close();
+      reject(err);
+    });
+  });
+}
+
+/** Polls until the check passes (the worker consumes events asynchronously). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      return await check();
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw lastError;
+}

@@ -1,0 +1,53 @@
+import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { createConnection } from 'mongoose';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../api/src/create-app';
+import { loadConfig, type AppConfig } from '../src/config/app-config';
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  /** http://127.0.0.1:port of the listening server. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real app against the FerretDB and Redis started by deploy/local/test.sh, in a
+ * database and Redis key prefix of its own so test files never see each other's data.
+ */
+export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const mongo = process.env.TEST_MONGODB_URL;
+  const redis = process.env.TEST_REDIS_URL;
+  if (!mongo || !redis) {
+    throw new Error('TEST_MONGODB_URL and TEST_REDIS_URL are not set: run the tests with `npm test`');
+  }
+  const id = randomBytes(4).toString('hex');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    MONGODB_URI: `${mongo}/t_${id}`,
+    REDIS_URL: redis,
+    REDIS_PREFIX: `t_${id}`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PASSWORD_SCRYPT_LOG_N: '10',
+    AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return {
+    app,
+    config,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await app.close();
+      const conn = await createConnection(config.MONGODB_URI).asPromise();
+      await conn.dropDatabase().catch(() => undefined);
+      await conn.close();
+    },
+  };
+}

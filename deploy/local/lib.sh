@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Shared by start.sh and test.sh: installs what the project needs on a fresh machine and starts
+# the local services (FerretDB on SQLite, Redis) on ports and data folders of their own.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+TOOLS_BIN="$ROOT/.tools/bin"
+SERVICE_PIDS=()
+
+log() { printf '\033[1;34m[studio]\033[0m %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Debian packages: installed only when missing, after one 'apt-get update'.
+ensure_apt_packages() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing Debian packages: ${missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# npm dependencies from the lock file, reinstalled when the lock file changed.
+ensure_npm_dependencies() {
+  cd "$ROOT"
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "installing npm dependencies (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+}
+
+# FerretDB built from the Go module proxy (pinned in deploy/local/ferretdb/go.sum).
+ensure_ferretdb() {
+  local bin="$TOOLS_BIN/studio-ferretdb" src="$ROOT/deploy/local/ferretdb"
+  if [ -x "$bin" ] && [ "$bin" -nt "$src/main.go" ] && [ "$bin" -nt "$src/go.sum" ]; then return 0; fi
+  command -v go >/dev/null || { log "Go is needed to build FerretDB"; return 1; }
+  log "building FerretDB (first run only, about a minute)"
+  mkdir -p "$TOOLS_BIN"
+  (cd "$src" && GOFLAGS=-mod=mod go build -o "$bin" .)
+}
+
+wait_for_port() {
+  local port="$1" name="$2" tries=0
+  until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+    tries=$((tries + 1))
+    if [ "$tries" -gt 150 ]; then log "$name did not open port $port"; return 1; fi
+    sleep 0.2
+  done
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+start_redis() {
+  local port="$1" dir="$2"
+  if port_in_use "$port"; then log "port $port is taken; set another with the *_REDIS_PORT variable"; return 1; fi
+  mkdir -p "$dir"
+  redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --appendonly yes --save '' \
+    --daemonize no --logfile "$dir/redis.log" &
+  SERVICE_PIDS+=($!)
+  wait_for_port "$port" redis
+  log "redis on 127.0.0.1:$port (data in $dir)"
+}
+
+start_ferretdb() {
+  local port="$1" dir="$2"
+  if port_in_use "$port"; then log "port $port is taken; set another with the *_MONGO_PORT variable"; return 1; fi
+  mkdir -p "$dir"
+  "$TOOLS_BIN/studio-ferretdb" --listen-addr "127.0.0.1:$port" --sqlite-url "file:$dir/" \
+    >"$dir/ferretdb.log" 2>&1 &
+  SERVICE_PIDS+=($!)
+  wait_for_port "$port" ferretdb
+  log "ferretdb on 127.0.0.1:$port (data in $dir)"
+}
+
+stop_services() {
+  local pid
+  for pid in "${SERVICE_PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${SERVICE_PIDS[@]:-}"; do
+    [ -n "$pid" ] && wait "$pid" 2>/dev/null || true
+  done
+  SERVICE_PIDS=()
+}

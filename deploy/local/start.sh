@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# npm start: the whole product on one machine. Starts FerretDB and Redis unless MONGODB_URI /
+# REDIS_URL are given, builds what is missing, then runs the API with the worker inside it.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+DATA_DIR="${DATA_DIR:-$ROOT/.data}"
+PORT="${PORT:-3000}"
+
+packages=(ffmpeg)
+[ -z "${REDIS_URL:-}" ] && packages+=(redis-server)
+ensure_apt_packages "${packages[@]}"
+ensure_npm_dependencies
+trap stop_services EXIT INT TERM
+
+if [ -z "${MONGODB_URI:-}" ]; then
+  ensure_ferretdb
+  port="${STUDIO_MONGO_PORT:-27027}"
+  start_ferretdb "$port" "$DATA_DIR/ferretdb"
+  export MONGODB_URI="mongodb://127.0.0.1:$port/studio"
+fi
+if [ -z "${REDIS_URL:-}" ]; then
+  port="${STUDIO_REDIS_PORT:-6390}"
+  start_redis "$port" "$DATA_DIR/redis"
+  export REDIS_URL="redis://127.0.0.1:$port"
+fi
+
+log "building"
+npm run build --silent
+
+export PORT
+export ADMIN_USERNAME="${ADMIN_USERNAME:-admin}"
+if [ -z "${ADMIN_PASSWORD:-}" ]; then
+  # A local admin password, made once and kept in the data folder.
+  [ -f "$DATA_DIR/admin-password" ] || (umask 077 && openssl rand -hex 12 >"$DATA_DIR/admin-password")
+  ADMIN_PASSWORD="$(cat "$DATA_DIR/admin-password")"
+  export ADMIN_PASSWORD
+  log "admin account: $ADMIN_USERNAME / $ADMIN_PASSWORD (from $DATA_DIR/admin-password)"
+fi
+if [ -z "${SESSION_SECRET:-}" ]; then
+  [ -f "$DATA_DIR/session-secret" ] || (umask 077 && openssl rand -hex 32 >"$DATA_DIR/session-secret")
+  SESSION_SECRET="$(cat "$DATA_DIR/session-secret")"
+  export SESSION_SECRET
+fi
+export LOG_PRETTY="${LOG_PRETTY:-true}"
+
+log "starting on http://localhost:$PORT"
+node backend/dist/api/src/main.js &
+app_pid=$!
+trap 'kill $app_pid 2>/dev/null; wait $app_pid 2>/dev/null; stop_services' EXIT INT TERM
+wait $app_pid

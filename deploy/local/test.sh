@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# npm test: every test. Installs what is missing, starts FerretDB and Redis on test ports with
+# fresh data, runs lint, unit, integration and browser tests (jest), and stops everything.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+started=$(date +%s)
+
+ensure_apt_packages redis-server chromium ffmpeg
+ensure_npm_dependencies
+ensure_ferretdb
+
+log "building contracts and frontend"
+npm run build --silent -w @studio/contracts
+npm run build --silent -w @studio/frontend >/dev/null
+
+log "lint"
+npm run --silent lint
+
+TEST_DATA="$ROOT/.data/test"
+rm -rf "$TEST_DATA"
+trap stop_services EXIT INT TERM
+mongo_port="${TEST_MONGO_PORT:-27028}"
+redis_port="${TEST_REDIS_PORT:-6391}"
+start_ferretdb "$mongo_port" "$TEST_DATA/ferretdb"
+start_redis "$redis_port" "$TEST_DATA/redis"
+export TEST_MONGODB_URL="mongodb://127.0.0.1:$mongo_port"
+export TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
+export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+
+status=0
+npx jest --ci "$@" || status=$?
+log "tests finished in $(( $(date +%s) - started )) s (exit $status)"
+exit $status

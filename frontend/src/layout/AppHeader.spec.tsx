@@ -1,0 +1,124 @@
+import { Messages, SocketEvents } from '@studio/contracts';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
+import { TELEGRAM_URL } from '../config';
+import { openSocket } from '../test/fakeSocket';
+import { mockFetch, sessionAnswer } from '../test/fetchMock';
+import { rememberAccount, renderApp } from '../test/renderApp';
+
+async function openAccountMenu() {
+  fireEvent.click(screen.getByTestId('account-menu'));
+  return screen.findAllByRole('menuitem');
+}
+
+function menuLabels(items: HTMLElement[]) {
+  return items.map((item) => item.textContent);
+}
+
+describe('AppHeader', () => {
+  it('offers Log in and Register when logged out, and no balance', async () => {
+    mockFetch();
+    const app = renderApp('/');
+    expect(screen.getByRole('link', { name: 'AI Studio' })).toHaveAttribute('href', '/');
+    expect(screen.queryByTestId('balance')).not.toBeInTheDocument();
+
+    expect(menuLabels(await openAccountMenu())).toEqual(['Log in', 'Register']);
+    fireEvent.click(screen.getByRole('menuitem', { name: /Register/ }));
+    await waitFor(() => expect(app.pathname()).toBe('/register'));
+    expect(openSocket()).toBeUndefined();
+  });
+
+  it('shows the account name, the balance and the user menu without Logs', async () => {
+    rememberAccount('alice');
+    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice', balance: 120 }) });
+    renderApp('/');
+
+    expect(screen.getByTestId('account-menu')).toHaveTextContent('alice');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('120'));
+    expect(screen.getByTestId('balance')).toHaveAttribute('href', '/profile/refill');
+
+    expect(menuLabels(await openAccountMenu())).toEqual([
+      'Profile',
+      'Clone',
+      'Magic Brush',
+      'Face Swap',
+      'Video Face Swap (BETA)',
+      'Buy Coins',
+      'Billing',
+      'Join Telegram',
+      'Log out',
+    ]);
+  });
+
+  it('adds Logs for an admin session', async () => {
+    rememberAccount('root');
+    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'root', role: 'admin' }) });
+    const app = renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('0'));
+    // Role is only known once the server answered.
+    await waitFor(() => expect(screen.getByTestId('account-menu')).toHaveTextContent('root'));
+
+    await openAccountMenu();
+    fireEvent.click(await screen.findByRole('menuitem', { name: /Logs/ }));
+    await waitFor(() => expect(app.pathname()).toBe('/admin/logs'));
+  });
+
+  it('forgets a remembered account the server no longer knows', async () => {
+    rememberAccount('alice');
+    mockFetch({ 'GET /api/session': { status: 401, body: { message: 'error', content: 'x' } } });
+    renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('account-menu')).toHaveTextContent('Account'));
+    expect(screen.queryByTestId('balance')).not.toBeInTheDocument();
+    expect(localStorage.getItem('account')).toBeNull();
+    expect(localStorage.getItem('verified')).toBeNull();
+  });
+
+  it('logs out even when the logout call fails, and closes the socket', async () => {
+    rememberAccount('alice');
+    const fetchMock = mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice', balance: 5 }),
+      'POST /api/logout': { status: 500, body: { message: 'error', content: 'down' } },
+    });
+    renderApp('/');
+    await waitFor(() => expect(openSocket()).toBeDefined());
+    const socket = openSocket()!;
+
+    await openAccountMenu();
+    fireEvent.click(screen.getByRole('menuitem', { name: /Log out/ }));
+
+    expect(await screen.findByText(Messages.loggedOut)).toBeInTheDocument();
+    expect(screen.getByTestId('account-menu')).toHaveTextContent('Account');
+    expect(screen.queryByTestId('balance')).not.toBeInTheDocument();
+    expect(localStorage.getItem('account')).toBeNull();
+    expect(socket.connected).toBe(false);
+    expect(fetchMock).toHaveBeenCalledWith('/api/logout', expect.objectContaining({ method: 'POST' }));
+  });
+
+  it('updates the balance when the server pushes balance.changed', async () => {
+    rememberAccount('alice');
+    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice', balance: 100 }) });
+    renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('100'));
+    await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.balanceChanged)).toBe(1));
+    expect(openSocket()!.options).toEqual({ withCredentials: true });
+
+    act(() => {
+      openSocket()!.serverEmit(SocketEvents.balanceChanged, { balance: 80, delta: -20, reason: 'clone' });
+    });
+    expect(screen.getByTestId('balance')).toHaveTextContent('80');
+  });
+
+  it('says billing is not available yet and opens Telegram in a new tab', async () => {
+    rememberAccount('alice');
+    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice' }) });
+    const open = jest.spyOn(window, 'open').mockImplementation(() => null);
+    renderApp('/');
+
+    await openAccountMenu();
+    fireEvent.click(screen.getByRole('menuitem', { name: /Billing/ }));
+    expect(await screen.findByText('Billing is not available yet.')).toBeInTheDocument();
+
+    await openAccountMenu();
+    fireEvent.click(screen.getByRole('menuitem', { name: /Join Telegram/ }));
+    expect(open).toHaveBeenCalledWith(TELEGRAM_URL, '_blank', 'noopener,noreferrer');
+  });
+});

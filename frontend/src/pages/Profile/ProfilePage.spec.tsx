@@ -1,0 +1,89 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { mockFetch, sessionAnswer } from '../../test/fetchMock';
+import { rememberAccount, renderApp } from '../../test/renderApp';
+
+function publicProfile(username: string, flags: { verified: boolean; early: boolean }) {
+  return { status: 200, body: { message: 'success', content: { own: false, username, ...flags } } };
+}
+
+describe('ProfilePage', () => {
+  it('shows the early-supporter badge instead of verified', async () => {
+    mockFetch({ 'GET /api/getProfile/bob': publicProfile('bob', { verified: true, early: true }) });
+    renderApp('/profile/bob');
+
+    expect(await screen.findByRole('heading', { name: 'bob' })).toBeInTheDocument();
+    expect(screen.getByText('Early supporter')).toBeInTheDocument();
+    expect(screen.queryByText('Verified')).not.toBeInTheDocument();
+    // Not the viewer's own profile: no owner controls.
+    expect(screen.queryByRole('button', { name: 'Inpaints' })).not.toBeInTheDocument();
+  });
+
+  it('shows verified when the user is not an early supporter', async () => {
+    mockFetch({ 'GET /api/getProfile/bob': publicProfile('bob', { verified: true, early: false }) });
+    renderApp('/profile/bob');
+    expect(await screen.findByText('Verified')).toBeInTheDocument();
+    expect(screen.queryByText('Early supporter')).not.toBeInTheDocument();
+  });
+
+  it('shows the own profile of the stored account with folders and the Inpaints button', async () => {
+    rememberAccount('alice');
+    mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice', balance: 10 }),
+      'GET /api/getProfile/alice': {
+        status: 200,
+        body: {
+          message: 'success',
+          content: {
+            own: true,
+            username: 'alice',
+            verified: false,
+            early: false,
+            role: 'user',
+            balance: 42,
+            folders: [{ _id: 'f1', title: 'Model #1', amount: 3 }],
+          },
+        },
+      },
+    });
+    const app = renderApp('/profile');
+
+    expect(await screen.findByText('Model #1')).toBeInTheDocument();
+    expect(screen.getByText('3')).toBeInTheDocument();
+    // The own profile refreshes the header balance.
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('42'));
+
+    fireEvent.click(screen.getByRole('button', { name: 'Inpaints' }));
+    await waitFor(() => expect(app.pathname()).toBe('/profile/inpaints/alice'));
+  });
+
+  it('says "No folders yet." when the owner has none', async () => {
+    rememberAccount('alice');
+    mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice' }),
+      'GET /api/getProfile/alice': {
+        status: 200,
+        body: {
+          message: 'success',
+          content: { own: true, username: 'alice', verified: false, early: false, role: 'user', balance: 0, folders: [] },
+        },
+      },
+    });
+    renderApp('/profile/inpaints/alice');
+    expect(await screen.findByText('No folders yet.')).toBeInTheDocument();
+  });
+
+  it('shows "User not found" for an unknown name', async () => {
+    mockFetch({
+      'GET /api/getProfile/ghost': { status: 404, body: { message: 'error', content: 'Not found' } },
+    });
+    renderApp('/profile/ghost');
+    expect(await screen.findByText('User not found')).toBeInTheDocument();
+  });
+
+  it('sends a logged-out visitor of /profile home without asking the server', async () => {
+    const fetchMock = mockFetch();
+    const app = renderApp('/profile');
+    await waitFor(() => expect(app.pathname()).toBe('/'));
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Every test of the project, in four projects: unit (libs and backend services, no services
+ * needed), integration (real FerretDB and Redis, started by deploy/local/test.sh), frontend
+ * (components in jsdom) and e2e (the built app in Debian's chromium through playwright-core).
+ */
+const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }];
+const node = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.tsx?$': tsJest },
+  moduleNameMapper: { '^@studio/contracts$': '<rootDir>/libs/contracts/src' },
+};
+
+module.exports = {
+  // Integration tests boot the whole app against real services; browser tests take longer still.
+  testTimeout: 60000,
+  projects: [
+    {
+      ...node,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/backend/**/*.spec.ts'],
+    },
+    {
+      ...node,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/backend/**/*.int-spec.ts'],
+    },
+    '<rootDir>/frontend/jest.config.cjs',
+    {
+      ...node,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/frontend/e2e/**/*.e2e-spec.ts'],
+    },
+  ],
+};
