@@ -17,7 +17,7 @@ module.exports = {
     {
       ...node,
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/backend/**/*.spec.ts'],
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/backend/**/*.spec.ts', '<rootDir>/deploy/**/*.spec.ts'],
     },
     {
       ...node,

@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 started=$(date +%s)
 
-ensure_apt_packages redis-server chromium ffmpeg
+ensure_apt_packages redis-server chromium ffmpeg docker-compose
 ensure_npm_dependencies
 ensure_ferretdb
 
