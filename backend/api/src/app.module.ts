@@ -4,6 +4,7 @@ import { CoreModule } from '../../src/core.module';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module';
 import { AuditModule } from '../../src/modules/audit/audit.module';
 import { AuthModule } from '../../src/modules/auth/auth.module';
+import { BillingModule } from '../../src/modules/billing/billing.module';
 import { FoldersModule } from '../../src/modules/folders/folders.module';
 import { HealthController } from '../../src/modules/health/health.controller';
 import { RealtimeGateway } from '../../src/modules/realtime/realtime.gateway';
@@ -21,6 +22,7 @@ export class AppModule {
         AuthModule,
         AccountsModule,
         FoldersModule,
+        BillingModule,
         AuditModule,
         RealtimeModule,
         ...(config.WORKER_INLINE ? [WorkerProcessorsModule] : []),

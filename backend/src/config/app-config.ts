@@ -35,6 +35,15 @@ export const configSchema = z
     PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
     /** Attempts per minute per client address on login and register. */
     AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+    /** Public address of the site, for links that leave it (Stripe return pages). */
+    PUBLIC_URL: z.string().url().optional(),
+    /** Stripe: without a secret key the app runs and says payments are not configured. */
+    STRIPE_SECRET_KEY: z.string().startsWith('sk_', 'must be a Stripe secret key (sk_...)').optional(),
+    STRIPE_WEBHOOK_SECRET: z.string().startsWith('whsec_', 'must be a webhook signing secret (whsec_...)').optional(),
+    /** Stripe product for coin packs; without it each checkout names the product inline. */
+    STRIPE_COIN_PRODUCT: z.string().startsWith('prod_', 'must be a Stripe product id (prod_...)').optional(),
+    /** Another Stripe API address, for stripe-mock in tests (http://127.0.0.1:12111). */
+    STRIPE_API_URL: z.string().url().optional(),
     JSON_BODY_LIMIT: z
       .string()
       .regex(/^\d+(kb|mb)$/)
@@ -50,6 +59,13 @@ export const configSchema = z
         code: z.ZodIssueCode.custom,
         path: ['SESSION_SECRET'],
         message: 'must be set to a secret of your own in production',
+      });
+    }
+    if (cfg.STRIPE_SECRET_KEY && !cfg.STRIPE_WEBHOOK_SECRET) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['STRIPE_WEBHOOK_SECRET'],
+        message: 'is required when STRIPE_SECRET_KEY is set (purchases are credited by the webhook)',
       });
     }
     if (cfg.ADMIN_PASSWORD && !cfg.ADMIN_USERNAME) {

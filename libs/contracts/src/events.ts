@@ -1,4 +1,5 @@
 import type { LogEntry } from './audit';
+import type { LedgerKind } from './billing';
 import type { Role } from './roles';
 
 /** Domain events: what happened in the backend, consumed by audit, realtime and later billing. */
@@ -8,6 +9,8 @@ export const DomainEvents = {
   accountLoginFailed: 'account.login_failed',
   accountLoggedOut: 'account.logged_out',
   balanceChanged: 'account.balance_changed',
+  creditsCaptured: 'credits.captured',
+  accountVerified: 'account.verified',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -21,7 +24,20 @@ export interface DomainEventPayloads {
   'account.logged_in': AccountRef & { ip?: string };
   'account.login_failed': { username: string; ip?: string; reason: 'unknown_user' | 'bad_password' };
   'account.logged_out': AccountRef;
-  'account.balance_changed': AccountRef & { balance: number; delta: number; reason: string };
+  'account.balance_changed': AccountRef & {
+    balance: number;
+    delta: number;
+    reason: string;
+    kind: LedgerKind;
+    entryId: string;
+    /** Who made the change when it was not the user (support, admin, payment provider). */
+    actor?: { userId?: string; username: string };
+    tool?: string;
+    jobId?: string;
+  };
+  /** A reservation became a final spend (the job succeeded). */
+  'credits.captured': AccountRef & { amount: number; tool?: string; jobId?: string; entryId: string };
+  'account.verified': AccountRef & { via: 'patreon' | 'admin' };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */

@@ -5,3 +5,4 @@ export * from './limits';
 export * from './messages';
 export * from './pricing';
 export * from './roles';
+export * from './billing';

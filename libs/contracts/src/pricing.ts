@@ -3,6 +3,9 @@
  * both import them so a price can never disagree between the screen and the ledger.
  */
 
+/** The coin product's fixed identifier, sent by the top-up screen as coin_id. */
+export const COIN_PRODUCT_ID = 'coins-200';
+
 /** Coins credited per pack bought through Stripe. */
 export const COINS_PER_PACK = 200;
 /** Price of one pack in US dollars. */

@@ -31,12 +31,23 @@ export class Account {
   @Prop({ default: 0, min: 0 })
   balance!: number;
 
+  /**
+   * Ledger entries applied to the balance but not yet marked applied in the ledger: the tag that
+   * makes each ledger step idempotent without multi-document transactions (see LedgerService).
+   */
+  @Prop({ type: [String], default: [] })
+  pendingLedger!: string[];
+
   /** When the person confirmed being 18 or older (the adult-content gate). */
   @Prop({ required: true })
   adultConfirmedAt!: Date;
 
   @Prop()
   lastLoginAt?: Date;
+
+  /** The Stripe customer made at the first purchase, for the billing portal. */
+  @Prop()
+  stripeCustomerId?: string;
 
   createdAt?: Date;
 }

@@ -13,6 +13,7 @@ export interface AccountRecord {
   verified: boolean;
   early: boolean;
   balance: number;
+  stripeCustomerId?: string;
 }
 
 export interface NewAccount {
@@ -47,6 +48,55 @@ export class AccountsRepository {
     await this.model.updateOne({ _id: id }, { $set: { role } });
   }
 
+  /**
+   * Adds delta to the balance and tags the account with the ledger entry, in one atomic update.
+   * Refused (null) when the entry is already applied or a debit would take the balance below zero.
+   */
+  async applyLedgerDelta(id: string, entryId: string, delta: number): Promise<number | null> {
+    if (!isValidObjectId(id)) return null;
+    const filter: Record<string, unknown> = { _id: id, pendingLedger: { $ne: entryId } };
+    if (delta < 0) filter.balance = { $gte: -delta };
+    const updated = await this.model
+      .findOneAndUpdate(filter, { $inc: { balance: delta }, $push: { pendingLedger: entryId } }, { new: true })
+      .select({ balance: 1 })
+      .lean();
+    return updated ? updated.balance : null;
+  }
+
+  /** The balance and in-flight ledger tags of an account (null when there is no such account). */
+  async ledgerState(id: string): Promise<{ balance: number; pendingLedger: string[] } | null> {
+    if (!isValidObjectId(id)) return null;
+    const row = await this.model.findById(id).select({ balance: 1, pendingLedger: 1 }).lean();
+    return row ? { balance: row.balance ?? 0, pendingLedger: row.pendingLedger ?? [] } : null;
+  }
+
+  async untagLedgerEntry(id: string, entryId: string): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $pull: { pendingLedger: entryId } });
+  }
+
+  /** Accounts with ledger steps in flight (for the recovery pass). */
+  async withPendingLedger(limit = 500): Promise<Array<{ id: string; pendingLedger: string[] }>> {
+    const rows = await this.model
+      .find({ 'pendingLedger.0': { $exists: true } })
+      .select({ pendingLedger: 1 })
+      .limit(limit)
+      .lean();
+    return rows.map((r) => ({ id: String(r._id), pendingLedger: r.pendingLedger }));
+  }
+
+  async findManyByIds(ids: string[]): Promise<AccountRecord[]> {
+    const rows = await this.model.find({ _id: { $in: ids.filter((id) => isValidObjectId(id)) } }).lean();
+    return rows.map((r) => toRecord(r)!);
+  }
+
+  async setStripeCustomer(id: string, customerId: string): Promise<void> {
+    await this.model.updateOne({ _id: id, stripeCustomerId: { $exists: false } }, { $set: { stripeCustomerId: customerId } });
+  }
+
+  async setVerified(id: string): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $set: { verified: true } });
+  }
+
   async touchLogin(id: string): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { lastLoginAt: new Date() } });
   }
@@ -63,6 +113,7 @@ function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | nul
     verified: doc.verified,
     early: doc.early,
     balance: doc.balance ?? 0,
+    stripeCustomerId: doc.stripeCustomerId,
   };
 }
 

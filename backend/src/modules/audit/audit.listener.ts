@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditCategory, DomainEvents, type DomainEventEnvelope } from '@studio/contracts';
+import { AuditCategory, DomainEvents, type DomainEventEnvelope, type LedgerKind } from '@studio/contracts';
 import { OnDomainEvent } from '../events/domain-event-bus';
 import { AuditService } from './audit.service';
 
@@ -50,5 +50,64 @@ export class AuditListener {
       author: { userId: payload.userId, username: payload.username },
       message: 'Logged out.',
     });
+  }
+
+  /**
+   * Every balance change. Only spends (captures, below) say 'N credits.': the admin totals sum
+   * that wording as credits used, so purchases, reservations and refunds speak of coins.
+   */
+  @OnDomainEvent(DomainEvents.balanceChanged)
+  async onBalanceChanged({ id, payload }: DomainEventEnvelope<'account.balance_changed'>): Promise<void> {
+    const coins = Math.abs(payload.delta);
+    const staff = payload.actor?.userId ? payload.actor : undefined;
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.credits,
+      author: staff ?? { userId: payload.userId, username: payload.username },
+      message: balanceMessage(payload.kind, coins, payload.username, !!staff),
+      detail: [payload.reason, `Balance ${payload.balance}`, payload.jobId && `Job ${payload.jobId}`]
+        .filter(Boolean)
+        .join(' · '),
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.creditsCaptured)
+  async onCaptured({ id, payload }: DomainEventEnvelope<'credits.captured'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.credits,
+      author: { userId: payload.userId, username: payload.username },
+      message: `Spent ${payload.amount} credits.`,
+      detail: [payload.tool && `Tool ${payload.tool}`, payload.jobId && `Job ${payload.jobId}`].filter(Boolean).join(' · ') || undefined,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.accountVerified)
+  async onVerified({ id, payload }: DomainEventEnvelope<'account.verified'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.account,
+      author: { userId: payload.userId, username: payload.username },
+      message: payload.via === 'patreon' ? 'Linked Patreon: verified.' : 'Verified by an admin.',
+    });
+  }
+}
+
+function balanceMessage(kind: LedgerKind, coins: number, username: string, byStaff: boolean): string {
+  switch (kind) {
+    case 'purchase':
+      return `Bought ${coins} coins.`;
+    case 'reservation':
+      return `Reserved ${coins} coins for a job.`;
+    case 'refund':
+      return `Refunded ${coins} coins.`;
+    case 'reimbursement':
+      return byStaff ? `Reimbursed ${coins} coins to ${username}.` : `Reimbursed ${coins} coins.`;
+    case 'grant':
+      return `Granted ${coins} coins to ${username}.`;
+    case 'adjustment':
+      return `Adjusted the balance of ${username} by ${coins} coins.`;
+    case 'capture':
+      return `Confirmed a spend of ${coins} coins.`;
   }
 }

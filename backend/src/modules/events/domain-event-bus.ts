@@ -27,23 +27,22 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
     @InjectQueue(DOMAIN_EVENTS_QUEUE) private readonly queue: Queue<DomainEventEnvelope>,
   ) {}
 
+  /**
+   * Records and sends an event. Give `id` when the event stands for something with an identity of
+   * its own (a ledger entry): publishing it again is then a no-op.
+   */
   async publish<N extends DomainEventName>(
     name: N,
     payload: DomainEventPayloads[N],
+    id: string = randomUUID(),
   ): Promise<DomainEventEnvelope<N>> {
-    const envelope: DomainEventEnvelope<N> = {
-      id: randomUUID(),
-      name,
-      occurredAt: new Date().toISOString(),
-      payload,
-    };
-    await this.outbox.create({
-      _id: envelope.id,
-      name,
-      payload,
-      occurredAt: envelope.occurredAt,
-      dispatchedAt: null,
-    });
+    const envelope: DomainEventEnvelope<N> = { id, name, occurredAt: new Date().toISOString(), payload };
+    try {
+      await this.outbox.create({ _id: id, name, payload, occurredAt: envelope.occurredAt, dispatchedAt: null });
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) return envelope; // already published
+      throw err;
+    }
     try {
       await this.dispatch(envelope);
     } catch (err) {

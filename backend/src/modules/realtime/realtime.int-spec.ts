@@ -51,6 +51,8 @@ describe('realtime gateway', () => {
       balance: 200,
       delta: 200,
       reason: 'test grant',
+      kind: 'grant',
+      entryId: 'e1',
     });
     await expect(received).resolves.toEqual({ balance: 200, delta: 200, reason: 'test grant' });
 
@@ -63,6 +65,8 @@ describe('realtime gateway', () => {
       balance: 5,
       delta: 5,
       reason: 'test grant',
+      kind: 'grant',
+      entryId: 'e2',
     });
     await expect(bobReceived).resolves.toMatchObject({ balance: 5 });
     expect(bobGot).toEqual([{ balance: 5, delta: 5, reason: 'test grant' }]);

@@ -1,0 +1,82 @@
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request } from 'express';
+import { PaymentMessages } from '@studio/contracts';
+import { ok } from '../../common/api-response';
+import type { RawBodyRequest } from '../../common/body-parsing';
+import { CurrentUser, Public } from '../auth/auth.decorators';
+import type { AuthUser } from '../auth/auth-user';
+import { CheckoutDto, HistoryQueryDto, PatreonSecretDto, PortalDto } from './billing.dto';
+import { LedgerService } from './ledger.service';
+import { PatreonService } from './patreon.service';
+import { PaymentsService } from './payments.service';
+
+const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
+
+@ApiTags('billing')
+@Controller()
+export class BillingController {
+  constructor(
+    private readonly payments: PaymentsService,
+    private readonly ledger: LedgerService,
+    private readonly patreon: PatreonService,
+  ) {}
+
+  @Get('billing/status')
+  @Public()
+  @ApiOperation({ summary: 'Whether card payments are configured on this server' })
+  @ApiOkResponse({ description: '{message, content: {paymentsConfigured}}' })
+  status() {
+    return ok({ paymentsConfigured: this.payments.configured });
+  }
+
+  @Post('createCheckoutSession')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Start a Stripe Checkout for coin packs (200 coins for $10 each, 1..50 packs)' })
+  @ApiOkResponse({ description: '{message, content: checkout address}' })
+  @ApiServiceUnavailableResponse({ description: PaymentMessages.notConfigured })
+  async createCheckoutSession(@CurrentUser() user: AuthUser, @Body() dto: CheckoutDto, @Req() req: Request) {
+    return ok(await this.payments.startCheckout(user, dto.coin_id, dto.coin_amount, originOf(req)));
+  }
+
+  @Post('createPortalSession')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Open Stripe's billing portal for the caller's customer" })
+  @ApiOkResponse({ description: '{message, content: portal address}' })
+  async createPortalSession(@CurrentUser() user: AuthUser, @Body() dto: PortalDto, @Req() req: Request) {
+    return ok(await this.payments.portal(user, dto.username, dto.session_id, originOf(req)));
+  }
+
+  @Post('stripe/webhook')
+  @HttpCode(200)
+  @Public()
+  @ApiOperation({ summary: 'Stripe webhook (signature checked on the raw body)' })
+  @ApiBadRequestResponse({ description: 'Missing or invalid signature' })
+  async webhook(@Req() req: RawBodyRequest, @Headers('stripe-signature') signature?: string) {
+    return ok(await this.payments.handleWebhook(req.rawBody, signature));
+  }
+
+  @Get('credits/history')
+  @ApiOperation({ summary: "The caller's credit history, newest first (paged)" })
+  @ApiOkResponse({ description: '{message, content: {items, total, page, pageSize}}' })
+  async history(@CurrentUser() user: AuthUser, @Query() query: HistoryQueryDto) {
+    return ok(await this.ledger.history(user.id, query.page, query.pageSize));
+  }
+
+  @Post('patreonSecret')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Redeem a one-time Patreon secret: the caller becomes verified' })
+  @ApiOkResponse({ description: "{message: 'success'}" })
+  @ApiBadRequestResponse({ description: PaymentMessages.patreonFailed })
+  async patreonSecret(@CurrentUser() user: AuthUser, @Body() dto: PatreonSecretDto) {
+    await this.patreon.redeem(user, dto.secret, dto.username);
+    return ok(PaymentMessages.patreonLinked);
+  }
+}
+

@@ -1,0 +1,142 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsDateString, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, NotEquals } from 'class-validator';
+import { CREDIT_AMOUNT_MAX, HISTORY_PAGE_SIZE, Messages, REASON_MAX } from '@studio/contracts';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class CheckoutDto {
+  @ApiProperty({ example: 'coins-200' })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsString({ message: 'coin_id must be text' })
+  @MaxLength(64)
+  coin_id!: string;
+
+  @ApiProperty({ example: 2, description: 'Packs of 200 coins; clamped to 1..50 and rounded' })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'coin_amount must be a number' })
+  coin_amount!: number;
+}
+
+export class PortalDto {
+  @ApiPropertyOptional({ description: 'A checkout session of the caller, to find the customer' })
+  @IsOptional()
+  @IsString({ message: 'session_id must be text' })
+  @MaxLength(255)
+  session_id?: string;
+
+  @ApiPropertyOptional({ description: "The spec's client sends its user name; it must be the session's" })
+  @IsOptional()
+  @IsString({ message: 'username must be text' })
+  username?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  cart?: unknown;
+}
+
+export class HistoryQueryDto {
+  @ApiPropertyOptional({ default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'page must be a whole number' })
+  @Min(1, { message: 'page must be at least 1' })
+  page?: number;
+
+  @ApiPropertyOptional({ default: HISTORY_PAGE_SIZE.default, maximum: HISTORY_PAGE_SIZE.max })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'pageSize must be a whole number' })
+  @Min(1, { message: 'pageSize must be at least 1' })
+  @Max(HISTORY_PAGE_SIZE.max, { message: `pageSize must be at most ${HISTORY_PAGE_SIZE.max}` })
+  pageSize?: number;
+}
+
+class CreditChangeDto {
+  @ApiProperty({ example: 'alice' })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsString({ message: 'username must be text' })
+  @MaxLength(64)
+  username!: string;
+
+  @ApiProperty({ example: 'Inpainting outage on 2026-11-20', maxLength: REASON_MAX })
+  @Transform(trim)
+  @IsNotEmpty({ message: 'A reason is required' })
+  @IsString({ message: 'reason must be text' })
+  @MaxLength(REASON_MAX, { message: `reason must be at most ${REASON_MAX} characters` })
+  reason!: string;
+
+  @ApiPropertyOptional({ description: 'Idempotency key: repeating a request with the same key changes nothing' })
+  @IsOptional()
+  @IsString({ message: 'requestId must be text' })
+  @MaxLength(100)
+  requestId?: string;
+}
+
+export class ReimburseDto extends CreditChangeDto {
+  @ApiProperty({ example: 20 })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsInt({ message: 'amount must be a whole number of credits' })
+  @Min(1, { message: 'amount must be at least 1' })
+  @Max(CREDIT_AMOUNT_MAX, { message: `amount must be at most ${CREDIT_AMOUNT_MAX}` })
+  amount!: number;
+}
+
+export class GrantDto extends ReimburseDto {}
+
+export class AdjustDto extends CreditChangeDto {
+  @ApiProperty({ example: -5, description: 'Signed; the balance never goes below zero' })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsInt({ message: 'amount must be a whole number of credits' })
+  @NotEquals(0, { message: 'amount must not be 0' })
+  @Min(-CREDIT_AMOUNT_MAX)
+  @Max(CREDIT_AMOUNT_MAX)
+  amount!: number;
+}
+
+export class BulkReimburseDto {
+  @ApiProperty({ example: 'faceSwap' })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsString({ message: 'tool must be text' })
+  @MaxLength(64)
+  tool!: string;
+
+  @ApiProperty({ example: '2026-11-20T00:00:00Z' })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsDateString({}, { message: 'from must be a date and time (ISO 8601)' })
+  from!: string;
+
+  @ApiProperty({ example: '2026-11-21T00:00:00Z' })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsDateString({}, { message: 'to must be a date and time (ISO 8601)' })
+  to!: string;
+
+  @ApiProperty({ example: 'Face swap outage' })
+  @Transform(trim)
+  @IsNotEmpty({ message: 'A reason is required' })
+  @IsString({ message: 'reason must be text' })
+  @MaxLength(REASON_MAX)
+  reason!: string;
+}
+
+export class PatreonSecretDto {
+  @ApiProperty()
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsString({ message: 'secret must be text' })
+  @MaxLength(200)
+  secret!: string;
+
+  @ApiPropertyOptional({ description: "The spec's client sends its user name; it must be the session's" })
+  @IsOptional()
+  @IsString({ message: 'username must be text' })
+  username?: string;
+}
+
+export class IssuePatreonSecretsDto {
+  @ApiPropertyOptional({ default: 1, maximum: 100 })
+  @IsOptional()
+  @IsInt({ message: 'count must be a whole number' })
+  @Min(1)
+  @Max(100)
+  count?: number;
+}

@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { BillingController } from './billing.controller';
+import { JobLiveness } from './job-liveness';
+import { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
+import { LedgerService } from './ledger.service';
+import { PatreonSecret, PatreonSecretSchema } from './patreon-secret.schema';
+import { PatreonService } from './patreon.service';
+import { PaymentsPort } from './payments.port';
+import { PaymentsService } from './payments.service';
+import { StripePaymentsAdapter } from './stripe-payments.adapter';
+import { AdminCreditsController, SupportController } from './support.controller';
+import { SupportCreditsService } from './support-credits.service';
+
+/** Credits: the ledger (used by other modules), payments, Patreon, support credit tools. */
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: LedgerEntry.name, schema: LedgerEntrySchema },
+      { name: PatreonSecret.name, schema: PatreonSecretSchema },
+    ]),
+  ],
+  controllers: [BillingController, SupportController, AdminCreditsController],
+  providers: [
+    LedgerService,
+    JobLiveness,
+    PaymentsService,
+    PatreonService,
+    SupportCreditsService,
+    { provide: PaymentsPort, useClass: StripePaymentsAdapter },
+  ],
+  exports: [LedgerService, JobLiveness],
+})
+export class BillingModule {}

@@ -1,0 +1,94 @@
+import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { COIN_PRODUCT_ID, COINS_PER_PACK, PACKS_MAX, PACKS_MIN, clampPacks } from '@studio/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { assertActingAs, type AuthUser } from '../auth/auth-user';
+import { LedgerService } from './ledger.service';
+import { PaymentsPort, type VerifiedPaymentEvent } from './payments.port';
+
+export const PAYMENT_PROVIDER_ACTOR = { username: 'stripe' };
+
+/** Buying coins: checkout, crediting on the provider's word (webhook), the billing portal. */
+@Injectable()
+export class PaymentsService {
+  private readonly logger = new Logger(PaymentsService.name);
+
+  constructor(
+    private readonly payments: PaymentsPort,
+    private readonly ledger: LedgerService,
+    private readonly accounts: AccountsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get configured(): boolean {
+    return this.payments.configured;
+  }
+
+  async startCheckout(user: AuthUser, coinId: string, requestedPacks: number, origin: string): Promise<string> {
+    if (coinId !== COIN_PRODUCT_ID) throw new BadRequestException(`Unknown coin product: ${coinId}`);
+    const packs = clampPacks(requestedPacks);
+    const account = await this.accounts.findById(user.id);
+    const base = this.publicUrl(origin);
+    const session = await this.payments.createCheckout({
+      userId: user.id,
+      username: user.username,
+      packs,
+      customerId: account?.stripeCustomerId,
+      successUrl: `${base}/stripe/success/{CHECKOUT_SESSION_ID}`,
+      cancelUrl: `${base}/stripe/canceled`,
+    });
+    return session.url;
+  }
+
+  async portal(user: AuthUser, claimedUsername: string | undefined, sessionId: string | undefined, origin: string): Promise<string> {
+    assertActingAs(user, claimedUsername);
+    const account = await this.accounts.findById(user.id);
+    let customer = account?.stripeCustomerId ?? null;
+    if (!customer && sessionId) customer = await this.payments.customerOfCheckout(sessionId, user.id);
+    if (!customer) throw new NotFoundException('No billing account yet: buy coins first.');
+    return this.payments.createPortal(customer, `${this.publicUrl(origin)}/profile`);
+  }
+
+  /** Applies a verified provider event. Replays and reorderings credit exactly once. */
+  async handleWebhook(rawBody: Buffer | undefined, signature: string | undefined): Promise<{ credited: number }> {
+    if (!rawBody || !signature) throw new BadRequestException('Missing signature');
+    let event: VerifiedPaymentEvent;
+    try {
+      event = this.payments.verifyWebhook(rawBody, signature);
+    } catch (err) {
+      if ((err as { status?: number }).status === 503) throw err;
+      throw new BadRequestException('Invalid signature');
+    }
+    if (event.type !== 'checkout.completed') return { credited: 0 };
+    const { checkout } = event;
+    if (!checkout.paid) return { credited: 0 }; // async payment: credited on async_payment_succeeded
+    const packs = checkout.packs;
+    if (!Number.isInteger(packs) || packs < PACKS_MIN || packs > PACKS_MAX) {
+      this.logger.error(`checkout ${checkout.sessionId} has an invalid pack count ${packs}`);
+      return { credited: 0 };
+    }
+    const account = await this.accounts.findById(checkout.userId);
+    if (!account) {
+      this.logger.error(`checkout ${checkout.sessionId} names an unknown user ${checkout.userId}`);
+      return { credited: 0 };
+    }
+    if (checkout.customerId && !account.stripeCustomerId) {
+      await this.accounts.setStripeCustomer(account.id, checkout.customerId);
+    }
+    const coins = packs * COINS_PER_PACK;
+    const outcome = await this.ledger.credit({
+      key: `stripe-checkout:${checkout.sessionId}`,
+      userId: account.id,
+      username: account.username,
+      kind: 'purchase',
+      amount: coins,
+      reason: `Bought ${packs} pack${packs === 1 ? '' : 's'} of ${COINS_PER_PACK} coins`,
+      actor: PAYMENT_PROVIDER_ACTOR,
+    });
+    return { credited: outcome.ok ? coins : 0 };
+  }
+
+  private publicUrl(origin: string): string {
+    return (this.config.PUBLIC_URL ?? origin).replace(/\/$/, '');
+  }
+}
