@@ -44,6 +44,26 @@ ensure_ferretdb() {
   (cd "$src" && GOFLAGS=-mod=mod go build -o "$bin" .)
 }
 
+# stripe-mock (Stripe's official API mock) for the payment tests, pinned.
+STRIPE_MOCK_VERSION=v0.203.0
+ensure_stripe_mock() {
+  local bin="$TOOLS_BIN/stripe-mock"
+  if [ -x "$bin" ] && [ -f "$TOOLS_BIN/.stripe-mock-$STRIPE_MOCK_VERSION" ]; then return 0; fi
+  log "installing stripe-mock $STRIPE_MOCK_VERSION (first run only)"
+  mkdir -p "$TOOLS_BIN"
+  GOBIN="$TOOLS_BIN" go install "github.com/stripe/stripe-mock@$STRIPE_MOCK_VERSION"
+  touch "$TOOLS_BIN/.stripe-mock-$STRIPE_MOCK_VERSION"
+}
+
+start_stripe_mock() {
+  local port="$1"
+  if port_in_use "$port"; then log "port $port is taken; set TEST_STRIPE_PORT"; return 1; fi
+  "$TOOLS_BIN/stripe-mock" -http-addr "127.0.0.1:$port" >/dev/null 2>&1 &
+  SERVICE_PIDS+=($!)
+  wait_for_port "$port" stripe-mock
+  log "stripe-mock on 127.0.0.1:$port"
+}
+
 wait_for_port() {
   local port="$1" name="$2" tries=0
   until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
@@ -70,7 +90,10 @@ start_ferretdb() {
   local port="$1" dir="$2"
   if port_in_use "$port"; then log "port $port is taken; set another with the *_MONGO_PORT variable"; return 1; fi
   mkdir -p "$dir"
-  "$TOOLS_BIN/studio-ferretdb" --listen-addr "127.0.0.1:$port" --sqlite-url "file:$dir/" \
+  # SQLite has one writer at a time: a long busy timeout queues bursts instead of failing them;
+  # synchronous=normal (safe with WAL against process crashes) spares an fsync per write.
+  "$TOOLS_BIN/studio-ferretdb" --listen-addr "127.0.0.1:$port" \
+    --sqlite-url "file:$dir/?_pragma=busy_timeout(60000)&_pragma=synchronous(normal)" \
     >"$dir/ferretdb.log" 2>&1 &
   SERVICE_PIDS+=($!)
   wait_for_port "$port" ferretdb

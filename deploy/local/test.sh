@@ -8,6 +8,7 @@ started=$(date +%s)
 ensure_apt_packages redis-server chromium ffmpeg docker-compose
 ensure_npm_dependencies
 ensure_ferretdb
+ensure_stripe_mock
 
 log "building contracts and frontend"
 npm run build --silent -w @studio/contracts
@@ -23,6 +24,9 @@ mongo_port="${TEST_MONGO_PORT:-27028}"
 redis_port="${TEST_REDIS_PORT:-6391}"
 start_ferretdb "$mongo_port" "$TEST_DATA/ferretdb"
 start_redis "$redis_port" "$TEST_DATA/redis"
+stripe_port="${TEST_STRIPE_PORT:-12111}"
+start_stripe_mock "$stripe_port"
+export TEST_STRIPE_API_URL="http://127.0.0.1:$stripe_port"
 export TEST_MONGODB_URL="mongodb://127.0.0.1:$mongo_port"
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
 export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"

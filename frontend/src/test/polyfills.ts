@@ -16,3 +16,11 @@ Object.defineProperty(window, 'matchMedia', {
     dispatchEvent: () => false,
   }),
 });
+
+// antd writes its CSS-in-JS into <head>, and jsdom re-matches every rule on each
+// getComputedStyle call, which made role queries (visibility and accessible-name checks)
+// take seconds. The tests check behaviour, not styling, so only inline styles count here.
+Object.defineProperty(window, 'getComputedStyle', {
+  writable: true,
+  value: (element: Element): CSSStyleDeclaration => (element as HTMLElement).style,
+});

@@ -27,16 +27,9 @@ export class Account {
   @Prop({ default: false })
   early!: boolean;
 
-  /** Coin balance. Changed only through the billing ledger (a later module). */
-  @Prop({ default: 0, min: 0 })
-  balance!: number;
-
-  /**
-   * Ledger entries applied to the balance but not yet marked applied in the ledger: the tag that
-   * makes each ledger step idempotent without multi-document transactions (see LedgerService).
-   */
-  @Prop({ type: [String], default: [] })
-  pendingLedger!: string[];
+  /** Highest balance version known to be written: a hint for finding the head (may lag). */
+  @Prop({ default: 0 })
+  balanceHead!: number;
 
   /** When the person confirmed being 18 or older (the adult-content gate). */
   @Prop({ required: true })

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { FoldersModule } from '../folders/folders.module';
 import { Account, AccountSchema } from './account.schema';
+import { BalanceVersion, BalanceVersionSchema } from './balance-version.schema';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
@@ -9,7 +10,13 @@ import { AccountsService } from './accounts.service';
 /** Accounts and their repository (global: the session guard and the gateway read accounts). */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Account.name, schema: AccountSchema }]), FoldersModule],
+  imports: [
+    MongooseModule.forFeature([
+      { name: Account.name, schema: AccountSchema },
+      { name: BalanceVersion.name, schema: BalanceVersionSchema },
+    ]),
+    FoldersModule,
+  ],
   controllers: [AccountsController],
   providers: [AccountsRepository, AccountsService],
   exports: [AccountsRepository, AccountsService],

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { isValidObjectId, Model } from 'mongoose';
+import { isValidObjectId, Model, Types } from 'mongoose';
 import type { Role } from '@studio/contracts';
 import { Account } from './account.schema';
+import { BalanceVersion } from './balance-version.schema';
 
 export interface AccountRecord {
   id: string;
@@ -12,9 +13,12 @@ export interface AccountRecord {
   role: Role;
   verified: boolean;
   early: boolean;
-  balance: number;
   stripeCustomerId?: string;
 }
+
+export type BalanceChange =
+  | { status: 'applied' | 'already' | 'insufficient'; balance: number }
+  | { status: 'no_account' };
 
 export interface NewAccount {
   username: string;
@@ -27,7 +31,10 @@ export interface NewAccount {
 /** Storage of accounts behind a small port, so services never build queries themselves. */
 @Injectable()
 export class AccountsRepository {
-  constructor(@InjectModel(Account.name) private readonly model: Model<Account>) {}
+  constructor(
+    @InjectModel(Account.name) private readonly model: Model<Account>,
+    @InjectModel(BalanceVersion.name) private readonly versions: Model<BalanceVersion>,
+  ) {}
 
   async findById(id: string): Promise<AccountRecord | null> {
     if (!isValidObjectId(id)) return null;
@@ -48,40 +55,54 @@ export class AccountsRepository {
     await this.model.updateOne({ _id: id }, { $set: { role } });
   }
 
+  /** The current balance: the newest version (0 before the first change). */
+  async balanceOf(id: string): Promise<{ version: number; balance: number }> {
+    if (!isValidObjectId(id)) return { version: 0, balance: 0 };
+    const account = await this.model.findById(id).select({ balanceHead: 1 }).lean();
+    let version = account?.balanceHead ?? 0;
+    let head = version > 0 ? await this.versions.findById(versionId(id, version)).lean() : null;
+    // The hint may lag behind (it is written after the version): walk forward to the real head.
+    for (;;) {
+      const next = await this.versions.findById(versionId(id, version + 1)).lean();
+      if (!next) break;
+      head = next;
+      version += 1;
+    }
+    return { version, balance: head?.balance ?? 0 };
+  }
+
+  /** The balance version that applied a ledger entry, if it was applied. */
+  async versionOfEntry(entryId: string): Promise<{ balance: number } | null> {
+    const row = await this.versions.findOne({ entryId }).lean();
+    return row ? { balance: row.balance } : null;
+  }
+
   /**
-   * Adds delta to the balance and tags the account with the ledger entry, in one atomic update.
-   * Refused (null) when the entry is already applied or a debit would take the balance below zero.
+   * Applies delta as the next balance version (compare-and-set on the unique version index).
+   * A debit beyond the balance is refused; an entry already applied is reported, not repeated.
    */
-  async applyLedgerDelta(id: string, entryId: string, delta: number): Promise<number | null> {
-    if (!isValidObjectId(id)) return null;
-    const filter: Record<string, unknown> = { _id: id, pendingLedger: { $ne: entryId } };
-    if (delta < 0) filter.balance = { $gte: -delta };
-    const updated = await this.model
-      .findOneAndUpdate(filter, { $inc: { balance: delta }, $push: { pendingLedger: entryId } }, { new: true })
-      .select({ balance: 1 })
-      .lean();
-    return updated ? updated.balance : null;
-  }
-
-  /** The balance and in-flight ledger tags of an account (null when there is no such account). */
-  async ledgerState(id: string): Promise<{ balance: number; pendingLedger: string[] } | null> {
-    if (!isValidObjectId(id)) return null;
-    const row = await this.model.findById(id).select({ balance: 1, pendingLedger: 1 }).lean();
-    return row ? { balance: row.balance ?? 0, pendingLedger: row.pendingLedger ?? [] } : null;
-  }
-
-  async untagLedgerEntry(id: string, entryId: string): Promise<void> {
-    await this.model.updateOne({ _id: id }, { $pull: { pendingLedger: entryId } });
-  }
-
-  /** Accounts with ledger steps in flight (for the recovery pass). */
-  async withPendingLedger(limit = 500): Promise<Array<{ id: string; pendingLedger: string[] }>> {
-    const rows = await this.model
-      .find({ 'pendingLedger.0': { $exists: true } })
-      .select({ pendingLedger: 1 })
-      .limit(limit)
-      .lean();
-    return rows.map((r) => ({ id: String(r._id), pendingLedger: r.pendingLedger }));
+  async applyBalanceChange(id: string, entryId: string, delta: number): Promise<BalanceChange> {
+    if (!isValidObjectId(id) || !(await this.model.exists({ _id: id }))) return { status: 'no_account' };
+    const accountId = new Types.ObjectId(id);
+    for (let attempt = 0; ; attempt += 1) {
+      const head = await this.balanceOf(id);
+      if (delta < 0 && head.balance < -delta) {
+        const applied = await this.versionOfEntry(entryId);
+        return applied ? { status: 'already', ...applied } : { status: 'insufficient', balance: head.balance };
+      }
+      try {
+        const version = head.version + 1;
+        await this.versions.create({ _id: versionId(id, version), accountId, version, balance: head.balance + delta, entryId });
+        await this.model.updateOne({ _id: id }, { $max: { balanceHead: version } });
+        return { status: 'applied', balance: head.balance + delta };
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+        const applied = await this.versionOfEntry(entryId);
+        if (applied) return { status: 'already', ...applied };
+        // Another change took version n+1 first: read the new head and try again.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+      }
+    }
   }
 
   async findManyByIds(ids: string[]): Promise<AccountRecord[]> {
@@ -102,6 +123,8 @@ export class AccountsRepository {
   }
 }
 
+const versionId = (accountId: string, version: number) => `${accountId}:${version}`;
+
 function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | null {
   if (!doc) return null;
   return {
@@ -112,7 +135,6 @@ function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | nul
     role: doc.role,
     verified: doc.verified,
     early: doc.early,
-    balance: doc.balance ?? 0,
     stripeCustomerId: doc.stripeCustomerId,
   };
 }

@@ -119,7 +119,7 @@ export class AccountsService implements OnApplicationBootstrap {
       verified: account.verified,
       early: account.early,
       role: account.role,
-      balance: account.balance,
+      balance: (await this.accounts.balanceOf(account.id)).balance,
     };
   }
 
@@ -133,7 +133,7 @@ export class AccountsService implements OnApplicationBootstrap {
       ...publicPart,
       own: true,
       role: account.role,
-      balance: account.balance,
+      balance: (await this.accounts.balanceOf(account.id)).balance,
       folders: await this.folders.summaries(viewer),
     };
   }

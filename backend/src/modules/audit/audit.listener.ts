@@ -58,13 +58,12 @@ export class AuditListener {
    */
   @OnDomainEvent(DomainEvents.balanceChanged)
   async onBalanceChanged({ id, payload }: DomainEventEnvelope<'account.balance_changed'>): Promise<void> {
-    const coins = Math.abs(payload.delta);
     const staff = payload.actor?.userId ? payload.actor : undefined;
     await this.audit.append({
       eventId: id,
       category: AuditCategory.credits,
       author: staff ?? { userId: payload.userId, username: payload.username },
-      message: balanceMessage(payload.kind, coins, payload.username, !!staff),
+      message: balanceMessage(payload.kind, payload.delta, payload.username, !!staff),
       detail: [payload.reason, `Balance ${payload.balance}`, payload.jobId && `Job ${payload.jobId}`]
         .filter(Boolean)
         .join(' · '),
@@ -93,7 +92,8 @@ export class AuditListener {
   }
 }
 
-function balanceMessage(kind: LedgerKind, coins: number, username: string, byStaff: boolean): string {
+function balanceMessage(kind: LedgerKind, delta: number, username: string, byStaff: boolean): string {
+  const coins = Math.abs(delta);
   switch (kind) {
     case 'purchase':
       return `Bought ${coins} coins.`;
@@ -106,7 +106,7 @@ function balanceMessage(kind: LedgerKind, coins: number, username: string, bySta
     case 'grant':
       return `Granted ${coins} coins to ${username}.`;
     case 'adjustment':
-      return `Adjusted the balance of ${username} by ${coins} coins.`;
+      return `Adjusted the balance of ${username} by ${delta > 0 ? '+' : '-'}${coins} coins.`;
     case 'capture':
       return `Confirmed a spend of ${coins} coins.`;
   }

@@ -15,12 +15,17 @@ export class LedgerActor {
 }
 
 /**
- * One change of one balance. Written 'pending' first, applied to the account with a tag, then
- * marked 'applied'; the unique key makes every operation idempotent.
+ * One change of one balance. Written 'pending' first, applied as a balance version, then marked
+ * 'applied'; the unique key makes every operation idempotent.
  */
 @Schema({ collection: 'ledger', versionKey: false })
 export class LedgerEntry {
-  @Prop({ required: true, unique: true })
+  /** The idempotency key is the _id: unique, and the one lookup every database serves fast. */
+  @Prop({ type: String, required: true })
+  _id!: string;
+
+  /** Same as _id, kept as a named field for readers of the collection. */
+  @Prop({ required: true })
   key!: string;
 
   @Prop({ type: Types.ObjectId, required: true, index: true })
@@ -55,7 +60,7 @@ export class LedgerEntry {
   @Prop()
   reservationKey?: string;
 
-  /** For a reservation: how it ended. */
+  /** For a reservation: how it ended (the `settle:` entry is the record; this is a copy). */
   @Prop({ type: String, default: undefined })
   settlement?: Settlement;
 
@@ -72,6 +77,10 @@ export class LedgerEntry {
 
   @Prop({ required: true, default: () => new Date(), index: true })
   createdAt!: Date;
+
+  /** Which ledger instance inserted the entry: tells the winner of a race for one key. */
+  @Prop()
+  createdBy?: string;
 
   @Prop()
   appliedAt?: Date;

@@ -12,8 +12,10 @@ import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.re
 import { DomainEventBus } from '../events/domain-event-bus';
 import { LedgerActor, LedgerEntry } from './ledger-entry.schema';
 import { JobLiveness } from './job-liveness';
+import { KeyedSerializer } from './keyed-serializer';
+import { randomUUID } from 'node:crypto';
 
-export type LedgerEntryDoc = LedgerEntry & { _id: Types.ObjectId };
+export type LedgerEntryDoc = LedgerEntry;
 
 export interface LedgerChange {
   /** Idempotency key: the same key always means the same change, applied at most once. */
@@ -32,7 +34,7 @@ export interface LedgerChange {
 
 export type LedgerOutcome =
   | { ok: true; entry: LedgerEntryDoc; balance: number }
-  | { ok: false; entry: LedgerEntryDoc; reason: 'insufficient_funds' | 'no_account' };
+  | { ok: false; reason: 'insufficient_funds' | 'no_account' };
 
 /** How long a reservation is held before recovery asks whether its job still lives. */
 export const RESERVATION_HOLD_MS = 15 * 60_000;
@@ -42,17 +44,20 @@ const RECOVERY_EVERY_MS = 60_000;
 
 /**
  * The credits ledger. Works on FerretDB and standalone MongoDB: no multi-document transactions,
- * only single-document atomic updates and unique keys, in four steps per change:
+ * only unique keys (see BalanceVersion for why not `$inc`), in three steps per change:
  *   1. intent   — insert the entry as 'pending' (unique key: a replay finds the existing one);
- *   2. apply    — $inc the balance and tag the account with the entry id, atomically, refused when
- *                 the tag is already there or a debit would go below zero;
- *   3. finalize — mark the entry 'applied' with the balance after it;
- *   4. untag    — remove the tag, then announce the change (event id = entry id).
- * A crash between any two steps leaves a state the recovery pass completes or undoes.
+ *   2. apply    — insert the next balance version naming the entry (unique: applied at most once;
+ *                 a debit beyond the balance is refused);
+ *   3. finalize — mark the entry 'applied' with the balance after it, then announce the change
+ *                 (the event id is derived from the entry, so announcing twice is a no-op).
+ * Settling a reservation (capture or refund) inserts one entry under the key `settle:<reservation>`,
+ * so only one of the two can ever happen. A crash between any two steps leaves a state that the
+ * recovery pass completes or undoes.
  */
 @Injectable()
 export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LedgerService.name);
+  private readonly perAccount = new KeyedSerializer();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -65,8 +70,14 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   // ---- operations -------------------------------------------------------------------------
 
   /** Atomic check-and-deduct. Fails (ok: false) without changing anything when funds are short. */
-  reserve(input: Omit<LedgerChange, 'kind' | 'amount'> & { amount: number; holdMs?: number }) {
+  async reserve(input: Omit<LedgerChange, 'kind' | 'amount'> & { amount: number; holdMs?: number }): Promise<LedgerOutcome> {
     const { holdMs = RESERVATION_HOLD_MS, amount, ...rest } = input;
+    // Fast refusal without a write when the balance is plainly short (the apply step decides
+    // for real; this only spares the database when a burst meets an empty balance).
+    const known = await this.entries.exists({ _id: input.key });
+    if (!known && (await this.accounts.balanceOf(input.userId)).balance < Math.abs(amount)) {
+      return { ok: false, reason: 'insufficient_funds' };
+    }
     return this.change({
       ...rest,
       kind: 'reservation',
@@ -77,70 +88,64 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The job succeeded: its reservation becomes a final spend. False when already settled. */
   async capture(reservationKey: string): Promise<boolean> {
-    const reservation = await this.entries
-      .findOneAndUpdate(
-        { key: reservationKey, kind: 'reservation', state: 'applied', settlement: { $exists: false } },
-        { $set: { settlement: 'captured' } },
-        { new: true },
-      )
-      .lean();
+    const reservation = await this.appliedReservation(reservationKey);
     if (!reservation) return false;
-    const spent = -reservation.amount;
-    await this.change({
-      key: `capture:${reservationKey}`,
-      userId: String(reservation.userId),
-      username: reservation.username,
-      kind: 'capture',
-      amount: 0,
-      reason: reservation.reason,
-      jobId: reservation.jobId,
-      tool: reservation.tool,
-      reservationKey,
-    });
+    const claim = randomUUID();
+    const entry = await this.recordIntent(
+      { ...settlementOf(reservation), kind: 'capture', amount: 0, reason: reservation.reason },
+      claim,
+    );
+    if (entry.createdBy !== claim) return false; // already settled (captured or refunded)
+    if (!(await this.complete(entry)).ok) return false;
+    await this.afterCapture(reservation);
+    return true;
+  }
+
+  /** Marks the reservation captured and announces the spend (idempotent; recovery repeats it). */
+  private async afterCapture(reservation: LedgerEntryDoc): Promise<void> {
+    await this.entries.updateOne({ _id: reservation._id }, { $set: { settlement: 'captured' } });
     await this.events.publish(
       DomainEvents.creditsCaptured,
       {
         userId: String(reservation.userId),
         username: reservation.username,
-        amount: spent,
+        amount: -reservation.amount,
         tool: reservation.tool,
         jobId: reservation.jobId,
         entryId: String(reservation._id),
       },
       `captured:${reservation._id}`,
     );
-    return true;
   }
 
   /**
    * The job failed or was abandoned: the reservation's credits go back, once. A reservation that
-   * never reached the balance is voided instead. Returns the credits given back.
+   * never reached the balance is voided instead. Returns the credits given back by this call.
    */
   async refund(reservationKey: string, reason: string): Promise<number> {
-    const reservation = await this.entries.findOne({ key: reservationKey, kind: 'reservation' }).lean();
+    const reservation = await this.entries.findOne({ _id: reservationKey, kind: 'reservation' }).lean();
     if (!reservation) return 0;
     if (reservation.state === 'pending') {
-      await this.voidIfUnapplied(reservation);
-      return 0;
+      await this.voidIfUnapplied(reservation as LedgerEntryDoc);
+      return this.refund(reservationKey, reason);
     }
     if (reservation.state !== 'applied') return 0;
-    const marked = await this.entries.updateOne(
-      { _id: reservation._id, settlement: { $exists: false } },
-      { $set: { settlement: 'refunded' } },
+    const existing = await this.entries.findById(settleKey(reservationKey)).lean();
+    if (existing) {
+      // Settled already; finish it if a crash interrupted the refund.
+      if (existing.kind === 'refund' && existing.state === 'pending') await this.complete(existing as LedgerEntryDoc);
+      return 0;
+    }
+    const claim = randomUUID();
+    const entry = await this.recordIntent(
+      { ...settlementOf(reservation as LedgerEntryDoc), kind: 'refund', amount: -reservation.amount, reason },
+      claim,
     );
-    if (marked.modifiedCount === 0 && reservation.settlement !== 'refunded') return 0; // captured
-    const outcome = await this.change({
-      key: `refund:${reservationKey}`,
-      userId: String(reservation.userId),
-      username: reservation.username,
-      kind: 'refund',
-      amount: -reservation.amount,
-      reason,
-      jobId: reservation.jobId,
-      tool: reservation.tool,
-      reservationKey,
-    });
-    return outcome.ok && marked.modifiedCount === 1 ? outcome.entry.amount : 0;
+    if (entry.createdBy !== claim) return 0; // another call settled it first
+    const outcome = await this.complete(entry);
+    if (!outcome.ok) return 0;
+    await this.entries.updateOne({ _id: reservation._id }, { $set: { settlement: 'refunded' } });
+    return entry.amount;
   }
 
   /** Purchases, reimbursements, grants and adjustments: one idempotent change. */
@@ -177,61 +182,57 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   private async change(input: LedgerChange): Promise<LedgerOutcome> {
     const entry = await this.recordIntent(input);
     if (entry.state === 'applied') return { ok: true, entry, balance: entry.balanceAfter ?? 0 };
-    if (entry.state === 'rejected') return { ok: false, entry, reason: 'insufficient_funds' };
+    if (entry.state === 'rejected') return { ok: false, reason: 'insufficient_funds' };
     return this.complete(entry);
   }
 
-  /** Step 1. */
-  async recordIntent(input: LedgerChange): Promise<LedgerEntryDoc> {
+  /**
+   * Step 1. Returns the existing entry when the key was used before; `claim` (stored as createdBy)
+   * tells the caller whether its own insert won.
+   */
+  async recordIntent(input: LedgerChange, claim: string = randomUUID()): Promise<LedgerEntryDoc> {
     try {
       const created = await this.entries.create({
         ...input,
+        _id: input.key,
         userId: new Types.ObjectId(input.userId),
         state: 'pending',
         createdAt: new Date(),
+        createdBy: claim,
       });
       return created.toObject() as LedgerEntryDoc;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
-      const existing = await this.entries.findOne({ key: input.key }).lean();
+      const existing = await this.entries.findById(input.key).lean();
       if (!existing) throw err;
       return existing as LedgerEntryDoc;
     }
   }
 
-  /** Steps 2 to 4, for an entry in 'pending'. Safe to run again after a crash. */
+  /** Steps 2 and 3 for a pending entry; safe to run again after a crash. */
   async complete(entry: LedgerEntryDoc): Promise<LedgerOutcome> {
-    const entryId = String(entry._id);
     const userId = String(entry.userId);
-    let balance = await this.accounts.applyLedgerDelta(userId, entryId, entry.amount);
-    if (balance === null) {
-      const state = await this.accounts.ledgerState(userId);
-      if (!state) return this.reject(entry, 'no_account');
-      if (!state.pendingLedger.includes(entryId)) {
-        // Not applied before, and refused now: only a debit beyond the balance is refused.
-        return this.reject(entry, 'insufficient_funds');
-      }
-      balance = state.balance; // applied before a crash; finish the remaining steps
-    }
-    return this.finalize(entry, balance);
+    const change = await this.perAccount.run(userId, () =>
+      this.accounts.applyBalanceChange(userId, String(entry._id), entry.amount),
+    );
+    if (change.status === 'no_account') return this.reject(entry, 'no_account');
+    if (change.status === 'insufficient') return this.reject(entry, 'insufficient_funds');
+    return this.finalize(entry, change.balance);
   }
 
-  /** Steps 3 and 4. */
   private async finalize(entry: LedgerEntryDoc, balance: number): Promise<LedgerOutcome> {
-    const entryId = String(entry._id);
     await this.entries.updateOne(
       { _id: entry._id, state: 'pending' },
       { $set: { state: 'applied', appliedAt: new Date(), balanceAfter: balance } },
     );
-    await this.accounts.untagLedgerEntry(String(entry.userId), entryId);
-    const applied = { ...entry, state: 'applied' as const, balanceAfter: entry.balanceAfter ?? balance };
+    const applied = { ...entry, state: 'applied' as const, balanceAfter: balance };
     await this.announce(applied);
-    return { ok: true, entry: applied, balance: applied.balanceAfter };
+    return { ok: true, entry: applied, balance };
   }
 
   private async reject(entry: LedgerEntryDoc, reason: 'insufficient_funds' | 'no_account'): Promise<LedgerOutcome> {
     await this.entries.updateOne({ _id: entry._id, state: 'pending' }, { $set: { state: 'rejected' } });
-    return { ok: false, entry: { ...entry, state: 'rejected' }, reason };
+    return { ok: false, reason };
   }
 
   private async announce(entry: LedgerEntryDoc): Promise<void> {
@@ -258,12 +259,16 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** A pending reservation nobody will finish: void it, unless its deduction did land. */
   private async voidIfUnapplied(entry: LedgerEntryDoc): Promise<void> {
-    const state = await this.accounts.ledgerState(String(entry.userId));
-    if (state?.pendingLedger.includes(String(entry._id))) {
-      await this.finalize(entry, state.balance);
-    } else {
-      await this.reject(entry, 'insufficient_funds');
-    }
+    const applied = await this.accounts.versionOfEntry(String(entry._id));
+    if (applied) await this.finalize(entry, applied.balance);
+    else await this.reject(entry, 'insufficient_funds');
+  }
+
+  private async appliedReservation(key: string): Promise<LedgerEntryDoc | null> {
+    const row = await this.entries.findOne({ _id: key, kind: 'reservation' }).lean();
+    if (row?.state === 'pending') await this.voidIfUnapplied(row as LedgerEntryDoc);
+    const current = row?.state === 'pending' ? await this.entries.findById(key).lean() : row;
+    return current?.state === 'applied' ? (current as LedgerEntryDoc) : null;
   }
 
   // ---- recovery ---------------------------------------------------------------------------
@@ -272,7 +277,9 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
    * Completes or undoes whatever a crash interrupted. Runs at boot and every minute, on every
    * instance; every step is idempotent, so instances running it together do no harm.
    */
-  async recover(staleMs = STALE_STEP_MS): Promise<{ completed: number; voided: number; refunded: number; announced: number }> {
+  async recover(
+    staleMs = STALE_STEP_MS,
+  ): Promise<{ completed: number; voided: number; refunded: number; announced: number }> {
     const cutoff = new Date(Date.now() - staleMs);
     const stats = { completed: 0, voided: 0, refunded: 0, announced: 0 };
 
@@ -284,28 +291,12 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
         await this.voidIfUnapplied(entry);
         stats.voided += 1;
       } else {
-        await this.complete(entry);
+        const outcome = await this.complete(entry);
+        if (outcome.ok && entry.kind === 'capture' && entry.reservationKey) {
+          const reservation = await this.entries.findById(entry.reservationKey).lean();
+          if (reservation) await this.afterCapture(reservation as LedgerEntryDoc);
+        }
         stats.completed += 1;
-      }
-    }
-
-    // Interrupted after step 3: the tag is still on the account.
-    for (const account of await this.accounts.withPendingLedger()) {
-      const ids = account.pendingLedger.filter((id) => Types.ObjectId.isValid(id)).map((id) => new Types.ObjectId(id));
-      const settled = await this.entries.find({ _id: { $in: ids }, state: { $ne: 'pending' } }).select({ _id: 1 }).lean();
-      for (const row of settled) await this.accounts.untagLedgerEntry(account.id, String(row._id));
-    }
-
-    // Interrupted between marking a reservation refunded and applying the refund.
-    const refunding = await this.entries
-      .find({ kind: 'reservation', state: 'applied', settlement: 'refunded' })
-      .select({ key: 1 })
-      .lean();
-    for (const row of refunding) {
-      const refund = await this.entries.findOne({ key: `refund:${row.key}` }).select({ state: 1 }).lean();
-      if (!refund || refund.state === 'pending') {
-        await this.refund(row.key, 'Refund completed by recovery');
-        stats.refunded += 1;
       }
     }
 
@@ -317,18 +308,32 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     for (const row of expired) {
       if (row.jobId && (await this.jobs.isAlive(row.jobId))) {
         await this.entries.updateOne({ _id: row._id }, { $set: { expiresAt: new Date(Date.now() + RESERVATION_HOLD_MS) } });
-      } else if ((await this.refund(row.key, 'Credits returned: the job did not run')) > 0) {
-        stats.refunded += 1;
+        continue;
       }
+      if ((await this.refund(row.key, 'Credits returned: the job did not run')) > 0) stats.refunded += 1;
+      else await this.markSettled(row.key);
     }
 
-    // Interrupted after step 4 but before the announcement.
-    const silent = await this.entries.find({ state: 'applied', announced: false, appliedAt: { $lte: cutoff } }).limit(1000).lean();
+    // Interrupted after step 3 but before the announcement.
+    const silent = await this.entries
+      .find({ state: 'applied', announced: false, appliedAt: { $lte: cutoff } })
+      .limit(1000)
+      .lean();
     for (const entry of silent as LedgerEntryDoc[]) {
       await this.announce(entry);
       stats.announced += 1;
     }
     return stats;
+  }
+
+  /** Copies a settlement that happened onto its reservation (a crash may have skipped it). */
+  private async markSettled(reservationKey: string): Promise<void> {
+    const settled = await this.entries.findOne({ _id: settleKey(reservationKey), state: 'applied' }).lean();
+    if (!settled) return;
+    await this.entries.updateOne(
+      { _id: reservationKey },
+      { $set: { settlement: settled.kind === 'capture' ? 'captured' : 'refunded' } },
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -348,7 +353,21 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-function toHistoryEntry(row: LedgerEntry & { _id: Types.ObjectId }): CreditHistoryEntry {
+const settleKey = (reservationKey: string) => `settle:${reservationKey}`;
+
+/** The fields a capture or refund entry takes from the reservation it settles. */
+function settlementOf(reservation: LedgerEntryDoc) {
+  return {
+    key: settleKey(reservation.key),
+    userId: String(reservation.userId),
+    username: reservation.username,
+    jobId: reservation.jobId,
+    tool: reservation.tool,
+    reservationKey: reservation.key,
+  };
+}
+
+function toHistoryEntry(row: LedgerEntry): CreditHistoryEntry {
   const entry: CreditHistoryEntry = {
     _id: String(row._id),
     kind: row.kind,

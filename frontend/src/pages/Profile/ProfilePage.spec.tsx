@@ -45,12 +45,18 @@ describe('ProfilePage', () => {
         },
       },
     });
-    const app = renderApp('/profile');
+    const app = renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('10'));
 
-    expect(await screen.findByText('Model #1')).toBeInTheDocument();
+    fireEvent.click(screen.getByTestId('account-menu'));
+    fireEvent.click(await screen.findByRole('menuitem', { name: /Profile/ }));
+
+    expect(await screen.findByRole('heading', { name: 'alice' })).toBeInTheDocument();
+    expect(app.pathname()).toBe('/profile');
+    expect(screen.getByText('Model #1')).toBeInTheDocument();
     expect(screen.getByText('3')).toBeInTheDocument();
-    // The own profile refreshes the header balance.
-    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('42'));
+    // Loading the own profile refreshes the header balance.
+    expect(screen.getByTestId('balance')).toHaveTextContent('42');
 
     fireEvent.click(screen.getByRole('button', { name: 'Inpaints' }));
     await waitFor(() => expect(app.pathname()).toBe('/profile/inpaints/alice'));
