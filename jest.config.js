@@ -17,7 +17,11 @@ module.exports = {
     {
       ...node,
       displayName: 'unit',
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/backend/**/*.spec.ts', '<rootDir>/deploy/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/backend/**/*.spec.ts',
+        '<rootDir>/deploy/**/*.spec.ts',
+      ],
     },
     {
       ...node,

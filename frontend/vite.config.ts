@@ -16,9 +16,7 @@ export default defineConfig({
   resolve: {
     alias: {
       // Use the contracts' TypeScript sources directly: one definition of every message and limit.
-      '@studio/contracts': fileURLToPath(
-        new URL('../libs/contracts/src/index.ts', import.meta.url),
-      ),
+      '@studio/contracts': fileURLToPath(new URL('../libs/contracts/src/index.ts', import.meta.url)),
     },
   },
   build: {

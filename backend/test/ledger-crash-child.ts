@@ -16,12 +16,27 @@ async function main(): Promise<void> {
   let ops = 0;
   for (;;) {
     const key = randomUUID();
-    const reserved = await ledger.reserve({ key, userId, username, amount: 3, reason: 'crash test', jobId: key, tool: 'clone' });
+    const reserved = await ledger.reserve({
+      key,
+      userId,
+      username,
+      amount: 3,
+      reason: 'crash test',
+      jobId: key,
+      tool: 'clone',
+    });
     if (reserved.ok) {
       if (ops % 2 === 0) await ledger.capture(key);
       else await ledger.refund(key, 'crash test refund');
     }
-    await ledger.credit({ key: `grant-${key}`, userId, username, kind: 'grant', amount: 2, reason: 'crash test top-up' });
+    await ledger.credit({
+      key: `grant-${key}`,
+      userId,
+      username,
+      kind: 'grant',
+      amount: 2,
+      reason: 'crash test top-up',
+    });
     ops += 1;
     if (ops % 10 === 0) process.stdout.write(`ops ${ops}\n`);
   }

@@ -58,7 +58,7 @@ ensure_stripe_mock() {
 start_stripe_mock() {
   local port="$1"
   if port_in_use "$port"; then log "port $port is taken; set TEST_STRIPE_PORT"; return 1; fi
-  "$TOOLS_BIN/stripe-mock" -http-addr "127.0.0.1:$port" >/dev/null 2>&1 &
+  "$TOOLS_BIN/stripe-mock" -http-addr "127.0.0.1:$port" -https-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &
   SERVICE_PIDS+=($!)
   wait_for_port "$port" stripe-mock
   log "stripe-mock on 127.0.0.1:$port"

@@ -39,7 +39,10 @@ export const configSchema = z
     PUBLIC_URL: z.string().url().optional(),
     /** Stripe: without a secret key the app runs and says payments are not configured. */
     STRIPE_SECRET_KEY: z.string().startsWith('sk_', 'must be a Stripe secret key (sk_...)').optional(),
-    STRIPE_WEBHOOK_SECRET: z.string().startsWith('whsec_', 'must be a webhook signing secret (whsec_...)').optional(),
+    STRIPE_WEBHOOK_SECRET: z
+      .string()
+      .startsWith('whsec_', 'must be a webhook signing secret (whsec_...)')
+      .optional(),
     /** Stripe product for coin packs; without it each checkout names the product inline. */
     STRIPE_COIN_PRODUCT: z.string().startsWith('prod_', 'must be a Stripe product id (prod_...)').optional(),
     /** Another Stripe API address, for stripe-mock in tests (http://127.0.0.1:12111). */

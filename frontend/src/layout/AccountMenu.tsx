@@ -34,12 +34,7 @@ export function AccountMenu() {
       placement="bottomRight"
       menu={{ items: account ? loggedInEntries(isAdmin) : loggedOutEntries, onClick }}
     >
-      <Button
-        type="text"
-        data-testid="account-menu"
-        icon={<UserOutlined />}
-        style={{ color: '#fff' }}
-      >
+      <Button type="text" data-testid="account-menu" icon={<UserOutlined />} style={{ color: '#fff' }}>
         {account ?? 'Account'}
         <DownOutlined style={{ fontSize: 10 }} />
       </Button>

@@ -43,9 +43,7 @@ export function loggedInEntries(isAdmin: boolean): MenuItems {
     { key: Paths.refill, label: 'Buy Coins', icon: <ShoppingCartOutlined /> },
     { key: MenuActions.billing, label: 'Billing', icon: <CreditCardOutlined /> },
     { key: MenuActions.telegram, label: 'Join Telegram', icon: <SendOutlined /> },
-    ...(isAdmin
-      ? [{ key: Paths.adminLogs, label: 'Logs', icon: <UnorderedListOutlined /> }]
-      : []),
+    ...(isAdmin ? [{ key: Paths.adminLogs, label: 'Logs', icon: <UnorderedListOutlined /> }] : []),
     { type: 'divider' },
     { key: MenuActions.logout, label: 'Log out', icon: <LogoutOutlined />, danger: true },
   ];

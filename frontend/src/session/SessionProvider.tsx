@@ -1,9 +1,4 @@
-import {
-  Messages,
-  type LoginContent,
-  type LoginRequest,
-  type SessionContent,
-} from '@studio/contracts';
+import { Messages, type LoginContent, type LoginRequest, type SessionContent } from '@studio/contracts';
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { apiGet, apiPost, errorText, NO_RESPONSE } from '../api/client';
 import { useToast } from '../ui/toast';

@@ -17,8 +17,7 @@ export interface AccountRecord {
 }
 
 export type BalanceChange =
-  | { status: 'applied' | 'already' | 'insufficient'; balance: number }
-  | { status: 'no_account' };
+  { status: 'applied' | 'already' | 'insufficient'; balance: number } | { status: 'no_account' };
 
 export interface NewAccount {
   username: string;
@@ -88,11 +87,19 @@ export class AccountsRepository {
       const head = await this.balanceOf(id);
       if (delta < 0 && head.balance < -delta) {
         const applied = await this.versionOfEntry(entryId);
-        return applied ? { status: 'already', ...applied } : { status: 'insufficient', balance: head.balance };
+        return applied
+          ? { status: 'already', ...applied }
+          : { status: 'insufficient', balance: head.balance };
       }
       try {
         const version = head.version + 1;
-        await this.versions.create({ _id: versionId(id, version), accountId, version, balance: head.balance + delta, entryId });
+        await this.versions.create({
+          _id: versionId(id, version),
+          accountId,
+          version,
+          balance: head.balance + delta,
+          entryId,
+        });
         await this.model.updateOne({ _id: id }, { $max: { balanceHead: version } });
         return { status: 'applied', balance: head.balance + delta };
       } catch (err) {
@@ -111,7 +118,10 @@ export class AccountsRepository {
   }
 
   async setStripeCustomer(id: string, customerId: string): Promise<void> {
-    await this.model.updateOne({ _id: id, stripeCustomerId: { $exists: false } }, { $set: { stripeCustomerId: customerId } });
+    await this.model.updateOne(
+      { _id: id, stripeCustomerId: { $exists: false } },
+      { $set: { stripeCustomerId: customerId } },
+    );
   }
 
   async setVerified(id: string): Promise<void> {

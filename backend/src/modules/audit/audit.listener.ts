@@ -77,7 +77,10 @@ export class AuditListener {
       category: AuditCategory.credits,
       author: { userId: payload.userId, username: payload.username },
       message: `Spent ${payload.amount} credits.`,
-      detail: [payload.tool && `Tool ${payload.tool}`, payload.jobId && `Job ${payload.jobId}`].filter(Boolean).join(' · ') || undefined,
+      detail:
+        [payload.tool && `Tool ${payload.tool}`, payload.jobId && `Job ${payload.jobId}`]
+          .filter(Boolean)
+          .join(' · ') || undefined,
     });
   }
 

@@ -79,4 +79,3 @@ export class BillingController {
     return ok(PaymentMessages.patreonLinked);
   }
 }
-

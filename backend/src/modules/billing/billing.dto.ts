@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsDateString, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, NotEquals } from 'class-validator';
+import {
+  IsDateString,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  NotEquals,
+} from 'class-validator';
 import { CREDIT_AMOUNT_MAX, HISTORY_PAGE_SIZE, Messages, REASON_MAX } from '@studio/contracts';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -66,7 +77,9 @@ class CreditChangeDto {
   @MaxLength(REASON_MAX, { message: `reason must be at most ${REASON_MAX} characters` })
   reason!: string;
 
-  @ApiPropertyOptional({ description: 'Idempotency key: repeating a request with the same key changes nothing' })
+  @ApiPropertyOptional({
+    description: 'Idempotency key: repeating a request with the same key changes nothing',
+  })
   @IsOptional()
   @IsString({ message: 'requestId must be text' })
   @MaxLength(100)

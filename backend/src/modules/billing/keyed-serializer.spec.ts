@@ -15,7 +15,11 @@ describe('KeyedSerializer', () => {
       log.push(name);
       running -= 1;
     };
-    await Promise.all([serializer.run('a', task('1', 20)), serializer.run('a', task('2', 1)), serializer.run('a', task('3', 5))]);
+    await Promise.all([
+      serializer.run('a', task('1', 20)),
+      serializer.run('a', task('2', 1)),
+      serializer.run('a', task('3', 5)),
+    ]);
     expect(log).toEqual(['1', '2', '3']);
     expect(maxRunning).toBe(1);
   });

@@ -30,7 +30,14 @@ describe('credits ledger (real FerretDB)', () => {
     const { username } = await signIn(t, uniqueName('led'));
     const account = (await accounts.findByUsername(username))!;
     if (balance > 0) {
-      await ledger.credit({ key: `seed-${account.id}`, userId: account.id, username, kind: 'grant', amount: balance, reason: 'seed' });
+      await ledger.credit({
+        key: `seed-${account.id}`,
+        userId: account.id,
+        username,
+        kind: 'grant',
+        amount: balance,
+        reason: 'seed',
+      });
     }
     return { userId: account.id, username };
   }
@@ -48,7 +55,9 @@ describe('credits ledger (real FerretDB)', () => {
     const user = await newUser(100);
     // Eight independent connections (each with its own pool), as several API instances would have.
     const connections = await Promise.all(
-      Array.from({ length: 8 }, () => mongoose.createConnection(t.config.MONGODB_URI, { maxPoolSize: 10 }).asPromise()),
+      Array.from({ length: 8 }, () =>
+        mongoose.createConnection(t.config.MONGODB_URI, { maxPoolSize: 10 }).asPromise(),
+      ),
     );
     try {
       const services = connections.map(
@@ -65,13 +74,24 @@ describe('credits ledger (real FerretDB)', () => {
       );
       const results = await Promise.all(
         Array.from({ length: 1000 }, (_, i) =>
-          services[i % services.length].reserve({ key: `burst-${user.userId}-${i}`, ...user, amount: 1, reason: 'burst' }),
+          services[i % services.length].reserve({
+            key: `burst-${user.userId}-${i}`,
+            ...user,
+            amount: 1,
+            reason: 'burst',
+          }),
         ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(100);
       expect(results.filter((r) => !r.ok && r.reason === 'insufficient_funds')).toHaveLength(900);
       expect(await expectConsistent(user.userId)).toBe(0);
-      expect(await entries.countDocuments({ userId: new Types.ObjectId(user.userId), kind: 'reservation', state: 'applied' })).toBe(100);
+      expect(
+        await entries.countDocuments({
+          userId: new Types.ObjectId(user.userId),
+          kind: 'reservation',
+          state: 'applied',
+        }),
+      ).toBe(100);
     } finally {
       await Promise.all(connections.map((c) => c.close()));
     }
@@ -79,7 +99,13 @@ describe('credits ledger (real FerretDB)', () => {
 
   it('applies a key once, however often it is repeated', async () => {
     const user = await newUser(0);
-    const change = { key: `purchase-${user.userId}`, ...user, kind: 'purchase' as const, amount: 400, reason: 'two packs' };
+    const change = {
+      key: `purchase-${user.userId}`,
+      ...user,
+      kind: 'purchase' as const,
+      amount: 400,
+      reason: 'two packs',
+    };
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => ledger.credit(change)));
     expect(outcomes.every((o) => o.ok)).toBe(true);
     expect(await expectConsistent(user.userId)).toBe(400);
@@ -88,7 +114,12 @@ describe('credits ledger (real FerretDB)', () => {
 
   it('never takes a balance below zero', async () => {
     const user = await newUser(5);
-    const outcome = await ledger.reserve({ key: `big-${user.userId}`, ...user, amount: 6, reason: 'too much' });
+    const outcome = await ledger.reserve({
+      key: `big-${user.userId}`,
+      ...user,
+      amount: 6,
+      reason: 'too much',
+    });
     expect(outcome).toMatchObject({ ok: false, reason: 'insufficient_funds' });
     expect(await expectConsistent(user.userId)).toBe(5);
   });
@@ -102,7 +133,10 @@ describe('credits ledger (real FerretDB)', () => {
     expect(await expectConsistent(user.userId)).toBe(40);
 
     await ledger.reserve({ key: `b-${user.userId}`, ...user, amount: 10, reason: 'job b' });
-    const refunds = await Promise.all([ledger.refund(`b-${user.userId}`, 'failed'), ledger.refund(`b-${user.userId}`, 'failed')]);
+    const refunds = await Promise.all([
+      ledger.refund(`b-${user.userId}`, 'failed'),
+      ledger.refund(`b-${user.userId}`, 'failed'),
+    ]);
     expect(refunds.sort()).toEqual([0, 10]);
     expect(await ledger.capture(`b-${user.userId}`)).toBe(false);
     expect(await expectConsistent(user.userId)).toBe(40);
@@ -168,7 +202,14 @@ describe('credits ledger (real FerretDB)', () => {
       const user = await newUser(10);
       const key = `crash-refund-${user.userId}`;
       await ledger.reserve({ key, ...user, amount: 4, reason: 'job' });
-      await ledger.recordIntent({ key: `settle:${key}`, ...user, kind: 'refund', amount: 4, reason: 'failed', reservationKey: key });
+      await ledger.recordIntent({
+        key: `settle:${key}`,
+        ...user,
+        kind: 'refund',
+        amount: 4,
+        reason: 'failed',
+        reservationKey: key,
+      });
       await age(`settle:${key}`);
       await ledger.recover();
       expect(await expectConsistent(user.userId)).toBe(10);
@@ -205,7 +246,13 @@ describe('credits ledger (real FerretDB)', () => {
       const user = await newUser(30);
       const child = spawn(
         process.execPath,
-        ['-r', 'ts-node/register', join(__dirname, '../../../test/ledger-crash-child.ts'), user.userId, user.username],
+        [
+          '-r',
+          'ts-node/register',
+          join(__dirname, '../../../test/ledger-crash-child.ts'),
+          user.userId,
+          user.username,
+        ],
         {
           env: {
             ...process.env,
@@ -223,7 +270,9 @@ describe('credits ledger (real FerretDB)', () => {
       );
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('exit', (_code, signal) => resolve(signal)),
+      );
       // Let it run 30+ operations, then kill it mid-flight (a random point within an operation).
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {
@@ -237,7 +286,9 @@ describe('credits ledger (real FerretDB)', () => {
 
       await ledger.recover(0);
       await expectConsistent(user.userId);
-      const reservations = await entries.find({ userId: new Types.ObjectId(user.userId), kind: 'reservation', state: 'applied' }).lean();
+      const reservations = await entries
+        .find({ userId: new Types.ObjectId(user.userId), kind: 'reservation', state: 'applied' })
+        .lean();
       // Every reservation is settled or still held (the last one, with its hold running).
       expect(reservations.filter((r) => r.settlement === undefined).length).toBeLessThanOrEqual(1);
     });

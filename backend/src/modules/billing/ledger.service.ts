@@ -70,7 +70,9 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   // ---- operations -------------------------------------------------------------------------
 
   /** Atomic check-and-deduct. Fails (ok: false) without changing anything when funds are short. */
-  async reserve(input: Omit<LedgerChange, 'kind' | 'amount'> & { amount: number; holdMs?: number }): Promise<LedgerOutcome> {
+  async reserve(
+    input: Omit<LedgerChange, 'kind' | 'amount'> & { amount: number; holdMs?: number },
+  ): Promise<LedgerOutcome> {
     const { holdMs = RESERVATION_HOLD_MS, amount, ...rest } = input;
     // Fast refusal without a write when the balance is plainly short (the apply step decides
     // for real; this only spares the database when a burst meets an empty balance).
@@ -133,7 +135,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     const existing = await this.entries.findById(settleKey(reservationKey)).lean();
     if (existing) {
       // Settled already; finish it if a crash interrupted the refund.
-      if (existing.kind === 'refund' && existing.state === 'pending') await this.complete(existing as LedgerEntryDoc);
+      if (existing.kind === 'refund' && existing.state === 'pending')
+        await this.complete(existing as LedgerEntryDoc);
       return 0;
     }
     const claim = randomUUID();
@@ -153,7 +156,11 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     return this.change(input);
   }
 
-  async history(userId: string, page = 1, pageSize: number = HISTORY_PAGE_SIZE.default): Promise<Page<CreditHistoryEntry>> {
+  async history(
+    userId: string,
+    page = 1,
+    pageSize: number = HISTORY_PAGE_SIZE.default,
+  ): Promise<Page<CreditHistoryEntry>> {
     const size = Math.min(Math.max(1, pageSize), HISTORY_PAGE_SIZE.max);
     const filter = { userId: new Types.ObjectId(userId), state: 'applied' };
     const [rows, total] = await Promise.all([
@@ -230,7 +237,10 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     return { ok: true, entry: applied, balance };
   }
 
-  private async reject(entry: LedgerEntryDoc, reason: 'insufficient_funds' | 'no_account'): Promise<LedgerOutcome> {
+  private async reject(
+    entry: LedgerEntryDoc,
+    reason: 'insufficient_funds' | 'no_account',
+  ): Promise<LedgerOutcome> {
     await this.entries.updateOne({ _id: entry._id, state: 'pending' }, { $set: { state: 'rejected' } });
     return { ok: false, reason };
   }
@@ -285,7 +295,10 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
     // Interrupted after step 1 or 2: finish it — except a reservation whose request died before
     // deducting, which nobody is waiting for: void it.
-    const pending = await this.entries.find({ state: 'pending', createdAt: { $lte: cutoff } }).limit(1000).lean();
+    const pending = await this.entries
+      .find({ state: 'pending', createdAt: { $lte: cutoff } })
+      .limit(1000)
+      .lean();
     for (const entry of pending as LedgerEntryDoc[]) {
       if (entry.kind === 'reservation') {
         await this.voidIfUnapplied(entry);
@@ -302,12 +315,20 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
     // Reservations past their hold whose job is gone (killed between deduction and job record).
     const expired = await this.entries
-      .find({ kind: 'reservation', state: 'applied', settlement: { $exists: false }, expiresAt: { $lte: new Date() } })
+      .find({
+        kind: 'reservation',
+        state: 'applied',
+        settlement: { $exists: false },
+        expiresAt: { $lte: new Date() },
+      })
       .limit(1000)
       .lean();
     for (const row of expired) {
       if (row.jobId && (await this.jobs.isAlive(row.jobId))) {
-        await this.entries.updateOne({ _id: row._id }, { $set: { expiresAt: new Date(Date.now() + RESERVATION_HOLD_MS) } });
+        await this.entries.updateOne(
+          { _id: row._id },
+          { $set: { expiresAt: new Date(Date.now() + RESERVATION_HOLD_MS) } },
+        );
         continue;
       }
       if ((await this.refund(row.key, 'Credits returned: the job did not run')) > 0) stats.refunded += 1;
@@ -340,7 +361,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     const run = () =>
       this.recover()
         .then((s) => {
-          if (s.completed + s.voided + s.refunded + s.announced > 0) this.logger.log(`ledger recovery: ${JSON.stringify(s)}`);
+          if (s.completed + s.voided + s.refunded + s.announced > 0)
+            this.logger.log(`ledger recovery: ${JSON.stringify(s)}`);
         })
         .catch((err) => this.logger.error(`ledger recovery failed: ${(err as Error).message}`));
     void run();

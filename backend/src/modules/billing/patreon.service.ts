@@ -38,6 +38,10 @@ export class PatreonService {
     );
     if (!claimed) throw new BadRequestException(PaymentMessages.patreonFailed);
     await this.accounts.setVerified(user.id);
-    await this.events.publish(DomainEvents.accountVerified, { userId: user.id, username: user.username, via: 'patreon' });
+    await this.events.publish(DomainEvents.accountVerified, {
+      userId: user.id,
+      username: user.username,
+      via: 'patreon',
+    });
   }
 }

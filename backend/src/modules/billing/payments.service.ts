@@ -24,7 +24,12 @@ export class PaymentsService {
     return this.payments.configured;
   }
 
-  async startCheckout(user: AuthUser, coinId: string, requestedPacks: number, origin: string): Promise<string> {
+  async startCheckout(
+    user: AuthUser,
+    coinId: string,
+    requestedPacks: number,
+    origin: string,
+  ): Promise<string> {
     if (coinId !== COIN_PRODUCT_ID) throw new BadRequestException(`Unknown coin product: ${coinId}`);
     const packs = clampPacks(requestedPacks);
     const account = await this.accounts.findById(user.id);
@@ -40,7 +45,12 @@ export class PaymentsService {
     return session.url;
   }
 
-  async portal(user: AuthUser, claimedUsername: string | undefined, sessionId: string | undefined, origin: string): Promise<string> {
+  async portal(
+    user: AuthUser,
+    claimedUsername: string | undefined,
+    sessionId: string | undefined,
+    origin: string,
+  ): Promise<string> {
     assertActingAs(user, claimedUsername);
     const account = await this.accounts.findById(user.id);
     let customer = account?.stripeCustomerId ?? null;
@@ -50,7 +60,10 @@ export class PaymentsService {
   }
 
   /** Applies a verified provider event. Replays and reorderings credit exactly once. */
-  async handleWebhook(rawBody: Buffer | undefined, signature: string | undefined): Promise<{ credited: number }> {
+  async handleWebhook(
+    rawBody: Buffer | undefined,
+    signature: string | undefined,
+  ): Promise<{ credited: number }> {
     if (!rawBody || !signature) throw new BadRequestException('Missing signature');
     let event: VerifiedPaymentEvent;
     try {

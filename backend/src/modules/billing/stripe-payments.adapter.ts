@@ -10,7 +10,9 @@ export class StripePaymentsAdapter extends PaymentsPort {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     super();
-    this.stripe = config.STRIPE_SECRET_KEY ? new Stripe(config.STRIPE_SECRET_KEY, stripeOptions(config)) : null;
+    this.stripe = config.STRIPE_SECRET_KEY
+      ? new Stripe(config.STRIPE_SECRET_KEY, stripeOptions(config))
+      : null;
   }
 
   get configured(): boolean {
@@ -19,7 +21,10 @@ export class StripePaymentsAdapter extends PaymentsPort {
 
   async createCheckout(input: CheckoutInput): Promise<{ id: string; url: string }> {
     const stripe = this.client();
-    const productData = { name: `${COINS_PER_PACK} coins`, description: `${COINS_PER_PACK} coins for the studio` };
+    const productData = {
+      name: `${COINS_PER_PACK} coins`,
+      description: `${COINS_PER_PACK} coins for the studio`,
+    };
     const session = await stripe.checkout.sessions.create({
       mode: 'payment',
       line_items: [
@@ -28,7 +33,9 @@ export class StripePaymentsAdapter extends PaymentsPort {
           price_data: {
             currency: 'usd',
             unit_amount: PACK_PRICE_CENTS,
-            ...(this.config.STRIPE_COIN_PRODUCT ? { product: this.config.STRIPE_COIN_PRODUCT } : { product_data: productData }),
+            ...(this.config.STRIPE_COIN_PRODUCT
+              ? { product: this.config.STRIPE_COIN_PRODUCT }
+              : { product_data: productData }),
           },
         },
       ],
@@ -43,7 +50,10 @@ export class StripePaymentsAdapter extends PaymentsPort {
   }
 
   async createPortal(customerId: string, returnUrl: string): Promise<string> {
-    const portal = await this.client().billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+    const portal = await this.client().billingPortal.sessions.create({
+      customer: customerId,
+      return_url: returnUrl,
+    });
     return portal.url;
   }
 
@@ -54,9 +64,13 @@ export class StripePaymentsAdapter extends PaymentsPort {
   }
 
   verifyWebhook(rawBody: Buffer, signature: string): VerifiedPaymentEvent {
-    if (!this.config.STRIPE_WEBHOOK_SECRET) throw new ServiceUnavailableException(PaymentMessages.notConfigured);
+    if (!this.config.STRIPE_WEBHOOK_SECRET)
+      throw new ServiceUnavailableException(PaymentMessages.notConfigured);
     const event = Stripe.webhooks.constructEvent(rawBody, signature, this.config.STRIPE_WEBHOOK_SECRET);
-    if (event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded') {
+    if (
+      event.type === 'checkout.session.completed' ||
+      event.type === 'checkout.session.async_payment_succeeded'
+    ) {
       return { type: 'checkout.completed', eventId: event.id, checkout: toCompleted(event.data.object) };
     }
     return { type: 'ignored', eventId: event.id, stripeType: event.type };

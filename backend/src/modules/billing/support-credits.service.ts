@@ -19,15 +19,24 @@ export class SupportCreditsService {
     @InjectModel(LedgerEntry.name) private readonly entries: Model<LedgerEntry>,
   ) {}
 
-  async reimburse(actor: AuthUser, input: { username: string; amount: number; reason: string; requestId?: string }) {
+  async reimburse(
+    actor: AuthUser,
+    input: { username: string; amount: number; reason: string; requestId?: string },
+  ) {
     return this.change(actor, 'reimbursement', input);
   }
 
-  async grant(actor: AuthUser, input: { username: string; amount: number; reason: string; requestId?: string }) {
+  async grant(
+    actor: AuthUser,
+    input: { username: string; amount: number; reason: string; requestId?: string },
+  ) {
     return this.change(actor, 'grant', input);
   }
 
-  async adjust(actor: AuthUser, input: { username: string; amount: number; reason: string; requestId?: string }) {
+  async adjust(
+    actor: AuthUser,
+    input: { username: string; amount: number; reason: string; requestId?: string },
+  ) {
     return this.change(actor, 'adjustment', input);
   }
 
@@ -41,7 +50,9 @@ export class SupportCreditsService {
     const spends = await this.unreimbursedSpends(tool, from, to);
     const byUser = new Map<string, number>();
     for (const s of spends) byUser.set(s.username, (byUser.get(s.username) ?? 0) + s.amount);
-    const users = [...byUser].map(([username, amount]) => ({ username, amount })).sort((a, b) => b.amount - a.amount);
+    const users = [...byUser]
+      .map(([username, amount]) => ({ username, amount }))
+      .sort((a, b) => b.amount - a.amount);
     return { tool, from, to, users, totalCredits: users.reduce((sum, u) => sum + u.amount, 0) };
   }
 
@@ -49,7 +60,10 @@ export class SupportCreditsService {
    * Gives every spend in the window back, each at most once (keyed by the spend), so repeating
    * the request, or overlapping windows, never pays twice.
    */
-  async confirmBulk(actor: AuthUser, input: { tool: string; from: string; to: string; reason: string }): Promise<BulkReimbursePreview> {
+  async confirmBulk(
+    actor: AuthUser,
+    input: { tool: string; from: string; to: string; reason: string },
+  ): Promise<BulkReimbursePreview> {
     const spends = await this.unreimbursedSpends(input.tool, input.from, input.to);
     const paid = new Map<string, number>();
     for (const spend of spends) {
@@ -66,7 +80,9 @@ export class SupportCreditsService {
       });
       if (outcome.ok) paid.set(spend.username, (paid.get(spend.username) ?? 0) + spend.amount);
     }
-    const users = [...paid].map(([username, amount]) => ({ username, amount })).sort((a, b) => b.amount - a.amount);
+    const users = [...paid]
+      .map(([username, amount]) => ({ username, amount }))
+      .sort((a, b) => b.amount - a.amount);
     return { ...input, users, totalCredits: users.reduce((sum, u) => sum + u.amount, 0) };
   }
 
@@ -78,7 +94,13 @@ export class SupportCreditsService {
       throw new BadRequestException(`The window may span at most ${BULK_WINDOW_MAX_DAYS} days`);
     }
     const captured = await this.entries
-      .find({ kind: 'reservation', state: 'applied', settlement: 'captured', tool, createdAt: { $gte: start, $lt: end } })
+      .find({
+        kind: 'reservation',
+        state: 'applied',
+        settlement: 'captured',
+        tool,
+        createdAt: { $gte: start, $lt: end },
+      })
       .select({ key: 1, userId: 1, username: 1, amount: 1 })
       .lean();
     if (captured.length === 0) return [];
@@ -89,7 +111,12 @@ export class SupportCreditsService {
     const reimbursed = new Set(done.map((d) => d.reservationKey));
     return captured
       .filter((c) => !reimbursed.has(c.key))
-      .map((c) => ({ reservationKey: c.key, userId: String(c.userId as Types.ObjectId), username: c.username, amount: -c.amount }));
+      .map((c) => ({
+        reservationKey: c.key,
+        userId: String(c.userId as Types.ObjectId),
+        username: c.username,
+        amount: -c.amount,
+      }));
   }
 
   private async change(

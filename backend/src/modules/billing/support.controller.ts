@@ -3,7 +3,14 @@ import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import { ok } from '../../common/api-response';
 import { CurrentUser, Roles } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
-import { AdjustDto, BulkReimburseDto, GrantDto, HistoryQueryDto, IssuePatreonSecretsDto, ReimburseDto } from './billing.dto';
+import {
+  AdjustDto,
+  BulkReimburseDto,
+  GrantDto,
+  HistoryQueryDto,
+  IssuePatreonSecretsDto,
+  ReimburseDto,
+} from './billing.dto';
 import { PatreonService } from './patreon.service';
 import { SupportCreditsService } from './support-credits.service';
 

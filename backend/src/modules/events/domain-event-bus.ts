@@ -38,7 +38,13 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
   ): Promise<DomainEventEnvelope<N>> {
     const envelope: DomainEventEnvelope<N> = { id, name, occurredAt: new Date().toISOString(), payload };
     try {
-      await this.outbox.create({ _id: id, name, payload, occurredAt: envelope.occurredAt, dispatchedAt: null });
+      await this.outbox.create({
+        _id: id,
+        name,
+        payload,
+        occurredAt: envelope.occurredAt,
+        dispatchedAt: null,
+      });
     } catch (err) {
       if ((err as { code?: number }).code === 11000) return envelope; // already published
       throw err;

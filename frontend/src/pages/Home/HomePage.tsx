@@ -11,8 +11,8 @@ export function HomePage() {
     <Card style={{ textAlign: 'center', padding: '32px 0' }}>
       <Typography.Title>Welcome to {PRODUCT_NAME}</Typography.Title>
       <Typography.Paragraph type="secondary" style={{ fontSize: 17 }}>
-        Generate, inpaint, upscale, clone and face-swap images and video with AI. Every tool
-        spends coins from your balance, and your results land in folders on your profile.
+        Generate, inpaint, upscale, clone and face-swap images and video with AI. Every tool spends coins from
+        your balance, and your results land in folders on your profile.
       </Typography.Paragraph>
       {loggedIn ? (
         <Space direction="vertical">

@@ -70,7 +70,15 @@ describe('ProfilePage', () => {
         status: 200,
         body: {
           message: 'success',
-          content: { own: true, username: 'alice', verified: false, early: false, role: 'user', balance: 0, folders: [] },
+          content: {
+            own: true,
+            username: 'alice',
+            verified: false,
+            early: false,
+            role: 'user',
+            balance: 0,
+            folders: [],
+          },
         },
       },
     });

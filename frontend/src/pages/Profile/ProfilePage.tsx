@@ -44,9 +44,7 @@ function ProfileView({ profile }: { profile: ProfileContent }) {
           </Typography.Title>
           <ProfileBadge verified={profile.verified} early={profile.early} />
         </Space>
-        {profile.own && (
-          <Button onClick={() => navigate(Paths.inpaints(profile.username))}>Inpaints</Button>
-        )}
+        {profile.own && <Button onClick={() => navigate(Paths.inpaints(profile.username))}>Inpaints</Button>}
       </Flex>
       {profile.own && <FolderList folders={profile.folders} />}
     </Space>

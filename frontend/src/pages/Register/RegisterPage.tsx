@@ -19,11 +19,7 @@ export function RegisterPage() {
         </>
       }
     >
-      <Form<RegisterFormValues>
-        layout="vertical"
-        onFinish={register}
-        initialValues={{ adult: false }}
-      >
+      <Form<RegisterFormValues> layout="vertical" onFinish={register} initialValues={{ adult: false }}>
         <Form.Item label="Username" name="username">
           <Input autoComplete="username" />
         </Form.Item>

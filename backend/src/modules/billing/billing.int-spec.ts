@@ -1,0 +1,264 @@
+import request from 'supertest';
+import Stripe from 'stripe';
+import { Messages, PaymentMessages, type LogEntry } from '@studio/contracts';
+import { eventually, signIn, uniqueName } from '../../../test/clients';
+import { startTestApp, type TestApp } from '../../../test/test-app';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { LedgerService } from './ledger.service';
+import { PaymentsPort } from './payments.port';
+
+const WEBHOOK_SECRET = 'whsec_test_studio_secret';
+
+/** A Stripe event as Stripe would send it, signed with the webhook secret (or another one). */
+function signedEvent(type: string, session: Record<string, unknown>, secret = WEBHOOK_SECRET) {
+  const payload = JSON.stringify({
+    id: `evt_${Math.random().toString(36).slice(2)}`,
+    object: 'event',
+    type,
+    data: { object: { object: 'checkout.session', ...session } },
+  });
+  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret });
+  return { payload, header };
+}
+
+describe('billing with stripe-mock and signed webhooks', () => {
+  let t: TestApp;
+  const adminName = uniqueName('boss');
+  const supportName = uniqueName('help');
+
+  beforeAll(async () => {
+    if (!process.env.TEST_STRIPE_API_URL) throw new Error('TEST_STRIPE_API_URL is not set: run with `npm test`');
+    t = await startTestApp({
+      STRIPE_SECRET_KEY: 'sk_test_studio',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: process.env.TEST_STRIPE_API_URL,
+      ADMIN_USERNAME: adminName,
+      ADMIN_PASSWORD: 'admin-password-1',
+    });
+    await signIn(t, supportName);
+    const support = (await t.app.get(AccountsRepository).findByUsername(supportName))!;
+    await t.app.get(AccountsRepository).setRole(support.id, 'support');
+  });
+  afterAll(() => t.close());
+
+  const userId = async (username: string) => (await t.app.get(AccountsRepository).findByUsername(username))!.id;
+  const balanceOf = async (username: string) => (await t.app.get(AccountsRepository).balanceOf(await userId(username))).balance;
+  const postWebhook = (event: { payload: string; header: string }) =>
+    request(t.url).post('/api/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', event.header).send(event.payload);
+
+  describe('checkout', () => {
+    it('answers a Checkout address, clamping the pack count to 1..50', async () => {
+      const { agent } = await signIn(t);
+      const spy = jest.spyOn(t.app.get(PaymentsPort), 'createCheckout');
+      try {
+        for (const [asked, packs] of [[2, 2], [99, 50], [0, 1], [2.6, 3]]) {
+          const res = await agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: asked });
+          expect(res.status).toBe(200);
+          expect(res.body.content).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+          expect(spy.mock.lastCall?.[0]).toMatchObject({ packs });
+        }
+        expect(spy.mock.lastCall?.[0].successUrl).toMatch(/\/stripe\/success\/\{CHECKOUT_SESSION_ID\}$/);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('refuses an unknown product and bad amounts', async () => {
+      const { agent } = await signIn(t);
+      expect((await agent.post('/api/createCheckoutSession').send({ coin_id: 'gold', coin_amount: 1 })).status).toBe(400);
+      const text = await agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 'ten' });
+      expect(text.status).toBe(400);
+      expect(text.body.content).toBe('coin_amount must be a number');
+      expect((await request(t.url).post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 1 })).status).toBe(401);
+    });
+  });
+
+  describe('webhook', () => {
+    it('credits 200 coins per pack once, however often the event is replayed', async () => {
+      const { username } = await signIn(t);
+      const session = { id: `cs_${username}`, payment_status: 'paid', customer: `cus_${username}`, metadata: { userId: await userId(username), username, packs: '2' } };
+      const event = signedEvent('checkout.session.completed', session);
+      for (let i = 0; i < 10; i += 1) expect((await postWebhook(event)).status).toBe(200);
+      // A second delivery of the same payment under another event id changes nothing either.
+      expect((await postWebhook(signedEvent('checkout.session.completed', session))).status).toBe(200);
+      expect(await balanceOf(username)).toBe(400);
+    });
+
+    it('refuses a forged or missing signature with 400 and credits nothing', async () => {
+      const { username } = await signIn(t);
+      const session = { id: `cs_forged_${username}`, payment_status: 'paid', metadata: { userId: await userId(username), packs: '50' } };
+      const forged = await postWebhook(signedEvent('checkout.session.completed', session, 'whsec_attacker'));
+      expect(forged.status).toBe(400);
+      expect(forged.body).toEqual({ message: 'error', content: 'Invalid signature' });
+      const unsigned = await request(t.url).post('/api/stripe/webhook').send(JSON.parse(signedEvent('checkout.session.completed', session).payload));
+      expect(unsigned.status).toBe(400);
+      expect(await balanceOf(username)).toBe(0);
+    });
+
+    it('waits for an asynchronous payment, and credits once whatever the order of events', async () => {
+      const { username } = await signIn(t);
+      const base = { id: `cs_async_${username}`, metadata: { userId: await userId(username), packs: '1' } };
+      const succeeded = signedEvent('checkout.session.async_payment_succeeded', { ...base, payment_status: 'paid' });
+      const completedUnpaid = signedEvent('checkout.session.completed', { ...base, payment_status: 'unpaid' });
+      expect((await postWebhook(completedUnpaid)).status).toBe(200);
+      expect(await balanceOf(username)).toBe(0);
+      await postWebhook(succeeded);
+      await postWebhook(signedEvent('checkout.session.completed', { ...base, payment_status: 'paid' }));
+      await postWebhook(succeeded);
+      expect(await balanceOf(username)).toBe(200);
+    });
+
+    it('pushes the new balance and records the purchase in the activity log', async () => {
+      const { username } = await signIn(t);
+      await postWebhook(signedEvent('checkout.session.completed', { id: `cs_log_${username}`, payment_status: 'paid', metadata: { userId: await userId(username), packs: '3' } }));
+      const admin = await signIn(t, adminName, 'admin-password-1');
+      await eventually(async () => {
+        const logs: LogEntry[] = (await admin.agent.get('/api/getlogs')).body.content;
+        expect(logs.find((e) => e.author?.username === username && e.category === 'Credits')?.message).toBe('Bought 600 coins.');
+      });
+    });
+  });
+
+  describe('billing portal', () => {
+    it('opens the portal for the customer of the first purchase', async () => {
+      const { agent, username } = await signIn(t);
+      const none = await agent.post('/api/createPortalSession').send({ username });
+      expect(none.status).toBe(404);
+      expect(none.body.content).toBe('No billing account yet: buy coins first.');
+      await postWebhook(signedEvent('checkout.session.completed', { id: `cs_portal_${username}`, payment_status: 'paid', customer: 'cus_portal', metadata: { userId: await userId(username), packs: '1' } }));
+      const res = await agent.post('/api/createPortalSession').send({ username, session_id: `cs_portal_${username}`, cart: 1 });
+      expect(res.status).toBe(200);
+      expect(res.body.content).toMatch(/^https:\/\//);
+    });
+
+    it("refuses another user's name", async () => {
+      const victim = await signIn(t);
+      const { agent } = await signIn(t);
+      const res = await agent.post('/api/createPortalSession').send({ username: victim.username });
+      expect(res.status).toBe(403);
+    });
+  });
+
+  describe('credit history and support tools', () => {
+    it('shows a user their own history, paged, and support anyone', async () => {
+      const { agent, username } = await signIn(t);
+      const id = await userId(username);
+      for (let i = 0; i < 3; i += 1) {
+        await t.app.get(LedgerService).credit({ key: `hist-${id}-${i}`, userId: id, username, kind: 'grant', amount: 10 + i, reason: `gift ${i}` });
+      }
+      const page1 = await agent.get('/api/credits/history?page=1&pageSize=2');
+      expect(page1.status).toBe(200);
+      expect(page1.body.content).toMatchObject({ total: 3, page: 1, pageSize: 2 });
+      expect(page1.body.content.items.map((e: { amount: number }) => e.amount)).toEqual([12, 11]);
+      expect((await agent.get('/api/credits/history?page=0')).status).toBe(400);
+
+      const other = await signIn(t);
+      expect((await other.agent.get(`/api/support/users/${username}/credits`)).status).toBe(403);
+      const support = await signIn(t, supportName);
+      const seen = await support.agent.get(`/api/support/users/${username}/credits`);
+      expect(seen.body.content.total).toBe(3);
+    });
+
+    it('lets support reimburse (once per request id) but not grant; admins grant and adjust', async () => {
+      const { agent, username } = await signIn(t);
+      const body = { username, amount: 25, reason: 'Outage on Tuesday', requestId: `req-${username}` };
+      expect((await agent.post('/api/support/reimburse').send(body)).status).toBe(403);
+
+      const support = await signIn(t, supportName);
+      const first = await support.agent.post('/api/support/reimburse').send(body);
+      expect(first.status).toBe(200);
+      expect(first.body.content).toEqual({ username, amount: 25, balance: 25 });
+      await support.agent.post('/api/support/reimburse').send(body);
+      expect(await balanceOf(username)).toBe(25);
+      expect((await support.agent.post('/api/admin/credits/grant').send({ username, amount: 5, reason: 'x' })).status).toBe(403);
+
+      const admin = await signIn(t, adminName, 'admin-password-1');
+      expect((await admin.agent.post('/api/admin/credits/grant').send({ username, amount: 5, reason: 'gift' })).status).toBe(200);
+      const below = await admin.agent.post('/api/admin/credits/adjust').send({ username, amount: -31, reason: 'too much' });
+      expect(below.status).toBe(400);
+      expect((await admin.agent.post('/api/admin/credits/adjust').send({ username, amount: -30, reason: 'correction' })).status).toBe(200);
+      expect(await balanceOf(username)).toBe(0);
+      expect((await support.agent.post('/api/support/reimburse').send({ ...body, amount: 0 })).status).toBe(400);
+      expect((await support.agent.post('/api/support/reimburse').send({ ...body, reason: '  ' })).body.content).toBe('A reason is required');
+    });
+
+    it('gives back what each user spent on a tool in a window, once', async () => {
+      const ledger = t.app.get(LedgerService);
+      const spenders = await Promise.all([signIn(t), signIn(t)]);
+      const from = new Date(Date.now() - 60_000).toISOString();
+      for (const [i, s] of spenders.entries()) {
+        const id = await userId(s.username);
+        await ledger.credit({ key: `seed-spend-${id}`, userId: id, username: s.username, kind: 'grant', amount: 100, reason: 'seed' });
+        for (let j = 0; j <= i; j += 1) {
+          const key = `spend-${id}-${j}`;
+          await ledger.reserve({ key, userId: id, username: s.username, amount: 10, reason: 'swap', tool: 'faceSwapTest', jobId: key });
+          await ledger.capture(key);
+        }
+      }
+      const window = { tool: 'faceSwapTest', from, to: new Date(Date.now() + 60_000).toISOString(), reason: 'Swap outage' };
+      const support = await signIn(t, supportName);
+      const preview = await support.agent.post('/api/support/reimburse/tool/preview').send(window);
+      expect(preview.body.content.users).toEqual([
+        { username: spenders[1].username, amount: 20 },
+        { username: spenders[0].username, amount: 10 },
+      ]);
+      const confirmed = await support.agent.post('/api/support/reimburse/tool').send(window);
+      expect(confirmed.body.content.totalCredits).toBe(30);
+      const again = await support.agent.post('/api/support/reimburse/tool').send(window);
+      expect(again.body.content.totalCredits).toBe(0);
+      expect(await balanceOf(spenders[0].username)).toBe(100);
+      expect(await balanceOf(spenders[1].username)).toBe(100);
+
+      const admin = await signIn(t, adminName, 'admin-password-1');
+      await eventually(async () => {
+        const logs: LogEntry[] = (await admin.agent.get('/api/getlogs')).body.content;
+        const mine = logs.filter((e) => e.author?.username === spenders[1].username).map((e) => e.message);
+        expect(mine.filter((m) => m === 'Spent 10 credits.')).toHaveLength(2);
+        const byStaff = logs.filter((e) => e.author?.username === supportName).map((e) => e.message);
+        expect(byStaff).toContain(`Reimbursed 20 coins to ${spenders[1].username}.`);
+      });
+    });
+  });
+
+  describe('Patreon link', () => {
+    it('verifies the user with a one-time secret issued by an admin', async () => {
+      const { agent, username } = await signIn(t);
+      expect((await agent.post('/api/admin/patreonSecrets').send({})).status).toBe(403);
+      const admin = await signIn(t, adminName, 'admin-password-1');
+      const [secret] = (await admin.agent.post('/api/admin/patreonSecrets').send({ count: 1 })).body.content;
+
+      const wrong = await agent.post('/api/patreonSecret').send({ secret: 'unknown', username });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.content).toBe(PaymentMessages.patreonFailed);
+      const spoofed = await agent.post('/api/patreonSecret').send({ secret, username: adminName });
+      expect(spoofed.status).toBe(403);
+      expect(spoofed.body.content).toBe(Messages.notYourAccount);
+
+      const ok = await agent.post('/api/patreonSecret').send({ secret, username });
+      expect(ok.status).toBe(200);
+      expect(ok.body.content).toBe(PaymentMessages.patreonLinked);
+      expect((await agent.get('/api/session')).body.content.verified).toBe(true);
+
+      const other = await signIn(t);
+      const reused = await other.agent.post('/api/patreonSecret').send({ secret, username: other.username });
+      expect(reused.status).toBe(400);
+      expect((await other.agent.get('/api/session')).body.content.verified).toBe(false);
+    });
+  });
+});
+
+describe('billing without Stripe keys', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('runs and says payments are not configured', async () => {
+    expect((await request(t.url).get('/api/billing/status')).body.content).toEqual({ paymentsConfigured: false });
+    const { agent } = await signIn(t);
+    const res = await agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 1 });
+    expect(res.status).toBe(503);
+    expect(res.body.content).toBe(PaymentMessages.notConfigured);
+  });
+});

@@ -1,0 +1,121 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../../backend/test/test-app';
+import { uniqueName } from '../../backend/test/clients';
+import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
+import { LedgerService } from '../../backend/src/modules/billing/ledger.service';
+import { FRONTEND_DIST, launchBrowser, screenshot, toast } from './browser';
+
+describe('accounts in the browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const adminName = uniqueName('admin');
+  const adminPassword = 'admin-password-e2e';
+
+  beforeAll(async () => {
+    t = await startTestApp({ FRONTEND_DIST, ADMIN_USERNAME: adminName, ADMIN_PASSWORD: adminPassword });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+  });
+  afterEach(() => context.close());
+
+  async function logIn(username: string, password: string) {
+    await page.goto(`${t.url}/login`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log In' }).click();
+    await toast(page, 'Logged in!').waitFor();
+  }
+
+  it('registers, logs in, sees profile and a live balance, logs out', async () => {
+    const username = uniqueName('eve');
+    const password = 'browser-pass-1';
+
+    await page.goto(`${t.url}/register`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Email').fill(`${username}@example.com`);
+    await page.getByLabel('Password').fill(password);
+    await page.getByText('I confirm that I am 18 or older').click();
+    await page.getByRole('button', { name: 'Register' }).click();
+    await toast(page, 'Registered!').waitFor();
+    await page.waitForURL(`${t.url}/login`);
+    expect(await page.evaluate(() => localStorage.getItem('registered'))).toBe('true');
+
+    // One registration per browser.
+    await page.goto(`${t.url}/register`);
+    await page.getByLabel('Username').fill(uniqueName('again'));
+    await page.getByLabel('Email').fill('again@example.com');
+    await page.getByLabel('Password').fill(password);
+    await page.getByText('I confirm that I am 18 or older').click();
+    await page.getByRole('button', { name: 'Register' }).click();
+    await toast(page, 'Max accounts reached!').waitFor();
+
+    await logIn(username, password);
+    await page.waitForURL(`${t.url}/`);
+    await expect(page.getByTestId('account-menu').innerText()).resolves.toContain(username);
+    await expect(page.getByTestId('balance').innerText()).resolves.toContain('0');
+
+    // A balance change elsewhere arrives over the socket without a reload.
+    const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
+    await t.app.get(LedgerService).credit({
+      key: `e2e-grant-${account.id}`,
+      userId: account.id,
+      username,
+      kind: 'grant',
+      amount: 200,
+      reason: 'welcome gift',
+    });
+    await page.getByTestId('balance').filter({ hasText: '200' }).waitFor();
+
+    await page.getByTestId('account-menu').click();
+    await page.getByRole('menuitem', { name: 'Profile' }).click();
+    await page.waitForURL(`${t.url}/profile`);
+    await page.getByRole('heading', { name: username }).waitFor();
+    await page.getByRole('button', { name: 'Inpaints' }).waitFor();
+    await screenshot(page, 'profile-logged-in');
+
+    // Session restore: a reload keeps the person signed in with their balance.
+    await page.reload();
+    await page.getByTestId('balance').filter({ hasText: '200' }).waitFor();
+
+    await page.getByTestId('account-menu').click();
+    expect(await page.getByRole('menuitem', { name: 'Logs' }).count()).toBe(0);
+    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await page.getByTestId('account-menu').click();
+    await page.getByRole('menuitem', { name: 'Log in' }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('account'))).toBeNull();
+    // The server session is gone too.
+    const status = await page.evaluate(async () => (await fetch('/api/session')).status);
+    expect(status).toBe(401);
+  });
+
+  it('shows a wrong password as a toast with the server text', async () => {
+    await page.goto(`${t.url}/login`);
+    await page.getByLabel('Username').fill(adminName);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Log In' }).click();
+    await toast(page, 'Wrong username or password').waitFor();
+    await screenshot(page, 'login-wrong-password');
+  });
+
+  it('offers admins the Logs entry', async () => {
+    await logIn(adminName, adminPassword);
+    await page.getByTestId('account-menu').click();
+    await page.getByRole('menuitem', { name: 'Logs' }).waitFor();
+    await screenshot(page, 'admin-menu');
+  });
+
+  it('shows the Not Found page with a way home', async () => {
+    await page.goto(`${t.url}/no/such/page`);
+    await page.getByRole('button', { name: 'Homepage' }).click();
+    await page.waitForURL(`${t.url}/`);
+  });
+});
