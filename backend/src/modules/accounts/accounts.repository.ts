@@ -77,22 +77,29 @@ export class AccountsRepository {
   }
 
   /**
-   * Applies delta as the next balance version (compare-and-set on the unique version index).
+   * Applies delta as the next balance version (compare-and-set on the unique version _id).
    * A debit beyond the balance is refused; an entry already applied is reported, not repeated.
+   * `fresh` says the entry was just recorded, so it cannot have been applied before: that spares
+   * a lookup by entryId, which FerretDB can only answer by scanning.
    */
-  async applyBalanceChange(id: string, entryId: string, delta: number): Promise<BalanceChange> {
+  async applyBalanceChange(
+    id: string,
+    entryId: string,
+    delta: number,
+    fresh = false,
+  ): Promise<BalanceChange> {
     if (!isValidObjectId(id) || !(await this.model.exists({ _id: id }))) return { status: 'no_account' };
     const accountId = new Types.ObjectId(id);
     for (let attempt = 0; ; attempt += 1) {
       const head = await this.balanceOf(id);
       if (delta < 0 && head.balance < -delta) {
-        const applied = await this.versionOfEntry(entryId);
+        const applied = fresh ? null : await this.versionOfEntry(entryId);
         return applied
           ? { status: 'already', ...applied }
           : { status: 'insufficient', balance: head.balance };
       }
+      const version = head.version + 1;
       try {
-        const version = head.version + 1;
         await this.versions.create({
           _id: versionId(id, version),
           accountId,
@@ -104,9 +111,13 @@ export class AccountsRepository {
         return { status: 'applied', balance: head.balance + delta };
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
-        const applied = await this.versionOfEntry(entryId);
-        if (applied) return { status: 'already', ...applied };
-        // Another change took version n+1 first: read the new head and try again.
+        // Either another change took this version, or this entry was applied before.
+        const taken = await this.versions.findById(versionId(id, version)).lean();
+        if (taken?.entryId === entryId) return { status: 'already', balance: taken.balance };
+        if (!taken || !fresh) {
+          const applied = await this.versionOfEntry(entryId);
+          if (applied) return { status: 'already', ...applied };
+        }
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
       }
     }

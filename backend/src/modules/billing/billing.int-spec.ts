@@ -27,7 +27,8 @@ describe('billing with stripe-mock and signed webhooks', () => {
   const supportName = uniqueName('help');
 
   beforeAll(async () => {
-    if (!process.env.TEST_STRIPE_API_URL) throw new Error('TEST_STRIPE_API_URL is not set: run with `npm test`');
+    if (!process.env.TEST_STRIPE_API_URL)
+      throw new Error('TEST_STRIPE_API_URL is not set: run with `npm test`');
     t = await startTestApp({
       STRIPE_SECRET_KEY: 'sk_test_studio',
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
@@ -41,18 +42,31 @@ describe('billing with stripe-mock and signed webhooks', () => {
   });
   afterAll(() => t.close());
 
-  const userId = async (username: string) => (await t.app.get(AccountsRepository).findByUsername(username))!.id;
-  const balanceOf = async (username: string) => (await t.app.get(AccountsRepository).balanceOf(await userId(username))).balance;
+  const userId = async (username: string) =>
+    (await t.app.get(AccountsRepository).findByUsername(username))!.id;
+  const balanceOf = async (username: string) =>
+    (await t.app.get(AccountsRepository).balanceOf(await userId(username))).balance;
   const postWebhook = (event: { payload: string; header: string }) =>
-    request(t.url).post('/api/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', event.header).send(event.payload);
+    request(t.url)
+      .post('/api/stripe/webhook')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', event.header)
+      .send(event.payload);
 
   describe('checkout', () => {
     it('answers a Checkout address, clamping the pack count to 1..50', async () => {
       const { agent } = await signIn(t);
       const spy = jest.spyOn(t.app.get(PaymentsPort), 'createCheckout');
       try {
-        for (const [asked, packs] of [[2, 2], [99, 50], [0, 1], [2.6, 3]]) {
-          const res = await agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: asked });
+        for (const [asked, packs] of [
+          [2, 2],
+          [99, 50],
+          [0, 1],
+          [2.6, 3],
+        ]) {
+          const res = await agent
+            .post('/api/createCheckoutSession')
+            .send({ coin_id: 'coins-200', coin_amount: asked });
           expect(res.status).toBe(200);
           expect(res.body.content).toMatch(/^https:\/\/checkout\.stripe\.com\//);
           expect(spy.mock.lastCall?.[0]).toMatchObject({ packs });
@@ -65,18 +79,33 @@ describe('billing with stripe-mock and signed webhooks', () => {
 
     it('refuses an unknown product and bad amounts', async () => {
       const { agent } = await signIn(t);
-      expect((await agent.post('/api/createCheckoutSession').send({ coin_id: 'gold', coin_amount: 1 })).status).toBe(400);
-      const text = await agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 'ten' });
+      expect(
+        (await agent.post('/api/createCheckoutSession').send({ coin_id: 'gold', coin_amount: 1 })).status,
+      ).toBe(400);
+      const text = await agent
+        .post('/api/createCheckoutSession')
+        .send({ coin_id: 'coins-200', coin_amount: 'ten' });
       expect(text.status).toBe(400);
       expect(text.body.content).toBe('coin_amount must be a number');
-      expect((await request(t.url).post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 1 })).status).toBe(401);
+      expect(
+        (
+          await request(t.url)
+            .post('/api/createCheckoutSession')
+            .send({ coin_id: 'coins-200', coin_amount: 1 })
+        ).status,
+      ).toBe(401);
     });
   });
 
   describe('webhook', () => {
     it('credits 200 coins per pack once, however often the event is replayed', async () => {
       const { username } = await signIn(t);
-      const session = { id: `cs_${username}`, payment_status: 'paid', customer: `cus_${username}`, metadata: { userId: await userId(username), username, packs: '2' } };
+      const session = {
+        id: `cs_${username}`,
+        payment_status: 'paid',
+        customer: `cus_${username}`,
+        metadata: { userId: await userId(username), username, packs: '2' },
+      };
       const event = signedEvent('checkout.session.completed', session);
       for (let i = 0; i < 10; i += 1) expect((await postWebhook(event)).status).toBe(200);
       // A second delivery of the same payment under another event id changes nothing either.
@@ -86,11 +115,17 @@ describe('billing with stripe-mock and signed webhooks', () => {
 
     it('refuses a forged or missing signature with 400 and credits nothing', async () => {
       const { username } = await signIn(t);
-      const session = { id: `cs_forged_${username}`, payment_status: 'paid', metadata: { userId: await userId(username), packs: '50' } };
+      const session = {
+        id: `cs_forged_${username}`,
+        payment_status: 'paid',
+        metadata: { userId: await userId(username), packs: '50' },
+      };
       const forged = await postWebhook(signedEvent('checkout.session.completed', session, 'whsec_attacker'));
       expect(forged.status).toBe(400);
       expect(forged.body).toEqual({ message: 'error', content: 'Invalid signature' });
-      const unsigned = await request(t.url).post('/api/stripe/webhook').send(JSON.parse(signedEvent('checkout.session.completed', session).payload));
+      const unsigned = await request(t.url)
+        .post('/api/stripe/webhook')
+        .send(JSON.parse(signedEvent('checkout.session.completed', session).payload));
       expect(unsigned.status).toBe(400);
       expect(await balanceOf(username)).toBe(0);
     });
@@ -98,8 +133,14 @@ describe('billing with stripe-mock and signed webhooks', () => {
     it('waits for an asynchronous payment, and credits once whatever the order of events', async () => {
       const { username } = await signIn(t);
       const base = { id: `cs_async_${username}`, metadata: { userId: await userId(username), packs: '1' } };
-      const succeeded = signedEvent('checkout.session.async_payment_succeeded', { ...base, payment_status: 'paid' });
-      const completedUnpaid = signedEvent('checkout.session.completed', { ...base, payment_status: 'unpaid' });
+      const succeeded = signedEvent('checkout.session.async_payment_succeeded', {
+        ...base,
+        payment_status: 'paid',
+      });
+      const completedUnpaid = signedEvent('checkout.session.completed', {
+        ...base,
+        payment_status: 'unpaid',
+      });
       expect((await postWebhook(completedUnpaid)).status).toBe(200);
       expect(await balanceOf(username)).toBe(0);
       await postWebhook(succeeded);
@@ -110,11 +151,19 @@ describe('billing with stripe-mock and signed webhooks', () => {
 
     it('pushes the new balance and records the purchase in the activity log', async () => {
       const { username } = await signIn(t);
-      await postWebhook(signedEvent('checkout.session.completed', { id: `cs_log_${username}`, payment_status: 'paid', metadata: { userId: await userId(username), packs: '3' } }));
+      await postWebhook(
+        signedEvent('checkout.session.completed', {
+          id: `cs_log_${username}`,
+          payment_status: 'paid',
+          metadata: { userId: await userId(username), packs: '3' },
+        }),
+      );
       const admin = await signIn(t, adminName, 'admin-password-1');
       await eventually(async () => {
         const logs: LogEntry[] = (await admin.agent.get('/api/getlogs')).body.content;
-        expect(logs.find((e) => e.author?.username === username && e.category === 'Credits')?.message).toBe('Bought 600 coins.');
+        expect(logs.find((e) => e.author?.username === username && e.category === 'Credits')?.message).toBe(
+          'Bought 600 coins.',
+        );
       });
     });
   });
@@ -125,8 +174,17 @@ describe('billing with stripe-mock and signed webhooks', () => {
       const none = await agent.post('/api/createPortalSession').send({ username });
       expect(none.status).toBe(404);
       expect(none.body.content).toBe('No billing account yet: buy coins first.');
-      await postWebhook(signedEvent('checkout.session.completed', { id: `cs_portal_${username}`, payment_status: 'paid', customer: 'cus_portal', metadata: { userId: await userId(username), packs: '1' } }));
-      const res = await agent.post('/api/createPortalSession').send({ username, session_id: `cs_portal_${username}`, cart: 1 });
+      await postWebhook(
+        signedEvent('checkout.session.completed', {
+          id: `cs_portal_${username}`,
+          payment_status: 'paid',
+          customer: 'cus_portal',
+          metadata: { userId: await userId(username), packs: '1' },
+        }),
+      );
+      const res = await agent
+        .post('/api/createPortalSession')
+        .send({ username, session_id: `cs_portal_${username}`, cart: 1 });
       expect(res.status).toBe(200);
       expect(res.body.content).toMatch(/^https:\/\//);
     });
@@ -144,7 +202,16 @@ describe('billing with stripe-mock and signed webhooks', () => {
       const { agent, username } = await signIn(t);
       const id = await userId(username);
       for (let i = 0; i < 3; i += 1) {
-        await t.app.get(LedgerService).credit({ key: `hist-${id}-${i}`, userId: id, username, kind: 'grant', amount: 10 + i, reason: `gift ${i}` });
+        await t.app
+          .get(LedgerService)
+          .credit({
+            key: `hist-${id}-${i}`,
+            userId: id,
+            username,
+            kind: 'grant',
+            amount: 10 + i,
+            reason: `gift ${i}`,
+          });
       }
       const page1 = await agent.get('/api/credits/history?page=1&pageSize=2');
       expect(page1.status).toBe(200);
@@ -170,16 +237,34 @@ describe('billing with stripe-mock and signed webhooks', () => {
       expect(first.body.content).toEqual({ username, amount: 25, balance: 25 });
       await support.agent.post('/api/support/reimburse').send(body);
       expect(await balanceOf(username)).toBe(25);
-      expect((await support.agent.post('/api/admin/credits/grant').send({ username, amount: 5, reason: 'x' })).status).toBe(403);
+      expect(
+        (await support.agent.post('/api/admin/credits/grant').send({ username, amount: 5, reason: 'x' }))
+          .status,
+      ).toBe(403);
 
       const admin = await signIn(t, adminName, 'admin-password-1');
-      expect((await admin.agent.post('/api/admin/credits/grant').send({ username, amount: 5, reason: 'gift' })).status).toBe(200);
-      const below = await admin.agent.post('/api/admin/credits/adjust').send({ username, amount: -31, reason: 'too much' });
+      expect(
+        (await admin.agent.post('/api/admin/credits/grant').send({ username, amount: 5, reason: 'gift' }))
+          .status,
+      ).toBe(200);
+      const below = await admin.agent
+        .post('/api/admin/credits/adjust')
+        .send({ username, amount: -31, reason: 'too much' });
       expect(below.status).toBe(400);
-      expect((await admin.agent.post('/api/admin/credits/adjust').send({ username, amount: -30, reason: 'correction' })).status).toBe(200);
+      expect(
+        (
+          await admin.agent
+            .post('/api/admin/credits/adjust')
+            .send({ username, amount: -30, reason: 'correction' })
+        ).status,
+      ).toBe(200);
       expect(await balanceOf(username)).toBe(0);
-      expect((await support.agent.post('/api/support/reimburse').send({ ...body, amount: 0 })).status).toBe(400);
-      expect((await support.agent.post('/api/support/reimburse').send({ ...body, reason: '  ' })).body.content).toBe('A reason is required');
+      expect((await support.agent.post('/api/support/reimburse').send({ ...body, amount: 0 })).status).toBe(
+        400,
+      );
+      expect(
+        (await support.agent.post('/api/support/reimburse').send({ ...body, reason: '  ' })).body.content,
+      ).toBe('A reason is required');
     });
 
     it('gives back what each user spent on a tool in a window, once', async () => {
@@ -188,14 +273,34 @@ describe('billing with stripe-mock and signed webhooks', () => {
       const from = new Date(Date.now() - 60_000).toISOString();
       for (const [i, s] of spenders.entries()) {
         const id = await userId(s.username);
-        await ledger.credit({ key: `seed-spend-${id}`, userId: id, username: s.username, kind: 'grant', amount: 100, reason: 'seed' });
+        await ledger.credit({
+          key: `seed-spend-${id}`,
+          userId: id,
+          username: s.username,
+          kind: 'grant',
+          amount: 100,
+          reason: 'seed',
+        });
         for (let j = 0; j <= i; j += 1) {
           const key = `spend-${id}-${j}`;
-          await ledger.reserve({ key, userId: id, username: s.username, amount: 10, reason: 'swap', tool: 'faceSwapTest', jobId: key });
+          await ledger.reserve({
+            key,
+            userId: id,
+            username: s.username,
+            amount: 10,
+            reason: 'swap',
+            tool: 'faceSwapTest',
+            jobId: key,
+          });
           await ledger.capture(key);
         }
       }
-      const window = { tool: 'faceSwapTest', from, to: new Date(Date.now() + 60_000).toISOString(), reason: 'Swap outage' };
+      const window = {
+        tool: 'faceSwapTest',
+        from,
+        to: new Date(Date.now() + 60_000).toISOString(),
+        reason: 'Swap outage',
+      };
       const support = await signIn(t, supportName);
       const preview = await support.agent.post('/api/support/reimburse/tool/preview').send(window);
       expect(preview.body.content.users).toEqual([
@@ -216,7 +321,9 @@ describe('billing with stripe-mock and signed webhooks', () => {
         expect(mine.filter((m) => m === 'Spent 10 credits.')).toHaveLength(2);
         const byStaff = logs.filter((e) => e.author?.username === supportName).map((e) => e.message);
         // One reimbursement per spend: two of 10 for the user who spent twice.
-        expect(byStaff.filter((m) => m === `Reimbursed 10 coins to ${spenders[1].username}.`)).toHaveLength(2);
+        expect(byStaff.filter((m) => m === `Reimbursed 10 coins to ${spenders[1].username}.`)).toHaveLength(
+          2,
+        );
       });
     });
   });
@@ -256,7 +363,9 @@ describe('billing without Stripe keys', () => {
   afterAll(() => t.close());
 
   it('runs and says payments are not configured', async () => {
-    expect((await request(t.url).get('/api/billing/status')).body.content).toEqual({ paymentsConfigured: false });
+    expect((await request(t.url).get('/api/billing/status')).body.content).toEqual({
+      paymentsConfigured: false,
+    });
     const { agent } = await signIn(t);
     const res = await agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 1 });
     expect(res.status).toBe(503);

@@ -98,7 +98,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       claim,
     );
     if (entry.createdBy !== claim) return false; // already settled (captured or refunded)
-    if (!(await this.complete(entry)).ok) return false;
+    if (!(await this.complete(entry, true)).ok) return false;
     await this.afterCapture(reservation);
     return true;
   }
@@ -125,8 +125,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
    * never reached the balance is voided instead. Returns the credits given back by this call.
    */
   async refund(reservationKey: string, reason: string): Promise<number> {
-    const reservation = await this.entries.findOne({ _id: reservationKey, kind: 'reservation' }).lean();
-    if (!reservation) return 0;
+    const reservation = await this.entries.findById(reservationKey).lean();
+    if (reservation?.kind !== 'reservation') return 0;
     if (reservation.state === 'pending') {
       await this.voidIfUnapplied(reservation as LedgerEntryDoc);
       return this.refund(reservationKey, reason);
@@ -145,7 +145,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       claim,
     );
     if (entry.createdBy !== claim) return 0; // another call settled it first
-    const outcome = await this.complete(entry);
+    const outcome = await this.complete(entry, true);
     if (!outcome.ok) return 0;
     await this.entries.updateOne({ _id: reservation._id }, { $set: { settlement: 'refunded' } });
     return entry.amount;
@@ -187,10 +187,11 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   // ---- the four steps ---------------------------------------------------------------------
 
   private async change(input: LedgerChange): Promise<LedgerOutcome> {
-    const entry = await this.recordIntent(input);
+    const claim = randomUUID();
+    const entry = await this.recordIntent(input, claim);
     if (entry.state === 'applied') return { ok: true, entry, balance: entry.balanceAfter ?? 0 };
     if (entry.state === 'rejected') return { ok: false, reason: 'insufficient_funds' };
-    return this.complete(entry);
+    return this.complete(entry, entry.createdBy === claim);
   }
 
   /**
@@ -217,10 +218,10 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Steps 2 and 3 for a pending entry; safe to run again after a crash. */
-  async complete(entry: LedgerEntryDoc): Promise<LedgerOutcome> {
+  async complete(entry: LedgerEntryDoc, fresh = false): Promise<LedgerOutcome> {
     const userId = String(entry.userId);
     const change = await this.perAccount.run(userId, () =>
-      this.accounts.applyBalanceChange(userId, String(entry._id), entry.amount),
+      this.accounts.applyBalanceChange(userId, String(entry._id), entry.amount, fresh),
     );
     if (change.status === 'no_account') return this.reject(entry, 'no_account');
     if (change.status === 'insufficient') return this.reject(entry, 'insufficient_funds');
@@ -275,7 +276,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async appliedReservation(key: string): Promise<LedgerEntryDoc | null> {
-    const row = await this.entries.findOne({ _id: key, kind: 'reservation' }).lean();
+    const found = await this.entries.findById(key).lean();
+    const row = found?.kind === 'reservation' ? found : null;
     if (row?.state === 'pending') await this.voidIfUnapplied(row as LedgerEntryDoc);
     const current = row?.state === 'pending' ? await this.entries.findById(key).lean() : row;
     return current?.state === 'applied' ? (current as LedgerEntryDoc) : null;
@@ -349,8 +351,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Copies a settlement that happened onto its reservation (a crash may have skipped it). */
   private async markSettled(reservationKey: string): Promise<void> {
-    const settled = await this.entries.findOne({ _id: settleKey(reservationKey), state: 'applied' }).lean();
-    if (!settled) return;
+    const settled = await this.entries.findById(settleKey(reservationKey)).lean();
+    if (settled?.state !== 'applied') return;
     await this.entries.updateOne(
       { _id: reservationKey },
       { $set: { settlement: settled.kind === 'capture' ? 'captured' : 'refunded' } },

@@ -95,7 +95,9 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
       removeOnComplete: 1000,
       removeOnFail: 5000,
     });
-    await this.outbox.updateOne({ _id: envelope.id }, { $set: { dispatchedAt: new Date() } });
+    // The queue holds it now (under the same id). Dropping the row keeps the relay's scan small;
+    // a later publish under the same id is harmless, since consumers are idempotent per id.
+    await this.outbox.deleteOne({ _id: envelope.id });
   }
 }
 

@@ -19,7 +19,7 @@ export class OutboxEvent {
   @Prop({ required: true })
   occurredAt!: Date;
 
-  /** Set once the queue has the event; null while it still has to be sent. */
+  /** Null while the event still has to be sent (the row is deleted once the queue has it). */
   @Prop({ type: Date, default: null, index: true })
   dispatchedAt!: Date | null;
 }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# npm run bench: benchmarks against fresh local services (FerretDB, Redis), printed side by side
+# with the raw database operation each is built on.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+ensure_apt_packages redis-server
+ensure_npm_dependencies
+ensure_ferretdb
+npm run build --silent -w @studio/contracts
+
+BENCH_DATA="$ROOT/.data/bench"
+rm -rf "$BENCH_DATA"
+trap stop_services EXIT INT TERM
+mongo_port="${BENCH_MONGO_PORT:-27029}"
+redis_port="${BENCH_REDIS_PORT:-6392}"
+start_ferretdb "$mongo_port" "$BENCH_DATA/ferretdb"
+start_redis "$redis_port" "$BENCH_DATA/redis"
+
+# FerretDB on SQLite has one writer: a small pool queues in the driver instead of thrashing its lock.
+export MONGODB_URI="${BENCH_MONGODB_URI:-mongodb://127.0.0.1:$mongo_port/bench${BENCH_URI_OPTIONS-?maxPoolSize=4}}"
+export REDIS_URL="redis://127.0.0.1:$redis_port"
+export PORT=0 NODE_ENV=test TS_NODE_TRANSPILE_ONLY=true TS_NODE_PROJECT="$ROOT/backend/tsconfig.json"
+
+node -r ts-node/register backend/bench/ledger.bench.ts
