@@ -3,8 +3,11 @@ import { AppLayout } from './layout/AppLayout';
 import { HomePage } from './pages/Home/HomePage';
 import { LoginPage } from './pages/Login/LoginPage';
 import { NotFoundPage } from './pages/NotFound/NotFoundPage';
+import { PatreonPage } from './pages/Patreon/PatreonPage';
 import { ProfilePage } from './pages/Profile/ProfilePage';
+import { RefillPage } from './pages/Refill/RefillPage';
 import { RegisterPage } from './pages/Register/RegisterPage';
+import { StripeResultPage } from './pages/StripeResult/StripeResultPage';
 
 /**
  * The one route table (spec section 2). Screens that later issues add (Clone, Magic Brush,
@@ -19,8 +22,13 @@ export const routes: RouteObject[] = [
       { path: 'login', element: <LoginPage /> },
       { path: 'register', element: <RegisterPage /> },
       { path: 'profile', element: <ProfilePage /> },
+      { path: 'profile/refill', element: <RefillPage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
+      { path: 'stripe/:status', element: <StripeResultPage /> },
+      { path: 'stripe/:status/:session', element: <StripeResultPage /> },
+      { path: 'patreon', element: <PatreonPage /> },
+      { path: 'patreon/:secret', element: <PatreonPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -1,6 +1,8 @@
 import { DownOutlined, UserOutlined } from '@ant-design/icons';
 import { Button, Dropdown, type MenuProps } from 'antd';
 import { useNavigate } from 'react-router-dom';
+import { apiPost, errorText } from '../api/client';
+import { readCart } from '../session/cart';
 import { TELEGRAM_URL } from '../config';
 import { useSession } from '../session/useSession';
 import { useToast } from '../ui/toast';
@@ -15,7 +17,7 @@ export function AccountMenu() {
   const onClick: MenuProps['onClick'] = ({ key }) => {
     switch (key) {
       case MenuActions.billing:
-        openBillingPortal();
+        void openBillingPortal();
         return;
       case MenuActions.telegram:
         window.open(TELEGRAM_URL, '_blank', 'noopener,noreferrer');
@@ -42,11 +44,13 @@ export function AccountMenu() {
   );
 }
 
-/**
- * Billing opens the card-payment portal (POST /api/createPortalSession). The billing
- * endpoints are not served yet, so for now the entry only says so.
- */
+/** Billing opens the card-payment portal for the account's Stripe customer. */
 function useBillingPortal() {
   const toast = useToast();
-  return () => toast.info('Billing is not available yet.');
+  const { account } = useSession();
+  return async () => {
+    const result = await apiPost<string>('/createPortalSession', { username: account, cart: readCart() });
+    if (result.ok && result.body) window.location.assign(result.body.content);
+    else toast.error(errorText(result));
+  };
 }

@@ -2,7 +2,7 @@ import { Messages, SocketEvents } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { TELEGRAM_URL } from '../config';
 import { openSocket } from '../test/fakeSocket';
-import { mockFetch, sessionAnswer } from '../test/fetchMock';
+import { mockFetch, sentBody, sessionAnswer } from '../test/fetchMock';
 import { rememberAccount, renderApp } from '../test/renderApp';
 
 async function openAccountMenu() {
@@ -107,15 +107,23 @@ describe('AppHeader', () => {
     expect(screen.getByTestId('balance')).toHaveTextContent('80');
   });
 
-  it('says billing is not available yet and opens Telegram in a new tab', async () => {
+  it("shows the server's answer when the billing portal cannot open, and opens Telegram in a new tab", async () => {
     rememberAccount('alice');
-    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice' }) });
+    const fetchMock = mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice' }),
+      'POST /api/createPortalSession': {
+        status: 404,
+        body: { message: 'error', content: 'No billing account yet: buy coins first.' },
+      },
+    });
     const open = jest.spyOn(window, 'open').mockImplementation(() => null);
     renderApp('/');
 
     await openAccountMenu();
     fireEvent.click(screen.getByRole('menuitem', { name: /Billing/ }));
-    expect(await screen.findByText('Billing is not available yet.')).toBeInTheDocument();
+    expect(await screen.findByText('No billing account yet: buy coins first.')).toBeInTheDocument();
+    const portalCall = fetchMock.mock.calls.findIndex(([url]) => String(url) === '/api/createPortalSession');
+    expect(sentBody(fetchMock, portalCall)).toEqual({ username: 'alice', cart: 1 });
 
     await openAccountMenu();
     fireEvent.click(screen.getByRole('menuitem', { name: /Join Telegram/ }));

@@ -1,25 +1,11 @@
 import request from 'supertest';
-import Stripe from 'stripe';
 import { Messages, PaymentMessages, type LogEntry } from '@studio/contracts';
 import { eventually, signIn, uniqueName } from '../../../test/clients';
+import { signedEvent, stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { LedgerService } from './ledger.service';
 import { PaymentsPort } from './payments.port';
-
-const WEBHOOK_SECRET = 'whsec_test_studio_secret';
-
-/** A Stripe event as Stripe would send it, signed with the webhook secret (or another one). */
-function signedEvent(type: string, session: Record<string, unknown>, secret = WEBHOOK_SECRET) {
-  const payload = JSON.stringify({
-    id: `evt_${Math.random().toString(36).slice(2)}`,
-    object: 'event',
-    type,
-    data: { object: { object: 'checkout.session', ...session } },
-  });
-  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret });
-  return { payload, header };
-}
 
 describe('billing with stripe-mock and signed webhooks', () => {
   let t: TestApp;
@@ -27,12 +13,8 @@ describe('billing with stripe-mock and signed webhooks', () => {
   const supportName = uniqueName('help');
 
   beforeAll(async () => {
-    if (!process.env.TEST_STRIPE_API_URL)
-      throw new Error('TEST_STRIPE_API_URL is not set: run with `npm test`');
     t = await startTestApp({
-      STRIPE_SECRET_KEY: 'sk_test_studio',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_API_URL: process.env.TEST_STRIPE_API_URL,
+      ...stripeTestConfig(),
       ADMIN_USERNAME: adminName,
       ADMIN_PASSWORD: 'admin-password-1',
     });
@@ -202,16 +184,14 @@ describe('billing with stripe-mock and signed webhooks', () => {
       const { agent, username } = await signIn(t);
       const id = await userId(username);
       for (let i = 0; i < 3; i += 1) {
-        await t.app
-          .get(LedgerService)
-          .credit({
-            key: `hist-${id}-${i}`,
-            userId: id,
-            username,
-            kind: 'grant',
-            amount: 10 + i,
-            reason: `gift ${i}`,
-          });
+        await t.app.get(LedgerService).credit({
+          key: `hist-${id}-${i}`,
+          userId: id,
+          username,
+          kind: 'grant',
+          amount: 10 + i,
+          reason: `gift ${i}`,
+        });
       }
       const page1 = await agent.get('/api/credits/history?page=1&pageSize=2');
       expect(page1.status).toBe(200);

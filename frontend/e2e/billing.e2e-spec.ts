@@ -1,0 +1,114 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import request from 'supertest';
+import { register, uniqueName, PASSWORD } from '../../backend/test/clients';
+import { signedEvent, stripeTestConfig } from '../../backend/test/stripe';
+import { startTestApp, type TestApp } from '../../backend/test/test-app';
+import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
+import { FRONTEND_DIST, launchBrowser, screenshot, toast } from './browser';
+
+describe('buying coins in the browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let username: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ FRONTEND_DIST, ...stripeTestConfig() });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+  beforeEach(async () => {
+    username = uniqueName('buyer');
+    await register(t, username);
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    // Stripe's hosted page is outside this machine: answer it locally.
+    await page.route('https://checkout.stripe.com/**', (route) =>
+      route.fulfill({ contentType: 'text/html', body: '<h1>Stripe Checkout</h1>' }),
+    );
+    await page.goto(`${t.url}/login`);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log In' }).click();
+    await toast(page, 'Logged in!').waitFor();
+  });
+  afterEach(() => context.close());
+
+  const packs = () => page.getByLabel('Number of packs');
+  const total = () => page.locator('.ant-statistic');
+
+  it('totals and clamps the pack count, then goes to Stripe Checkout with the cart stored', async () => {
+    await page.getByTestId('balance').click();
+    await page.waitForURL(`${t.url}/profile/refill`);
+    await page.getByRole('heading', { name: 'Top up your balance.' }).waitFor();
+    await page.getByText('200 coins for $10').waitFor();
+    await expect(total().innerText()).resolves.toMatch(/\$10\s*for 200 coins/);
+
+    await packs().fill('3');
+    await packs().blur();
+    await expect(total().innerText()).resolves.toMatch(/\$30\s*for 600 coins/);
+    await packs().fill('99');
+    await packs().blur();
+    await expect(packs().inputValue()).resolves.toBe('50');
+    await expect(total().innerText()).resolves.toMatch(/\$500\s*for 10,000 coins/);
+    await packs().fill('0');
+    await packs().blur();
+    await expect(packs().inputValue()).resolves.toBe('1');
+    await packs().fill('2');
+    await packs().blur();
+    await screenshot(page, 'refill');
+
+    const checkout = page.waitForRequest((req) => req.url().endsWith('/api/createCheckoutSession'));
+    await page.getByRole('button', { name: 'Refill' }).click();
+    expect((await checkout).postDataJSON()).toEqual({ coin_id: 'coins-200', coin_amount: 2 });
+    await page.waitForURL(/checkout\.stripe\.com/);
+    await page.goto(`${t.url}/`);
+    expect(await page.evaluate(() => localStorage.getItem('cart'))).toBe('2');
+  });
+
+  it('shows the credited balance on the success page as soon as the webhook lands', async () => {
+    await page.evaluate(() => localStorage.setItem('cart', '2'));
+    await page.goto(`${t.url}/stripe/success/cs_test_e2e_${username}`);
+    await page.getByText('Payment successful!').waitFor();
+    await page.getByText('Please wait while we handle your payment.').waitFor();
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid="balance"]')?.textContent?.includes('0'),
+    );
+
+    const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
+    const event = signedEvent('checkout.session.completed', {
+      id: `cs_test_e2e_${username}`,
+      payment_status: 'paid',
+      metadata: { userId: account.id, username, packs: '2' },
+    });
+    const res = await request(t.url)
+      .post('/api/stripe/webhook')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', event.header)
+      .send(event.payload);
+    expect(res.status).toBe(200);
+
+    await page.getByTestId('credited').filter({ hasText: '400 coins added to your balance.' }).waitFor();
+    await page.getByTestId('balance').filter({ hasText: '400' }).waitFor();
+    await screenshot(page, 'stripe-success');
+    await page.getByRole('button', { name: 'Homepage' }).click();
+    await page.waitForURL(`${t.url}/`);
+  });
+
+  it('shows the cancel page, and sends a logged-out visitor to log in', async () => {
+    await page.goto(`${t.url}/stripe/canceled`);
+    await page.getByText('Payment cancelled!').waitFor();
+    await page.getByRole('button', { name: 'Homepage' }).waitFor();
+    await screenshot(page, 'stripe-canceled');
+
+    const anonymous = await browser.newContext();
+    const other = await anonymous.newPage();
+    await other.goto(`${t.url}/stripe/success/cs_whatever`);
+    await other.waitForURL(`${t.url}/login`);
+    await anonymous.close();
+  });
+});
