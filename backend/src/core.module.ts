@@ -7,8 +7,9 @@ import { LoggingModule } from './infrastructure/logging.module';
 import { QueueModule } from './infrastructure/queue.module';
 import { RedisModule } from './infrastructure/redis.module';
 import { DomainEventsModule } from './modules/events/domain-events.module';
+import { StorageModule } from './modules/storage/storage.module';
 
-/** What both the API and the worker need: config, logs, database, Redis, queues, the event bus. */
+/** What both the API and the worker need: config, logs, database, Redis, queues, the event bus, storage. */
 @Module({})
 export class CoreModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -22,6 +23,7 @@ export class CoreModule {
         QueueModule,
         EventEmitterModule.forRoot({ wildcard: false }),
         DomainEventsModule,
+        StorageModule,
       ],
     };
   }

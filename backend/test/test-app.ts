@@ -1,5 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createConnection } from 'mongoose';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/src/create-app';
@@ -34,6 +37,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     PASSWORD_SCRYPT_LOG_N: '10',
     AUTH_RATE_LIMIT_PER_MINUTE: '1000',
     LOG_LEVEL: 'silent',
+    STORAGE_DIR: mkdtempSync(join(tmpdir(), 'studio-storage-')),
     ...overrides,
   });
   const app = await createApp(config);
@@ -48,6 +52,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
       const conn = await createConnection(config.MONGODB_URI).asPromise();
       await conn.dropDatabase().catch(() => undefined);
       await conn.close();
+      rmSync(config.STORAGE_DIR, { recursive: true, force: true });
     },
   };
 }

@@ -159,6 +159,43 @@ describe('bad input', () => {
       413,
       Messages.payloadTooLarge,
     ],
+    [
+      'downloadContent: no url',
+      () => agent.post('/api/downloadContent').send({}),
+      400,
+      Messages.missingFields,
+    ],
+    [
+      'downloadContent: url an object',
+      () => agent.post('/api/downloadContent').send({ url: { $ne: 1 } }),
+      400,
+      'url must be text',
+    ],
+    [
+      'downloadContent: unknown url',
+      () => agent.post('/api/downloadContent').send({ url: '/etc/passwd' }),
+      404,
+      'Item not found',
+    ],
+    [
+      'getBulkInpaints: not an id',
+      () => agent.get('/api/getBulkInpaints/%7B%24ne%3A1%7D'),
+      404,
+      'Folder not found',
+    ],
+    ['deleteGen: not an id', () => agent.get('/api/deleteGen/..%2F..%2Fetc'), 404, 'Item not found'],
+    [
+      'rename folder: blank title',
+      () => agent.patch('/api/folders/000000000000000000000000').send({ title: ' ' }),
+      400,
+      Messages.folderNameRequired,
+    ],
+    [
+      'rename folder: unknown folder',
+      () => agent.patch('/api/folders/000000000000000000000000').send({ title: 'x' }),
+      404,
+      'Folder not found',
+    ],
     ['getlogs: no session', () => request(t.url).get('/api/getlogs'), 401, Messages.needLogin],
     ['unknown API path', () => request(t.url).get('/api/nope'), 404, Messages.notFound],
   ];

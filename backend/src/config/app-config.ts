@@ -35,6 +35,8 @@ export const configSchema = z
     PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
     /** Attempts per minute per client address on login and register. */
     AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+    /** Where the local-disk storage keeps content files. */
+    STORAGE_DIR: z.string().min(1).default('.data/storage'),
     /** Public address of the site, for links that leave it (Stripe return pages). */
     PUBLIC_URL: z.string().url().optional(),
     /** Stripe: without a secret key the app runs and says payments are not configured. */

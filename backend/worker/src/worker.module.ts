@@ -4,6 +4,7 @@ import { AuditModule } from '../../src/modules/audit/audit.module';
 import { DomainEventsProcessor } from '../../src/modules/events/domain-events.processor';
 import { RealtimeListener } from '../../src/modules/realtime/realtime.listener';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
+import { StorageCleanupListener } from '../../src/modules/storage/storage-cleanup.listener';
 
 /**
  * The worker's processors and event consumers. Imported by the worker app, and by the API app
@@ -11,6 +12,6 @@ import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
  */
 @Module({
   imports: [AuditModule, RealtimeModule],
-  providers: [DomainEventsProcessor, AuditListener, RealtimeListener],
+  providers: [DomainEventsProcessor, AuditListener, RealtimeListener, StorageCleanupListener],
 })
 export class WorkerProcessorsModule {}

@@ -11,6 +11,10 @@ export const DomainEvents = {
   balanceChanged: 'account.balance_changed',
   creditsCaptured: 'credits.captured',
   accountVerified: 'account.verified',
+  folderCreated: 'folder.created',
+  folderDeleted: 'folder.deleted',
+  contentDeleted: 'content.deleted',
+  contentDownloaded: 'content.downloaded',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -38,6 +42,10 @@ export interface DomainEventPayloads {
   /** A reservation became a final spend (the job succeeded). */
   'credits.captured': AccountRef & { amount: number; tool?: string; jobId?: string; entryId: string };
   'account.verified': AccountRef & { via: 'patreon' | 'admin' };
+  'folder.created': AccountRef & { folderId: string; title: string };
+  'folder.deleted': AccountRef & { folderId: string; title: string };
+  'content.deleted': AccountRef & { itemId: string; title?: string; storageKey: string };
+  'content.downloaded': AccountRef & { itemId: string; title?: string };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */

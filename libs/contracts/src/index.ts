@@ -6,3 +6,4 @@ export * from './messages';
 export * from './pricing';
 export * from './roles';
 export * from './billing';
+export * from './content';

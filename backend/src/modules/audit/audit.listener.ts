@@ -93,6 +93,46 @@ export class AuditListener {
       message: payload.via === 'patreon' ? 'Linked Patreon: verified.' : 'Verified by an admin.',
     });
   }
+
+  @OnDomainEvent(DomainEvents.folderCreated)
+  async onFolderCreated({ id, payload }: DomainEventEnvelope<'folder.created'>): Promise<void> {
+    await this.folderEntry(id, payload, `Created folder ${payload.title}.`);
+  }
+
+  @OnDomainEvent(DomainEvents.folderDeleted)
+  async onFolderDeleted({ id, payload }: DomainEventEnvelope<'folder.deleted'>): Promise<void> {
+    await this.folderEntry(id, payload, `Deleted folder ${payload.title}.`);
+  }
+
+  @OnDomainEvent(DomainEvents.contentDeleted)
+  async onContentDeleted({ id, payload }: DomainEventEnvelope<'content.deleted'>): Promise<void> {
+    await this.folderEntry(id, payload, `Deleted ${payload.title ?? 'an item'}.`, `Item ${payload.itemId}`);
+  }
+
+  @OnDomainEvent(DomainEvents.contentDownloaded)
+  async onContentDownloaded({ id, payload }: DomainEventEnvelope<'content.downloaded'>): Promise<void> {
+    await this.folderEntry(
+      id,
+      payload,
+      `Downloaded ${payload.title ?? 'an item'}.`,
+      `Item ${payload.itemId}`,
+    );
+  }
+
+  private folderEntry(
+    eventId: string,
+    who: { userId: string; username: string },
+    message: string,
+    detail?: string,
+  ) {
+    return this.audit.append({
+      eventId,
+      category: AuditCategory.folders,
+      author: { userId: who.userId, username: who.username },
+      message,
+      detail,
+    });
+  }
 }
 
 function balanceMessage(kind: LedgerKind, delta: number, username: string, byStaff: boolean): string {

@@ -16,3 +16,29 @@ export class MakeFolderDto {
   @MaxLength(FOLDER_TITLE_MAX, { message: `Folder name must be at most ${FOLDER_TITLE_MAX} characters` })
   title!: string;
 }
+
+export class RenameFolderDto {
+  @ApiProperty({ example: 'Model #2', maxLength: FOLDER_TITLE_MAX })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsNotEmpty({ message: Messages.folderNameRequired })
+  @IsString({ message: 'title must be text' })
+  @MaxLength(FOLDER_TITLE_MAX, { message: `Folder name must be at most ${FOLDER_TITLE_MAX} characters` })
+  title!: string;
+}
+
+export class DownloadContentDto {
+  @ApiProperty({
+    example: '/api/content/6650f0c2a1b2c3d4e5f60718.png',
+    description: 'The url of one of your items',
+  })
+  @IsNotEmpty({ message: Messages.missingFields })
+  @IsString({ message: 'url must be text' })
+  @MaxLength(500)
+  url!: string;
+
+  @ApiPropertyOptional({ description: 'Name for the downloaded file' })
+  @IsOptional()
+  @IsString({ message: 'title must be text' })
+  @MaxLength(200)
+  title?: string;
+}

@@ -1,13 +1,51 @@
-import { Injectable } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
-import type { FolderSummary } from '@studio/contracts';
+import { isValidObjectId, Model, Types } from 'mongoose';
+import {
+  ContentMessages,
+  DEFAULT_DOWNLOAD_NAME,
+  DomainEvents,
+  contentUrl,
+  type ContentItem as ContentItemView,
+  type ContentKind,
+  type FolderContents,
+  type FolderSummary,
+} from '@studio/contracts';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
+import { DomainEventBus } from '../events/domain-event-bus';
+import { newStorageKey, StoragePort, type StoredObject } from '../storage/storage.port';
+import { ContentItem, InpaintBatch } from './content-item.schema';
 import { Folder } from './folder.schema';
 
+export interface NewContent {
+  data: Buffer;
+  kind: ContentKind;
+  contentType: 'image/png' | 'image/jpeg' | 'image/webp' | 'video/mp4';
+  title?: string;
+  jobId?: string;
+}
+
+const EXTENSIONS = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+} as const;
+const CONTENT_URL = /^\/api\/content\/([a-f0-9]{24})\.(png|jpg|webp|mp4)$/;
+
+/**
+ * Folders and the content in them. Every method takes the caller first and resolves what it
+ * touches through requireFolder / requireItem, so another user's id is always a 404.
+ */
 @Injectable()
 export class FoldersService {
-  constructor(@InjectModel(Folder.name) private readonly folders: Model<Folder>) {}
+  constructor(
+    @InjectModel(Folder.name) private readonly folders: Model<Folder>,
+    @InjectModel(ContentItem.name) private readonly items: Model<ContentItem>,
+    @InjectModel(InpaintBatch.name) private readonly batches: Model<InpaintBatch>,
+    private readonly storage: StoragePort,
+    private readonly events: DomainEventBus,
+  ) {}
 
   async create(user: AuthUser, input: { author?: string; title: string }): Promise<FolderSummary> {
     assertActingAs(user, input.author);
@@ -16,19 +54,164 @@ export class FoldersService {
       title: input.title,
       amount: 0,
     });
-    return toSummary(folder);
+    await this.events.publish(DomainEvents.folderCreated, {
+      userId: user.id,
+      username: user.username,
+      folderId: String(folder._id),
+      title: folder.title,
+    });
+    return { _id: String(folder._id), title: folder.title, amount: 0 };
   }
 
-  /** The caller's own folders, oldest first. */
+  /** The caller's own folders, oldest first, each with its number of visible items. */
   async summaries(user: AuthUser): Promise<FolderSummary[]> {
-    const rows = await this.folders
-      .find({ owner: new Types.ObjectId(user.id) })
-      .sort({ _id: 1 })
-      .lean();
-    return rows.map(toSummary);
+    const owner = new Types.ObjectId(user.id);
+    const [rows, counts] = await Promise.all([
+      this.folders.find({ owner }).sort({ _id: 1 }).lean(),
+      this.items.aggregate<{ _id: Types.ObjectId; n: number }>([
+        { $match: { owner, visible: { $ne: false } } },
+        { $group: { _id: '$folder', n: { $sum: 1 } } },
+      ]),
+    ]);
+    const amountOf = new Map(counts.map((c) => [String(c._id), c.n]));
+    return rows.map((f) => ({
+      _id: String(f._id),
+      title: f.title,
+      amount: amountOf.get(String(f._id)) ?? 0,
+    }));
+  }
+
+  async rename(user: AuthUser, folderId: string, title: string): Promise<FolderSummary> {
+    const folder = await this.requireFolder(user, folderId);
+    await this.folders.updateOne({ _id: folder._id }, { $set: { title } });
+    const amount = await this.items.countDocuments({ folder: folder._id, visible: { $ne: false } });
+    return { _id: String(folder._id), title, amount };
+  }
+
+  /** Deletes an empty folder (content is never dropped with its folder by accident). */
+  async remove(user: AuthUser, folderId: string): Promise<void> {
+    const folder = await this.requireFolder(user, folderId);
+    const [items, batches] = await Promise.all([
+      this.items.countDocuments({ folder: folder._id }),
+      this.batches.countDocuments({ folder: folder._id }),
+    ]);
+    if (items + batches > 0) throw new ConflictException(ContentMessages.folderNotEmpty);
+    await this.folders.deleteOne({ _id: folder._id });
+    await this.events.publish(DomainEvents.folderDeleted, {
+      userId: user.id,
+      username: user.username,
+      folderId,
+      title: folder.title,
+    });
+  }
+
+  /** GET /api/getBulkInpaints/{id}: the folder's inpaint entries and items, newest first. */
+  async contents(user: AuthUser, folderId: string): Promise<FolderContents> {
+    const folder = await this.requireFolder(user, folderId);
+    const [batches, items] = await Promise.all([
+      this.batches.find({ folder: folder._id }).sort({ createdAt: -1 }).lean(),
+      this.items.find({ folder: folder._id }).sort({ createdAt: -1, _id: -1 }).lean(),
+    ]);
+    return {
+      inpaint: batches.map((b) => ({ _id: String(b._id), title: b.title, amount: b.amount })),
+      inpaints: items.map(toItemView),
+    };
+  }
+
+  /** Stores a new item in one of the owner's folders (used by the generation pipeline). */
+  async addItem(user: AuthUser, folderId: string, content: NewContent): Promise<ContentItemView> {
+    const folder = await this.requireFolder(user, folderId);
+    const storageKey = newStorageKey(user.id, EXTENSIONS[content.contentType]);
+    await this.storage.put(storageKey, content.data);
+    const item = await this.items.create({
+      owner: folder.owner,
+      folder: folder._id,
+      storageKey,
+      kind: content.kind,
+      contentType: content.contentType,
+      title: content.title,
+      jobId: content.jobId,
+    });
+    return toItemView(item.toObject());
+  }
+
+  /** Removes the caller's item and its file. The event repeats the file removal if this one fails. */
+  async deleteItem(user: AuthUser, itemId: string): Promise<void> {
+    const item = await this.requireItem(user, itemId);
+    await this.items.deleteOne({ _id: item._id });
+    await this.storage.delete(item.storageKey).catch(() => undefined);
+    await this.events.publish(DomainEvents.contentDeleted, {
+      userId: user.id,
+      username: user.username,
+      itemId,
+      title: item.title,
+      storageKey: item.storageKey,
+    });
+  }
+
+  /**
+   * The file of the caller's item named by `url` (as the API gave it). Nothing else is fetched:
+   * any other url, another user's item or a missing file is a 404.
+   */
+  async download(
+    user: AuthUser,
+    url: string,
+    title?: string,
+  ): Promise<StoredObject & { filename: string; contentType: string }> {
+    const match = CONTENT_URL.exec(url);
+    if (!match) throw new NotFoundException(ContentMessages.itemNotFound);
+    const item = await this.requireItem(user, match[1]);
+    const object = await this.open(item);
+    await this.events.publish(DomainEvents.contentDownloaded, {
+      userId: user.id,
+      username: user.username,
+      itemId: String(item._id),
+      title: item.title,
+    });
+    const base = (title || item.title || DEFAULT_DOWNLOAD_NAME[item.kind]).replace(/[\\/\0]/g, '_');
+    const extension = item.storageKey.slice(item.storageKey.lastIndexOf('.'));
+    return {
+      ...object,
+      filename: base.endsWith(extension) ? base : `${base}${extension}`,
+      contentType: item.contentType,
+    };
+  }
+
+  /** The file of the caller's item, for showing it inline (previews). */
+  async serve(user: AuthUser, itemId: string): Promise<StoredObject & { contentType: string }> {
+    const item = await this.requireItem(user, itemId);
+    return { ...(await this.open(item)), contentType: item.contentType };
+  }
+
+  private async open(item: ContentItem): Promise<StoredObject> {
+    const object = await this.storage.get(item.storageKey);
+    if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
+    return object;
+  }
+
+  private async requireFolder(user: AuthUser, folderId: string) {
+    const folder = isValidObjectId(folderId) ? await this.folders.findById(folderId).lean() : null;
+    if (!folder || String(folder.owner) !== user.id)
+      throw new NotFoundException(ContentMessages.folderNotFound);
+    return folder;
+  }
+
+  private async requireItem(user: AuthUser, itemId: string) {
+    const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
+    if (!item || String(item.owner) !== user.id) throw new NotFoundException(ContentMessages.itemNotFound);
+    return item;
   }
 }
 
-function toSummary(row: { _id: unknown; title: string; amount: number }): FolderSummary {
-  return { _id: String(row._id), title: row.title, amount: row.amount };
+function toItemView(row: ContentItem & { _id: unknown }): ContentItemView {
+  const view: ContentItemView = {
+    _id: String(row._id),
+    url: contentUrl(String(row._id), row.storageKey.slice(row.storageKey.lastIndexOf('.') + 1)),
+    kind: row.kind,
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
+  if (row.title) view.title = row.title;
+  if (row.visible !== undefined) view.visible = row.visible;
+  if (row.jobId) view.jobId = row.jobId;
+  return view;
 }

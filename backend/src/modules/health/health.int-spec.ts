@@ -43,6 +43,13 @@ describe('health and API document', () => {
         'POST /api/admin/credits/grant',
         'POST /api/admin/credits/adjust',
         'POST /api/admin/patreonSecrets',
+        'GET /api/getBulkInpaints/{id}',
+        'PATCH /api/folders/{id}',
+        'DELETE /api/folders/{id}',
+        'GET /api/deleteGen/{itemId}',
+        'DELETE /api/content/{itemId}',
+        'GET /api/content/{file}',
+        'POST /api/downloadContent',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');

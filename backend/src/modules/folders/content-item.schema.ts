@@ -1,0 +1,58 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Types } from 'mongoose';
+import type { ContentKind } from '@studio/contracts';
+
+/** A generated image or video in a folder; the file itself is in storage under storageKey. */
+@Schema({ collection: 'content_items', versionKey: false })
+export class ContentItem {
+  @Prop({ type: Types.ObjectId, required: true, index: true })
+  owner!: Types.ObjectId;
+
+  @Prop({ type: Types.ObjectId, required: true, index: true })
+  folder!: Types.ObjectId;
+
+  @Prop({ required: true })
+  storageKey!: string;
+
+  @Prop({ type: String, required: true })
+  kind!: ContentKind;
+
+  @Prop({ required: true })
+  contentType!: string;
+
+  @Prop()
+  title?: string;
+
+  /** Set to false to hide the item (takedowns); absent means visible. */
+  @Prop()
+  visible?: boolean;
+
+  @Prop()
+  jobId?: string;
+
+  @Prop({ required: true, default: () => new Date() })
+  createdAt!: Date;
+}
+
+export const ContentItemSchema = SchemaFactory.createForClass(ContentItem);
+
+/** A bulk inpaint batch in a folder: its title (or 'STATUS: ...' line) and size. */
+@Schema({ collection: 'inpaint_batches', versionKey: false })
+export class InpaintBatch {
+  @Prop({ type: Types.ObjectId, required: true, index: true })
+  owner!: Types.ObjectId;
+
+  @Prop({ type: Types.ObjectId, required: true, index: true })
+  folder!: Types.ObjectId;
+
+  @Prop({ required: true })
+  title!: string;
+
+  @Prop({ required: true, min: 1 })
+  amount!: number;
+
+  @Prop({ required: true, default: () => new Date() })
+  createdAt!: Date;
+}
+
+export const InpaintBatchSchema = SchemaFactory.createForClass(InpaintBatch);

@@ -1,0 +1,72 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ContentMessages } from '@studio/contracts';
+import { ok } from '../../common/api-response';
+import { CurrentUser } from '../auth/auth.decorators';
+import type { AuthUser } from '../auth/auth-user';
+import { DownloadContentDto, RenameFolderDto } from './folders.dto';
+import { FoldersService } from './folders.service';
+
+@ApiTags('folders')
+@ApiNotFoundResponse({ description: "Not found, or not the caller's" })
+@Controller()
+export class ContentController {
+  constructor(private readonly folders: FoldersService) {}
+
+  @Get('getBulkInpaints/:id')
+  @ApiOperation({ summary: "A folder's inpaint entries and items (owner only)" })
+  @ApiOkResponse({ description: '{message, content: {inpaint: [...], inpaints: [...]}}' })
+  async contents(@CurrentUser() user: AuthUser, @Param('id') id: string) {
+    return ok(await this.folders.contents(user, id));
+  }
+
+  @Patch('folders/:id')
+  @ApiOperation({ summary: 'Rename a folder' })
+  async rename(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() dto: RenameFolderDto) {
+    return ok(await this.folders.rename(user, id, dto.title));
+  }
+
+  @Delete('folders/:id')
+  @ApiOperation({ summary: 'Delete an empty folder (409 when it has content)' })
+  async removeFolder(@CurrentUser() user: AuthUser, @Param('id') id: string) {
+    await this.folders.remove(user, id);
+    return ok(ContentMessages.deleted);
+  }
+
+  @Get('deleteGen/:itemId')
+  @ApiOperation({ summary: "Delete an item (the spec's GET form; same as DELETE /api/content/{itemId})" })
+  @ApiOkResponse({ description: "{message: 'success', content: 'Deleted!'}" })
+  async deleteGen(@CurrentUser() user: AuthUser, @Param('itemId') itemId: string) {
+    await this.folders.deleteItem(user, itemId);
+    return ok(ContentMessages.deleted);
+  }
+
+  @Delete('content/:itemId')
+  @ApiOperation({ summary: 'Delete an item and its file' })
+  async deleteItem(@CurrentUser() user: AuthUser, @Param('itemId') itemId: string) {
+    await this.folders.deleteItem(user, itemId);
+    return ok(ContentMessages.deleted);
+  }
+
+  @Get('content/:file')
+  @ApiOperation({ summary: "An item's file, inline (owner only); `file` is `<itemId>.<ext>`" })
+  async serve(@CurrentUser() user: AuthUser, @Param('file') file: string, @Res() res: Response) {
+    const object = await this.folders.serve(user, file.split('.')[0]);
+    res.setHeader('Content-Type', object.contentType);
+    res.setHeader('Content-Length', String(object.size));
+    res.setHeader('Cache-Control', 'private, max-age=3600');
+    object.stream.pipe(res);
+  }
+
+  @Post('downloadContent')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Download one of your items as an attachment named after its title' })
+  async download(@CurrentUser() user: AuthUser, @Body() dto: DownloadContentDto, @Res() res: Response) {
+    const object = await this.folders.download(user, dto.url, dto.title);
+    res.attachment(object.filename);
+    res.setHeader('Content-Type', object.contentType);
+    res.setHeader('Content-Length', String(object.size));
+    object.stream.pipe(res);
+  }
+}

@@ -1,0 +1,161 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { ContentMessages, type ContentItem, type LogEntry } from '@studio/contracts';
+import { eventually, signIn, uniqueName } from '../../../test/clients';
+import { startTestApp, type TestApp } from '../../../test/test-app';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import type { AuthUser } from '../auth/auth-user';
+import { FoldersService } from './folders.service';
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+const MP4 = Buffer.from('000000186674797069736f6d', 'hex');
+
+describe('folder contents and downloads (ownership)', () => {
+  let t: TestApp;
+  const adminName = uniqueName('boss');
+  let owner: Awaited<ReturnType<typeof signIn>>;
+  let stranger: Awaited<ReturnType<typeof signIn>>;
+  let folderId: string;
+  let portrait: ContentItem;
+  let untitled: ContentItem;
+  let video: ContentItem;
+
+  const authUser = async (username: string): Promise<AuthUser> => {
+    const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
+    return { id: account.id, username: account.username, role: account.role };
+  };
+  const fileOf = (item: ContentItem, ownerId: string) => {
+    const dir = join(t.config.STORAGE_DIR, ownerId);
+    return { dir, item };
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ ADMIN_USERNAME: adminName, ADMIN_PASSWORD: 'admin-password-1' });
+    owner = await signIn(t, uniqueName('owner'));
+    stranger = await signIn(t, uniqueName('stranger'));
+    folderId = (await owner.agent.post('/api/makeFolder').send({ author: owner.username, title: 'Model #1' }))
+      .body.content._id;
+    const folders = t.app.get(FoldersService);
+    const me = await authUser(owner.username);
+    portrait = await folders.addItem(me, folderId, {
+      data: PNG,
+      kind: 'image',
+      contentType: 'image/png',
+      title: 'Portrait',
+    });
+    untitled = await folders.addItem(me, folderId, { data: PNG, kind: 'image', contentType: 'image/png' });
+    video = await folders.addItem(me, folderId, { data: MP4, kind: 'video', contentType: 'video/mp4' });
+  });
+  afterAll(() => t.close());
+
+  it("lists the owner's folder contents, and 404s everyone else", async () => {
+    const res = await owner.agent.get(`/api/getBulkInpaints/${folderId}`);
+    expect(res.status).toBe(200);
+    expect(res.body.content.inpaint).toEqual([]);
+    expect(res.body.content.inpaints.map((i: ContentItem) => i._id).sort()).toEqual(
+      [portrait._id, untitled._id, video._id].sort(),
+    );
+    expect(video.url).toMatch(/^\/api\/content\/[a-f0-9]{24}\.mp4$/);
+
+    expect((await stranger.agent.get(`/api/getBulkInpaints/${folderId}`)).status).toBe(404);
+    expect((await stranger.agent.get('/api/getBulkInpaints/not-an-id')).status).toBe(404);
+    expect((await request(t.url).get(`/api/getBulkInpaints/${folderId}`)).status).toBe(401);
+
+    const profile = await owner.agent.get(`/api/getProfile/${owner.username}`);
+    expect(profile.body.content.folders).toEqual([{ _id: folderId, title: 'Model #1', amount: 3 }]);
+  });
+
+  it('serves files to their owner only', async () => {
+    const mine = await owner.agent.get(portrait.url).buffer(true);
+    expect(mine.status).toBe(200);
+    expect(mine.headers['content-type']).toBe('image/png');
+    expect(Buffer.compare(mine.body as Buffer, PNG)).toBe(0);
+    expect((await stranger.agent.get(portrait.url)).status).toBe(404);
+  });
+
+  it('downloads as an attachment named after the title, or Content / Swapped Video', async () => {
+    const named = await owner.agent
+      .post('/api/downloadContent')
+      .send({ url: portrait.url, title: 'Portrait' })
+      .buffer(true);
+    expect(named.status).toBe(200);
+    expect(named.headers['content-disposition']).toBe('attachment; filename="Portrait.png"');
+    const plain = await owner.agent.post('/api/downloadContent').send({ url: untitled.url });
+    expect(plain.headers['content-disposition']).toBe('attachment; filename="Content.png"');
+    const clip = await owner.agent.post('/api/downloadContent').send({ url: video.url });
+    expect(clip.headers['content-disposition']).toBe('attachment; filename="Swapped Video.mp4"');
+  });
+
+  it('refuses another user, path traversal and any outside address with 404', async () => {
+    const refused = [
+      { who: stranger, url: portrait.url },
+      { who: owner, url: '/api/content/../../../etc/passwd' },
+      { who: owner, url: `/api/content/${portrait._id}.png/../../x` },
+      { who: owner, url: 'http://169.254.169.254/latest/meta-data/' },
+      { who: owner, url: `http://example.com${portrait.url}` },
+      { who: owner, url: 'file:///etc/passwd' },
+    ];
+    for (const { who, url } of refused) {
+      const res = await who.agent.post('/api/downloadContent').send({ url });
+      expect({ url, status: res.status, content: res.body.content }).toEqual({
+        url,
+        status: 404,
+        content: ContentMessages.itemNotFound,
+      });
+    }
+  });
+
+  it("deletes only the owner's items, removing the file from storage", async () => {
+    const me = await authUser(owner.username);
+    const doomed = await t.app
+      .get(FoldersService)
+      .addItem(me, folderId, { data: PNG, kind: 'image', contentType: 'image/png', title: 'Doomed' });
+    const { dir } = fileOf(doomed, me.id);
+    const filesBefore = readdirSync(dir).length;
+
+    expect((await stranger.agent.get(`/api/deleteGen/${doomed._id}`)).status).toBe(404);
+    expect((await stranger.agent.delete(`/api/content/${doomed._id}`)).status).toBe(404);
+    expect((await owner.agent.get(doomed.url)).status).toBe(200);
+
+    const res = await owner.agent.get(`/api/deleteGen/${doomed._id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.content).toBe('Deleted!');
+    expect(readdirSync(dir).length).toBe(filesBefore - 1);
+    expect((await owner.agent.get(doomed.url)).status).toBe(404);
+    expect((await owner.agent.get(`/api/deleteGen/${doomed._id}`)).status).toBe(404);
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('renames and deletes folders of the owner only; a folder with content stays', async () => {
+    expect((await stranger.agent.patch(`/api/folders/${folderId}`).send({ title: 'Mine' })).status).toBe(404);
+    expect((await stranger.agent.delete(`/api/folders/${folderId}`)).status).toBe(404);
+    const renamed = await owner.agent.patch(`/api/folders/${folderId}`).send({ title: '  Model #2 ' });
+    expect(renamed.body.content).toEqual({ _id: folderId, title: 'Model #2', amount: 3 });
+    const full = await owner.agent.delete(`/api/folders/${folderId}`);
+    expect(full.status).toBe(409);
+    expect(full.body.content).toBe(ContentMessages.folderNotEmpty);
+
+    const empty = (await owner.agent.post('/api/makeFolder').send({ title: 'Empty' })).body.content._id;
+    expect((await owner.agent.delete(`/api/folders/${empty}`)).status).toBe(200);
+    expect((await owner.agent.get(`/api/getBulkInpaints/${empty}`)).status).toBe(404);
+  });
+
+  it('records folder creation, downloads and deletions in the activity log', async () => {
+    const admin = await signIn(t, adminName, 'admin-password-1');
+    await eventually(async () => {
+      const logs: LogEntry[] = (await admin.agent.get('/api/getlogs')).body.content;
+      const mine = logs
+        .filter((e) => e.author?.username === owner.username && e.category === 'Folders')
+        .map((e) => e.message);
+      expect(mine).toEqual(
+        expect.arrayContaining([
+          'Created folder Model #1.',
+          'Downloaded Portrait.',
+          'Deleted Doomed.',
+          'Deleted folder Empty.',
+        ]),
+      );
+    });
+  });
+});

@@ -1,0 +1,43 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AppConfig } from '../../config/app-config';
+import { LocalDiskStorage } from './local-disk.storage';
+import { isValidStorageKey, newStorageKey } from './storage.port';
+
+describe('LocalDiskStorage', () => {
+  let dir: string;
+  let storage: LocalDiskStorage;
+  const owner = '0123456789abcdef01234567';
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'storage-'));
+    storage = new LocalDiskStorage({ STORAGE_DIR: dir } as AppConfig);
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('stores, reads and deletes under generated keys', async () => {
+    const key = newStorageKey(owner, 'png');
+    await storage.put(key, Buffer.from('image bytes'));
+    expect(await readFile(join(dir, key), 'utf8')).toBe('image bytes');
+    const object = await storage.get(key);
+    expect(object?.size).toBe(11);
+    object?.stream.destroy();
+    await storage.delete(key);
+    expect(await storage.get(key)).toBeNull();
+    await expect(storage.delete(key)).resolves.toBeUndefined();
+  });
+
+  it('refuses keys it did not make, traversal above all', async () => {
+    for (const key of [
+      '../etc/passwd',
+      '/etc/passwd',
+      `${owner}/../../x.png`,
+      `${owner}/a.png`,
+      'http://evil/x.png',
+    ]) {
+      expect(isValidStorageKey(key)).toBe(false);
+      await expect(storage.get(key)).rejects.toThrow(/invalid storage key/);
+    }
+  });
+});

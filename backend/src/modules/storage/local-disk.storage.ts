@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { isValidStorageKey, StoragePort, type StoredObject } from './storage.port';
+
+/** Content files on the local disk, under STORAGE_DIR. */
+@Injectable()
+export class LocalDiskStorage extends StoragePort {
+  private readonly root: string;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    super();
+    this.root = resolve(config.STORAGE_DIR);
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, data, { flag: 'wx' });
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    const path = this.pathOf(key);
+    try {
+      const info = await stat(path);
+      return { stream: createReadStream(path), size: info.size };
+    } catch {
+      return null;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await stat(this.pathOf(key));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The file of a key, refusing anything that is not a key we made or that leaves the root. */
+  private pathOf(key: string): string {
+    if (!isValidStorageKey(key)) throw new Error(`invalid storage key: ${key}`);
+    const path = resolve(join(this.root, key));
+    if (!path.startsWith(this.root + sep)) throw new Error(`storage key escapes the root: ${key}`);
+    return path;
+  }
+}

@@ -1,0 +1,51 @@
+/** Folders and their content (spec sections 2 and 3): shapes shared by the API and the screens. */
+
+export type ContentKind = 'image' | 'video';
+
+/** An item of generated content. `url` names it for this API only; it is never fetched from elsewhere. */
+export interface ContentItem {
+  _id: string;
+  url: string;
+  title?: string;
+  kind: ContentKind;
+  /** Present (false) when the item is hidden; the spec's screen hides items with the flag defined. */
+  visible?: boolean;
+  createdAt: string;
+  jobId?: string;
+}
+
+/** An inpaint batch entry: a title and how many images it makes; 'STATUS: ...' while processing. */
+export interface InpaintEntry {
+  _id: string;
+  title: string;
+  amount: number;
+}
+
+export interface FolderContents {
+  inpaint: InpaintEntry[];
+  inpaints: ContentItem[];
+}
+
+export interface DownloadRequest {
+  url: string;
+  title?: string;
+}
+
+export const ContentMessages = {
+  deleted: 'Deleted!',
+  itemNotFound: 'Item not found',
+  folderNotFound: 'Folder not found',
+  folderNotEmpty: 'Only an empty folder can be deleted',
+  noInpaints: 'No inpaints found.',
+  processing: 'Please wait, we are processing your request.',
+  noTitle: 'No Title',
+} as const;
+
+/** Download names when an item has no title (spec section 7). */
+export const DEFAULT_DOWNLOAD_NAME = { image: 'Content', video: 'Swapped Video' } as const;
+
+/**
+ * The API path that serves an item to its owner. It ends in the file's extension because the
+ * spec's screens tell a video by `.mp4` in the url.
+ */
+export const contentUrl = (itemId: string, extension: string) => `/api/content/${itemId}.${extension}`;
