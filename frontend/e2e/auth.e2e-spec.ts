@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { uniqueName } from '../../backend/test/clients';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import { LedgerService } from '../../backend/src/modules/billing/ledger.service';
-import { FRONTEND_DIST, launchBrowser, screenshot, toast } from './browser';
+import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
 
 describe('accounts in the browser', () => {
   let t: TestApp;
@@ -27,13 +27,7 @@ describe('accounts in the browser', () => {
   });
   afterEach(() => context.close());
 
-  async function logIn(username: string, password: string) {
-    await page.goto(`${t.url}/login`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Log In' }).click();
-    await toast(page, 'Logged in!').waitFor();
-  }
+  const logIn = (username: string, password: string) => logInAs(page, t.url, username, password);
 
   it('registers, logs in, sees profile and a live balance, logs out', async () => {
     const username = uniqueName('eve');
@@ -89,6 +83,9 @@ describe('accounts in the browser', () => {
     await page.getByTestId('account-menu').click();
     expect(await page.getByRole('menuitem', { name: 'Logs' }).count()).toBe(0);
     await page.getByRole('menuitem', { name: 'Log out' }).click();
+    // Logged out: the menu button no longer carries the name (and the dropdown has closed).
+    await page.getByTestId('account-menu').filter({ hasNotText: username }).waitFor();
+    await page.getByRole('menu').waitFor({ state: 'hidden' });
     await page.getByTestId('account-menu').click();
     await page.getByRole('menuitem', { name: 'Log in' }).waitFor();
     expect(await page.evaluate(() => localStorage.getItem('account'))).toBeNull();

@@ -4,7 +4,7 @@ import { register, uniqueName, PASSWORD } from '../../backend/test/clients';
 import { signedEvent, stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
-import { FRONTEND_DIST, launchBrowser, screenshot, toast } from './browser';
+import { FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
 
 describe('buying coins in the browser', () => {
   let t: TestApp;
@@ -30,11 +30,7 @@ describe('buying coins in the browser', () => {
     await page.route('https://checkout.stripe.com/**', (route) =>
       route.fulfill({ contentType: 'text/html', body: '<h1>Stripe Checkout</h1>' }),
     );
-    await page.goto(`${t.url}/login`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log In' }).click();
-    await toast(page, 'Logged in!').waitFor();
+    await logInAs(page, t.url, username, PASSWORD);
   });
   afterEach(() => context.close());
 

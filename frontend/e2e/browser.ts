@@ -33,3 +33,26 @@ export function toast(page: Page, text: string) {
 }
 
 export const FRONTEND_DIST = join(__dirname, '../dist');
+
+/** Logs in through the login screen and waits for the confirmation toast. */
+export async function logInAs(
+  page: Page,
+  baseUrl: string,
+  username: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log In' }).click();
+  await toast(page, 'Logged in!').waitFor();
+  await dismissToasts(page);
+}
+
+/** Closes the open toasts: they sit over the header's top-right corner for 5 s. */
+export async function dismissToasts(page: Page): Promise<void> {
+  for (const close of await page.locator('.ant-notification-notice-close').all()) {
+    await close.click().catch(() => undefined);
+  }
+  await page.locator('.ant-notification-notice').first().waitFor({ state: 'detached' });
+}

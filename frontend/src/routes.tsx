@@ -1,5 +1,6 @@
 import type { RouteObject } from 'react-router-dom';
 import { AppLayout } from './layout/AppLayout';
+import { FolderContentsPage } from './pages/FolderContents/FolderContentsPage';
 import { HomePage } from './pages/Home/HomePage';
 import { LoginPage } from './pages/Login/LoginPage';
 import { NotFoundPage } from './pages/NotFound/NotFoundPage';
@@ -25,6 +26,7 @@ export const routes: RouteObject[] = [
       { path: 'profile/refill', element: <RefillPage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
+      { path: 'profile/bulkinpaints/:id', element: <FolderContentsPage /> },
       { path: 'stripe/:status', element: <StripeResultPage /> },
       { path: 'stripe/:status/:session', element: <StripeResultPage /> },
       { path: 'patreon', element: <PatreonPage /> },

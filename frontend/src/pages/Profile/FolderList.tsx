@@ -1,13 +1,14 @@
 import { FolderOutlined } from '@ant-design/icons';
 import type { FolderSummary } from '@studio/contracts';
 import { Card, Empty, List, Typography } from 'antd';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { Paths } from '../../paths';
 
 /** The owner's folders, each leading to its contents. */
-export function FolderList({ folders }: { folders: FolderSummary[] }) {
+export function FolderList({ folders, extra }: { folders: FolderSummary[]; extra?: ReactNode }) {
   return (
-    <Card title="Folders">
+    <Card title="Folders" extra={extra}>
       <List
         dataSource={folders}
         locale={{ emptyText: <Empty description="No folders yet." /> }}
@@ -16,7 +17,9 @@ export function FolderList({ folders }: { folders: FolderSummary[] }) {
             <Link to={Paths.bulkInpaints(folder._id)}>
               <FolderOutlined /> {folder.title}
             </Link>
-            <Typography.Text type="secondary">{folder.amount}</Typography.Text>
+            <Typography.Text type="secondary" data-testid="folder-amount">
+              {folder.amount}
+            </Typography.Text>
           </List.Item>
         )}
       />

@@ -4,6 +4,7 @@ import { useEffect } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { Paths } from '../../paths';
 import { useSession } from '../../session/useSession';
+import { CreateFolderButton } from './CreateFolderButton';
 import { FolderList } from './FolderList';
 import { ProfileBadge } from './ProfileBadge';
 import { useProfile } from './useProfile';
@@ -29,11 +30,11 @@ export function ProfilePage() {
     case 'failed':
       return <Result status="warning" title={state.text} extra={<HomeButton />} />;
     case 'ready':
-      return <ProfileView profile={state.profile} />;
+      return <ProfileView profile={state.profile} onFoldersChanged={state.reload} />;
   }
 }
 
-function ProfileView({ profile }: { profile: ProfileContent }) {
+function ProfileView({ profile, onFoldersChanged }: { profile: ProfileContent; onFoldersChanged(): void }) {
   const navigate = useNavigate();
   return (
     <Space direction="vertical" size="large" style={{ width: '100%' }}>
@@ -46,7 +47,9 @@ function ProfileView({ profile }: { profile: ProfileContent }) {
         </Space>
         {profile.own && <Button onClick={() => navigate(Paths.inpaints(profile.username))}>Inpaints</Button>}
       </Flex>
-      {profile.own && <FolderList folders={profile.folders} />}
+      {profile.own && (
+        <FolderList folders={profile.folders} extra={<CreateFolderButton onCreated={onFoldersChanged} />} />
+      )}
     </Space>
   );
 }

@@ -10,14 +10,16 @@ export type ProfileState =
   | { status: 'failed'; text: string };
 
 /** Loads GET /api/getProfile/{name}; the own profile also refreshes the header balance. */
-export function useProfile(name: string | null): ProfileState {
+export function useProfile(name: string | null): ProfileState & { reload(): void } {
   const { setBalance } = useSession();
   const [state, setState] = useState<ProfileState>({ status: 'loading' });
+  const [version, setVersion] = useState(0);
 
   useEffect(() => {
     if (!name) return;
     let current = true;
-    setState({ status: 'loading' });
+    // A reload keeps the current screen until the new answer arrives.
+    if (version === 0) setState({ status: 'loading' });
     void apiGet<ProfileContent>(`/getProfile/${encodeURIComponent(name)}`).then((result) => {
       if (!current) return;
       if (result.status === 200 && result.body) {
@@ -33,7 +35,7 @@ export function useProfile(name: string | null): ProfileState {
     return () => {
       current = false;
     };
-  }, [name, setBalance]);
+  }, [name, setBalance, version]);
 
-  return state;
+  return { ...state, reload: () => setVersion((v) => v + 1) };
 }

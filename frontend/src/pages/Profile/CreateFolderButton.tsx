@@ -1,0 +1,77 @@
+import { PlusOutlined } from '@ant-design/icons';
+import { FOLDER_TITLE_MAX, Messages } from '@studio/contracts';
+import { Button, Input, Modal, Typography } from 'antd';
+import { useState } from 'react';
+import { apiPost, errorText } from '../../api/client';
+import { useSession } from '../../session/useSession';
+import { useToast } from '../../ui/toast';
+
+/** 'Create Folder' and its 'Create new folder' modal (spec section 2). */
+export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
+  const { account } = useSession();
+  const toast = useToast();
+  const [open, setOpen] = useState(false);
+  const [title, setTitle] = useState('');
+  const [missing, setMissing] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const close = () => {
+    setOpen(false);
+    setTitle('');
+    setMissing(false);
+  };
+
+  const create = async () => {
+    if (!title.trim()) {
+      setMissing(true);
+      toast.error(Messages.folderNameRequired);
+      return;
+    }
+    setBusy(true);
+    const result = await apiPost('/makeFolder', { author: account, title: title.trim() });
+    setBusy(false);
+    if (!result.ok) {
+      toast.error(errorText(result));
+      return;
+    }
+    close();
+    onCreated();
+  };
+
+  return (
+    <>
+      <Button type="primary" icon={<PlusOutlined />} onClick={() => setOpen(true)}>
+        Create Folder
+      </Button>
+      <Modal
+        title="Create new folder"
+        open={open}
+        onCancel={close}
+        footer={[
+          <Button key="cancel" onClick={close}>
+            Cancel
+          </Button>,
+          <Button key="create" type="primary" loading={busy} onClick={create}>
+            Create Folder
+          </Button>,
+        ]}
+      >
+        <label htmlFor="folder-name">Folder Name</label>
+        <Input
+          id="folder-name"
+          placeholder="Model #1..."
+          maxLength={FOLDER_TITLE_MAX}
+          value={title}
+          status={missing ? 'error' : undefined}
+          onChange={(e) => {
+            setTitle(e.target.value);
+            setMissing(false);
+          }}
+          onPressEnter={create}
+          autoFocus
+        />
+        {missing && <Typography.Text type="danger">{Messages.folderNameRequired}</Typography.Text>}
+      </Modal>
+    </>
+  );
+}
