@@ -64,6 +64,26 @@ start_stripe_mock() {
   log "stripe-mock on 127.0.0.1:$port"
 }
 
+# moto's S3-compatible server (from PyPI, in a venv of the project) for the S3 storage tests.
+MOTO_VERSION=5.2.5
+ensure_moto() {
+  local venv="$ROOT/.tools/moto"
+  if [ -x "$venv/bin/moto_server" ] && [ -f "$venv/.moto-$MOTO_VERSION" ]; then return 0; fi
+  log "installing moto $MOTO_VERSION (S3-compatible test server, first run only)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "moto[server]==$MOTO_VERSION"
+  touch "$venv/.moto-$MOTO_VERSION"
+}
+
+start_moto() {
+  local port="$1"
+  if port_in_use "$port"; then log "port $port is taken; set TEST_S3_PORT"; return 1; fi
+  "$ROOT/.tools/moto/bin/moto_server" -H 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+  SERVICE_PIDS+=($!)
+  wait_for_port "$port" moto
+  log "moto (S3 API) on 127.0.0.1:$port"
+}
+
 wait_for_port() {
   local port="$1" name="$2" tries=0
   until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do

@@ -9,6 +9,7 @@ ensure_apt_packages redis-server chromium ffmpeg docker-compose
 ensure_npm_dependencies
 ensure_ferretdb
 ensure_stripe_mock
+ensure_moto
 
 log "building contracts and frontend"
 npm run build --silent -w @studio/contracts
@@ -27,6 +28,9 @@ start_redis "$redis_port" "$TEST_DATA/redis"
 stripe_port="${TEST_STRIPE_PORT:-12111}"
 start_stripe_mock "$stripe_port"
 export TEST_STRIPE_API_URL="http://127.0.0.1:$stripe_port"
+s3_port="${TEST_S3_PORT:-12190}"
+start_moto "$s3_port"
+export TEST_S3_ENDPOINT="http://127.0.0.1:$s3_port"
 export TEST_MONGODB_URL="mongodb://127.0.0.1:$mongo_port"
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
 export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"

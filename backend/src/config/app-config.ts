@@ -35,8 +35,17 @@ export const configSchema = z
     PASSWORD_SCRYPT_LOG_N: z.coerce.number().int().min(10).max(20).default(17),
     /** Attempts per minute per client address on login and register. */
     AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+    /** Content files: on the local disk (default) or in an S3-API bucket. */
+    STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
     /** Where the local-disk storage keeps content files. */
     STORAGE_DIR: z.string().min(1).default('.data/storage'),
+    S3_BUCKET: z.string().min(3).optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    /** Another S3-API address (MinIO, R2 ...); unset for AWS. */
+    S3_ENDPOINT: z.string().url().optional(),
+    S3_FORCE_PATH_STYLE: bool.default('false'),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     /** Public address of the site, for links that leave it (Stripe return pages). */
     PUBLIC_URL: z.string().url().optional(),
     /** Stripe: without a secret key the app runs and says payments are not configured. */
@@ -71,6 +80,13 @@ export const configSchema = z
         code: z.ZodIssueCode.custom,
         path: ['STRIPE_WEBHOOK_SECRET'],
         message: 'is required when STRIPE_SECRET_KEY is set (purchases are credited by the webhook)',
+      });
+    }
+    if (cfg.STORAGE_DRIVER === 's3' && !cfg.S3_BUCKET) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['S3_BUCKET'],
+        message: 'is required when STORAGE_DRIVER=s3',
       });
     }
     if (cfg.ADMIN_PASSWORD && !cfg.ADMIN_USERNAME) {
