@@ -32,3 +32,6 @@ export function createValidationPipe(): ValidationPipe {
     },
   });
 }
+
+/** class-transformer helper: trims text fields before they are validated. */
+export const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);

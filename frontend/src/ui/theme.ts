@@ -6,6 +6,7 @@ export const HEADER_BG = '#15112b';
 export const appTheme: ThemeConfig = {
   token: {
     colorPrimary: BRAND_COLOR,
+    colorLink: BRAND_COLOR,
     borderRadius: 8,
     fontSize: 15,
   },

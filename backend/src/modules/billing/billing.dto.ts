@@ -13,8 +13,7 @@ import {
   NotEquals,
 } from 'class-validator';
 import { CREDIT_AMOUNT_MAX, HISTORY_PAGE_SIZE, Messages, REASON_MAX } from '@studio/contracts';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { trimmed } from '../../common/validation';
 
 export class CheckoutDto {
   @ApiProperty({ example: 'coins-200' })
@@ -71,7 +70,7 @@ class CreditChangeDto {
   username!: string;
 
   @ApiProperty({ example: 'Inpainting outage on 2026-11-20', maxLength: REASON_MAX })
-  @Transform(trim)
+  @Transform(trimmed)
   @IsNotEmpty({ message: 'A reason is required' })
   @IsString({ message: 'reason must be text' })
   @MaxLength(REASON_MAX, { message: `reason must be at most ${REASON_MAX} characters` })
@@ -125,7 +124,7 @@ export class BulkReimburseDto {
   to!: string;
 
   @ApiProperty({ example: 'Face swap outage' })
-  @Transform(trim)
+  @Transform(trimmed)
   @IsNotEmpty({ message: 'A reason is required' })
   @IsString({ message: 'reason must be text' })
   @MaxLength(REASON_MAX)

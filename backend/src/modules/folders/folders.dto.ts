@@ -1,7 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { FOLDER_TITLE_MAX, Messages } from '@studio/contracts';
+import { trimmed } from '../../common/validation';
 
 export class MakeFolderDto {
   @ApiPropertyOptional({ description: "The spec's client sends its user name; it must be the session's" })
@@ -10,21 +11,15 @@ export class MakeFolderDto {
   author?: string;
 
   @ApiProperty({ example: 'Model #1', maxLength: FOLDER_TITLE_MAX })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(trimmed)
   @IsNotEmpty({ message: Messages.folderNameRequired })
   @IsString({ message: 'title must be text' })
   @MaxLength(FOLDER_TITLE_MAX, { message: `Folder name must be at most ${FOLDER_TITLE_MAX} characters` })
   title!: string;
 }
 
-export class RenameFolderDto {
-  @ApiProperty({ example: 'Model #2', maxLength: FOLDER_TITLE_MAX })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
-  @IsNotEmpty({ message: Messages.folderNameRequired })
-  @IsString({ message: 'title must be text' })
-  @MaxLength(FOLDER_TITLE_MAX, { message: `Folder name must be at most ${FOLDER_TITLE_MAX} characters` })
-  title!: string;
-}
+/** Renaming takes the same title rules as creating. */
+export class RenameFolderDto extends PickType(MakeFolderDto, ['title'] as const) {}
 
 export class DownloadContentDto {
   @ApiProperty({
