@@ -1,4 +1,4 @@
-import { clampPacks, creditsToDollars, quotePacks, videoSwapCost } from './pricing';
+import { clampPacks, creditsToDollars, quotePacks, quoteTool, videoSwapCost } from './pricing';
 
 describe('pricing', () => {
   it('clamps pack counts to whole numbers within 1..50', () => {
@@ -28,5 +28,18 @@ describe('pricing', () => {
     expect(videoSwapCost(0.05)).toBe(1);
     expect(videoSwapCost(29.9)).toBe(150);
     expect(videoSwapCost(30)).toBe(150);
+  });
+});
+
+describe('quoteTool', () => {
+  it('prices each tool from the one table', () => {
+    expect(quoteTool('inpaint', 5)).toBe(5);
+    expect(quoteTool('clone', 3)).toBe(3);
+    expect(quoteTool('superResolution', 1)).toBe(2);
+    expect(quoteTool('faceSwapVideo', 1.21)).toBe(7);
+  });
+  it('charges nothing for nothing', () => {
+    expect(quoteTool('inpaint', 0)).toBe(0);
+    expect(quoteTool('clone', Number.NaN)).toBe(0);
   });
 });

@@ -50,3 +50,28 @@ export function videoSwapCost(durationSeconds: number): number {
   const steps = Math.ceil(Number((durationSeconds / VIDEO_STEP_SECONDS).toFixed(6)));
   return Math.floor(VIDEO_CREDITS_PER_SECOND * VIDEO_STEP_SECONDS * steps);
 }
+
+/**
+ * Credits per unit of each tool: the one price table. The spec fixes inpainting at one credit per
+ * output image and the video swap formula; the others are our choice, kept in line with them.
+ */
+export const TOOL_PRICES = {
+  /** per generated image */
+  generate: 1,
+  /** per output image (spec section 9) */
+  inpaint: 1,
+  /** per noise-altered copy (the spec's clone screen checks amount against the balance) */
+  clone: 1,
+  /** per upscaled image (heavier than a clone) */
+  superResolution: 2,
+  /** per swapped image */
+  faceSwap: 1,
+} as const;
+export type PricedTool = keyof typeof TOOL_PRICES | 'faceSwapVideo';
+
+/** What a request costs before anything is queued. `units` is images, or seconds for video. */
+export function quoteTool(tool: PricedTool, units: number): number {
+  if (!Number.isFinite(units) || units <= 0) return 0;
+  if (tool === 'faceSwapVideo') return videoSwapCost(units);
+  return TOOL_PRICES[tool] * Math.ceil(units);
+}

@@ -7,6 +7,8 @@ import {
   type CreditHistoryEntry,
   type LedgerKind,
   type Page,
+  type PricedTool,
+  quoteTool,
 } from '@studio/contracts';
 import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.repository';
 import { DomainEventBus } from '../events/domain-event-bus';
@@ -68,6 +70,11 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   // ---- operations -------------------------------------------------------------------------
+
+  /** The price of a request (one table in libs/contracts), asked before reserving. */
+  quote(tool: PricedTool, units: number): number {
+    return quoteTool(tool, units);
+  }
 
   /** Atomic check-and-deduct. Fails (ok: false) without changing anything when funds are short. */
   async reserve(
