@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ContentMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { CurrentUser } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
+import { SameOriginGuard } from '../auth/same-origin.guard';
 import { DownloadContentDto, RenameFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
 
@@ -35,6 +36,7 @@ export class ContentController {
   }
 
   @Get('deleteGen/:itemId')
+  @UseGuards(SameOriginGuard)
   @ApiOperation({ summary: "Delete an item (the spec's GET form; same as DELETE /api/content/{itemId})" })
   @ApiOkResponse({ description: "{message: 'success', content: 'Deleted!'}" })
   async deleteGen(@CurrentUser() user: AuthUser, @Param('itemId') itemId: string) {

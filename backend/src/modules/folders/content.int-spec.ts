@@ -115,10 +115,15 @@ describe('folder contents and downloads (ownership)', () => {
     const filesBefore = readdirSync(dir).length;
 
     expect((await stranger.agent.get(`/api/deleteGen/${doomed._id}`)).status).toBe(404);
+    // A link on another site (top-level navigation carries Lax cookies) cannot delete.
+    const crossSite = await owner.agent
+      .get(`/api/deleteGen/${doomed._id}`)
+      .set('Sec-Fetch-Site', 'cross-site');
+    expect(crossSite.status).toBe(403);
     expect((await stranger.agent.delete(`/api/content/${doomed._id}`)).status).toBe(404);
     expect((await owner.agent.get(doomed.url)).status).toBe(200);
 
-    const res = await owner.agent.get(`/api/deleteGen/${doomed._id}`);
+    const res = await owner.agent.get(`/api/deleteGen/${doomed._id}`).set('Sec-Fetch-Site', 'same-origin');
     expect(res.status).toBe(200);
     expect(res.body.content).toBe('Deleted!');
     expect(readdirSync(dir).length).toBe(filesBefore - 1);
