@@ -56,9 +56,15 @@ export class AccountsRepository {
 
   /** The current balance: the newest version (0 before the first change). */
   async balanceOf(id: string): Promise<{ version: number; balance: number }> {
-    if (!isValidObjectId(id)) return { version: 0, balance: 0 };
+    return (await this.headOf(id)) ?? { version: 0, balance: 0 };
+  }
+
+  /** The newest balance version, or null when there is no such account. */
+  private async headOf(id: string): Promise<{ version: number; balance: number } | null> {
+    if (!isValidObjectId(id)) return null;
     const account = await this.model.findById(id).select({ balanceHead: 1 }).lean();
-    let version = account?.balanceHead ?? 0;
+    if (!account) return null;
+    let version = account.balanceHead ?? 0;
     let head = version > 0 ? await this.versions.findById(versionId(id, version)).lean() : null;
     // The hint may lag behind (it is written after the version): walk forward to the real head.
     for (;;) {
@@ -88,10 +94,9 @@ export class AccountsRepository {
     delta: number,
     fresh = false,
   ): Promise<BalanceChange> {
-    if (!isValidObjectId(id) || !(await this.model.exists({ _id: id }))) return { status: 'no_account' };
-    const accountId = new Types.ObjectId(id);
     for (let attempt = 0; ; attempt += 1) {
-      const head = await this.balanceOf(id);
+      const head = await this.headOf(id);
+      if (!head) return { status: 'no_account' };
       if (delta < 0 && head.balance < -delta) {
         const applied = fresh ? null : await this.versionOfEntry(entryId);
         return applied
@@ -102,7 +107,7 @@ export class AccountsRepository {
       try {
         await this.versions.create({
           _id: versionId(id, version),
-          accountId,
+          accountId: new Types.ObjectId(id),
           version,
           balance: head.balance + delta,
           entryId,
@@ -121,11 +126,6 @@ export class AccountsRepository {
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
       }
     }
-  }
-
-  async findManyByIds(ids: string[]): Promise<AccountRecord[]> {
-    const rows = await this.model.find({ _id: { $in: ids.filter((id) => isValidObjectId(id)) } }).lean();
-    return rows.map((r) => toRecord(r)!);
   }
 
   async setStripeCustomer(id: string, customerId: string): Promise<void> {

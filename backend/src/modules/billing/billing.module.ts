@@ -4,7 +4,12 @@ import { BillingController } from './billing.controller';
 import { JobLiveness } from './job-liveness';
 import { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
-import { PatreonSecret, PatreonSecretSchema } from './patreon-secret.schema';
+import {
+  PatreonRedemption,
+  PatreonRedemptionSchema,
+  PatreonSecret,
+  PatreonSecretSchema,
+} from './patreon-secret.schema';
 import { PatreonService } from './patreon.service';
 import { PaymentsPort } from './payments.port';
 import { PaymentsService } from './payments.service';
@@ -18,6 +23,7 @@ import { SupportCreditsService } from './support-credits.service';
     MongooseModule.forFeature([
       { name: LedgerEntry.name, schema: LedgerEntrySchema },
       { name: PatreonSecret.name, schema: PatreonSecretSchema },
+      { name: PatreonRedemption.name, schema: PatreonRedemptionSchema },
     ]),
   ],
   controllers: [BillingController, SupportController, AdminCreditsController],

@@ -24,10 +24,6 @@ export class LedgerEntry {
   @Prop({ type: String, required: true })
   _id!: string;
 
-  /** Same as _id, kept as a named field for readers of the collection. */
-  @Prop({ required: true })
-  key!: string;
-
   @Prop({ type: Types.ObjectId, required: true, index: true })
   userId!: Types.ObjectId;
 

@@ -109,7 +109,7 @@ describe('credits ledger (real FerretDB)', () => {
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => ledger.credit(change)));
     expect(outcomes.every((o) => o.ok)).toBe(true);
     expect(await expectConsistent(user.userId)).toBe(400);
-    expect(await entries.countDocuments({ key: change.key })).toBe(1);
+    expect(await entries.countDocuments({ _id: change.key })).toBe(1);
   });
 
   it('never takes a balance below zero', async () => {
@@ -144,7 +144,8 @@ describe('credits ledger (real FerretDB)', () => {
 
   describe('recovery after a crash between two steps', () => {
     const past = new Date(Date.now() - 60 * 60_000);
-    const age = (key: string) => entries.updateOne({ key }, { $set: { createdAt: past, appliedAt: past } });
+    const age = (key: string) =>
+      entries.updateOne({ _id: key }, { $set: { createdAt: past, appliedAt: past } });
 
     it('completes a credit whose intent was recorded but not applied', async () => {
       const user = await newUser(0);
@@ -161,7 +162,7 @@ describe('credits ledger (real FerretDB)', () => {
       await ledger.recordIntent({ key, ...user, kind: 'reservation', amount: -4, reason: 'job' });
       await age(key);
       await ledger.recover();
-      expect((await entries.findOne({ key }).lean())?.state).toBe('rejected');
+      expect((await entries.findById(key).lean())?.state).toBe('rejected');
       expect(await expectConsistent(user.userId)).toBe(10);
     });
 
@@ -179,7 +180,7 @@ describe('credits ledger (real FerretDB)', () => {
       await accounts.applyBalanceChange(user.userId, String(entry._id), -4);
       await age(key);
       await ledger.recover();
-      expect((await entries.findOne({ key }).lean())?.state).toBe('applied');
+      expect((await entries.findById(key).lean())?.state).toBe('applied');
       expect(await expectConsistent(user.userId)).toBe(6);
       await ledger.recover();
       expect(await expectConsistent(user.userId)).toBe(6);
@@ -190,11 +191,14 @@ describe('credits ledger (real FerretDB)', () => {
       const key = `crash-silent-${user.userId}`;
       const entry = await ledger.recordIntent({ key, ...user, kind: 'grant', amount: 3, reason: 'gift' });
       const change = await accounts.applyBalanceChange(user.userId, String(entry._id), 3);
-      await entries.updateOne({ key }, { $set: { state: 'applied', balanceAfter: 13, appliedAt: past } });
+      await entries.updateOne(
+        { _id: key },
+        { $set: { state: 'applied', balanceAfter: 13, appliedAt: past } },
+      );
       expect(change).toEqual({ status: 'applied', balance: 13 });
       const stats = await ledger.recover();
       expect(stats.announced).toBeGreaterThanOrEqual(1);
-      expect((await entries.findOne({ key }).lean())?.announced).toBe(true);
+      expect((await entries.findById(key).lean())?.announced).toBe(true);
       expect(await expectConsistent(user.userId)).toBe(13);
     });
 
@@ -223,7 +227,7 @@ describe('credits ledger (real FerretDB)', () => {
       const key = `crash-nojob-${user.userId}`;
       await ledger.reserve({ key, ...user, amount: 4, reason: 'job', jobId: 'never-recorded', holdMs: -1 });
       await ledger.recover();
-      expect((await entries.findOne({ key }).lean())?.settlement).toBe('refunded');
+      expect((await entries.findById(key).lean())?.settlement).toBe('refunded');
       expect(await expectConsistent(user.userId)).toBe(10);
     });
 
@@ -235,7 +239,7 @@ describe('credits ledger (real FerretDB)', () => {
       try {
         await ledger.reserve({ key, ...user, amount: 4, reason: 'job', jobId: 'alive-job', holdMs: -1 });
         await ledger.recover();
-        expect((await entries.findOne({ key }).lean())?.settlement).toBeUndefined();
+        expect((await entries.findById(key).lean())?.settlement).toBeUndefined();
         expect(await expectConsistent(user.userId)).toBe(6);
       } finally {
         liveness.use(async () => false);

@@ -206,10 +206,11 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
    * tells the caller whether its own insert won.
    */
   async recordIntent(input: LedgerChange, claim: string = randomUUID()): Promise<LedgerEntryDoc> {
+    const { key, ...fields } = input;
     try {
       const created = await this.entries.create({
-        ...input,
-        _id: input.key,
+        ...fields,
+        _id: key,
         userId: new Types.ObjectId(input.userId),
         state: 'pending',
         createdAt: new Date(),
@@ -218,7 +219,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       return created.toObject() as LedgerEntryDoc;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
-      const existing = await this.entries.findById(input.key).lean();
+      const existing = await this.entries.findById(key).lean();
       if (!existing) throw err;
       return existing as LedgerEntryDoc;
     }
@@ -340,8 +341,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
         );
         continue;
       }
-      if ((await this.refund(row.key, 'Credits returned: the job did not run')) > 0) stats.refunded += 1;
-      else await this.markSettled(row.key);
+      if ((await this.refund(row._id, 'Credits returned: the job did not run')) > 0) stats.refunded += 1;
+      else await this.markSettled(row._id);
     }
 
     // Interrupted after step 3 but before the announcement.
@@ -389,12 +390,12 @@ const settleKey = (reservationKey: string) => `settle:${reservationKey}`;
 /** The fields a capture or refund entry takes from the reservation it settles. */
 function settlementOf(reservation: LedgerEntryDoc) {
   return {
-    key: settleKey(reservation.key),
+    key: settleKey(reservation._id),
     userId: String(reservation.userId),
     username: reservation.username,
     jobId: reservation.jobId,
     tool: reservation.tool,
-    reservationKey: reservation.key,
+    reservationKey: reservation._id,
   };
 }
 

@@ -3,10 +3,10 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainEvents, PaymentMessages } from '@studio/contracts';
-import { AccountsRepository } from '../accounts/accounts.repository';
+import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
 import { DomainEventBus } from '../events/domain-event-bus';
-import { PatreonSecret } from './patreon-secret.schema';
+import { PatreonRedemption, PatreonSecret } from './patreon-secret.schema';
 
 const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
@@ -15,6 +15,7 @@ const hashOf = (secret: string) => createHash('sha256').update(secret).digest('h
 export class PatreonService {
   constructor(
     @InjectModel(PatreonSecret.name) private readonly secrets: Model<PatreonSecret>,
+    @InjectModel(PatreonRedemption.name) private readonly redemptions: Model<PatreonRedemption>,
     private readonly accounts: AccountsRepository,
     private readonly events: DomainEventBus,
   ) {}
@@ -23,20 +24,24 @@ export class PatreonService {
     const issued: string[] = [];
     for (let i = 0; i < count; i += 1) {
       const secret = randomBytes(18).toString('base64url');
-      await this.secrets.create({ hash: hashOf(secret), issuedBy: admin.username });
+      await this.secrets.create({ _id: hashOf(secret), issuedBy: admin.username });
       issued.push(secret);
     }
     return issued;
   }
 
-  /** Claims the secret atomically (a used or unknown one changes nothing). */
+  /** Claims the secret once (a used or unknown one changes nothing). */
   async redeem(user: AuthUser, secret: string, claimedUsername?: string): Promise<void> {
     assertActingAs(user, claimedUsername);
-    const claimed = await this.secrets.findOneAndUpdate(
-      { hash: hashOf(secret), usedAt: null },
-      { $set: { usedAt: new Date(), usedBy: user.username } },
-    );
-    if (!claimed) throw new BadRequestException(PaymentMessages.patreonFailed);
+    const hash = hashOf(secret);
+    if (!(await this.secrets.exists({ _id: hash })))
+      throw new BadRequestException(PaymentMessages.patreonFailed);
+    try {
+      await this.redemptions.create({ _id: hash, usedBy: user.username });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw new BadRequestException(PaymentMessages.patreonFailed);
+      throw err;
+    }
     await this.accounts.setVerified(user.id);
     await this.events.publish(DomainEvents.accountVerified, {
       userId: user.id,

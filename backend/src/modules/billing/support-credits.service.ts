@@ -101,18 +101,18 @@ export class SupportCreditsService {
         tool,
         createdAt: { $gte: start, $lt: end },
       })
-      .select({ key: 1, userId: 1, username: 1, amount: 1 })
+      .select({ userId: 1, username: 1, amount: 1 })
       .lean();
     if (captured.length === 0) return [];
     const done = await this.entries
-      .find({ kind: 'reimbursement', reservationKey: { $in: captured.map((c) => c.key) }, state: 'applied' })
+      .find({ kind: 'reimbursement', reservationKey: { $in: captured.map((c) => c._id) }, state: 'applied' })
       .select({ reservationKey: 1 })
       .lean();
     const reimbursed = new Set(done.map((d) => d.reservationKey));
     return captured
-      .filter((c) => !reimbursed.has(c.key))
+      .filter((c) => !reimbursed.has(c._id))
       .map((c) => ({
-        reservationKey: c.key,
+        reservationKey: c._id,
         userId: String(c.userId as Types.ObjectId),
         username: c.username,
         amount: -c.amount,

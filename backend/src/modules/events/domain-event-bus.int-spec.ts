@@ -36,7 +36,6 @@ describe('domain event bus', () => {
       name: 'account.logged_out',
       payload: { userId: '000000000000000000000002', username },
       occurredAt: new Date(Date.now() - 60_000),
-      dispatchedAt: null,
     });
     const relayed = await t.app.get(DomainEventBus).relayStranded();
     expect(relayed).toBeGreaterThanOrEqual(1);

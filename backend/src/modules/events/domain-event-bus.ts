@@ -43,7 +43,6 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
         name,
         payload,
         occurredAt: envelope.occurredAt,
-        dispatchedAt: null,
       });
     } catch (err) {
       if ((err as { code?: number }).code === 11000) return envelope; // already published
@@ -62,7 +61,7 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
   async relayStranded(olderThanMs = RELAY_AFTER_MS): Promise<number> {
     const cutoff = new Date(Date.now() - olderThanMs);
     const stranded = await this.outbox
-      .find({ dispatchedAt: null, occurredAt: { $lte: cutoff } })
+      .find({ occurredAt: { $lte: cutoff } })
       .limit(500)
       .lean();
     for (const row of stranded) {

@@ -2,8 +2,8 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema } from 'mongoose';
 
 /**
- * The outbox: each domain event is written here before it is handed to the queue, so an event
- * whose hand-off was interrupted is found and sent again by the relay.
+ * The outbox: each domain event is written here before it is handed to the queue and deleted once
+ * the queue has it, so a row still here is an interrupted hand-off that the relay sends again.
  */
 @Schema({ collection: 'outbox', versionKey: false })
 export class OutboxEvent {
@@ -18,10 +18,6 @@ export class OutboxEvent {
 
   @Prop({ required: true })
   occurredAt!: Date;
-
-  /** Null while the event still has to be sent (the row is deleted once the queue has it). */
-  @Prop({ type: Date, default: null, index: true })
-  dispatchedAt!: Date | null;
 }
 
 export const OutboxEventSchema = SchemaFactory.createForClass(OutboxEvent);

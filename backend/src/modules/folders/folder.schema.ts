@@ -8,10 +8,6 @@ export class Folder {
 
   @Prop({ required: true })
   title!: string;
-
-  /** Number of items in the folder, kept by the content module as items come and go. */
-  @Prop({ default: 0, min: 0 })
-  amount!: number;
 }
 
 export type FolderDocument = HydratedDocument<Folder>;

@@ -52,7 +52,6 @@ export class FoldersService {
     const folder = await this.folders.create({
       owner: new Types.ObjectId(user.id),
       title: input.title,
-      amount: 0,
     });
     await this.events.publish(DomainEvents.folderCreated, {
       userId: user.id,
@@ -169,7 +168,7 @@ export class FoldersService {
       title: item.title,
     });
     const base = (title || item.title || DEFAULT_DOWNLOAD_NAME[item.kind]).replace(/[\\/\0]/g, '_');
-    const extension = item.storageKey.slice(item.storageKey.lastIndexOf('.'));
+    const extension = `.${extensionOf(item.storageKey)}`;
     return {
       ...object,
       filename: base.endsWith(extension) ? base : `${base}${extension}`,
@@ -203,10 +202,13 @@ export class FoldersService {
   }
 }
 
+/** The file extension of a storage key (keys are made by newStorageKey, so they have one). */
+const extensionOf = (storageKey: string) => storageKey.slice(storageKey.lastIndexOf('.') + 1);
+
 function toItemView(row: ContentItem & { _id: unknown }): ContentItemView {
   const view: ContentItemView = {
     _id: String(row._id),
-    url: contentUrl(String(row._id), row.storageKey.slice(row.storageKey.lastIndexOf('.') + 1)),
+    url: contentUrl(String(row._id), extensionOf(row.storageKey)),
     kind: row.kind,
     createdAt: new Date(row.createdAt).toISOString(),
   };
