@@ -7,7 +7,10 @@ const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }];
 const node = {
   testEnvironment: 'node',
   transform: { '^.+\\.tsx?$': tsJest },
-  moduleNameMapper: { '^@studio/contracts$': '<rootDir>/libs/contracts/src' },
+  moduleNameMapper: {
+    '^@studio/contracts$': '<rootDir>/libs/contracts/src',
+    '^@studio/inference$': '<rootDir>/libs/inference/src',
+  },
 };
 
 module.exports = {

@@ -8,6 +8,7 @@ ensure_apt_packages redis-server
 ensure_npm_dependencies
 ensure_ferretdb
 npm run build --silent -w @studio/contracts
+npm run build --silent -w @studio/inference
 
 BENCH_DATA="$ROOT/.data/bench"
 rm -rf "$BENCH_DATA"

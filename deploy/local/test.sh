@@ -11,8 +11,9 @@ ensure_ferretdb
 ensure_stripe_mock
 ensure_moto
 
-log "building contracts and frontend"
+log "building contracts, inference and frontend"
 npm run build --silent -w @studio/contracts
+npm run build --silent -w @studio/inference
 npm run build --silent -w @studio/frontend >/dev/null
 
 log "lint"

@@ -7,3 +7,4 @@ export * from './pricing';
 export * from './roles';
 export * from './billing';
 export * from './content';
+export * from './jobs';

@@ -1,0 +1,94 @@
+import type { ContentItem } from './content';
+
+/**
+ * The job pipeline's shared vocabulary: one record per request, its states, what the API answers
+ * and what the socket pushes. Tools that exist: see TOOL_PRICES in pricing.ts.
+ */
+export const JobTools = ['clone', 'superResolution', 'faceSwap'] as const;
+export type JobTool = (typeof JobTools)[number];
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** Names people see for each tool (job tray, folder titles, audit). */
+export const TOOL_LABELS: Record<JobTool, string> = {
+  clone: 'Clones',
+  superResolution: 'Super resolution',
+  faceSwap: 'Face swap',
+};
+
+/** A job as its owner sees it (GET /api/jobs/:id, the job tray). */
+export interface JobView {
+  _id: string;
+  tool: JobTool;
+  state: JobState;
+  /** 0..100 */
+  progress: number;
+  cost: number;
+  folderId: string;
+  createdAt: string;
+  finishedAt?: string;
+  /** Items made by a job that succeeded. */
+  items: ContentItem[];
+  /** Why a failed job failed, in words for people. */
+  error?: string;
+  /** Credits returned when the job failed. */
+  refunded?: number;
+}
+
+/**
+ * What a tool endpoint answers (spec shape): 'success' with the finished job when it completed while
+ * the request waited, 'processing' with the job when it is still queued or running.
+ */
+export type JobSubmitMessage = 'success' | 'processing';
+export interface JobSubmitContent {
+  job: JobView;
+  /** The first result's url on success: the spec's screens show `content` as the image. */
+  url?: string;
+}
+
+/** Socket events of the job pipeline, pushed to the owner's room. */
+export const JobSocketEvents = {
+  queued: 'job.queued',
+  progress: 'job.progress',
+  completed: 'job.completed',
+  failed: 'job.failed',
+} as const;
+
+export interface JobSocketPayloads {
+  'job.queued': { job: JobView; position: number };
+  'job.progress': { jobId: string; tool: JobTool; progress: number };
+  'job.completed': { job: JobView };
+  'job.failed': { job: JobView; message: string; refunded: number };
+}
+
+/** Multipart field names of the spec's tool requests. */
+export const JobFields = {
+  clonePrefix: 'Clone',
+  swapFace: 'Swap0',
+  swapTarget: 'Swap1',
+} as const;
+
+/** Upload limits for tool inputs. */
+export const UPLOAD_LIMITS = {
+  /** Bytes per uploaded image. */
+  imageBytes: 15 * 1024 * 1024,
+  /** Pixels an uploaded image may decode to (decompression-bomb guard). */
+  imagePixels: 40_000_000,
+  /** Image types accepted, detected from the bytes, never from the name. */
+  imageTypes: ['jpeg', 'png', 'webp'] as const,
+} as const;
+
+export const JobMessages = {
+  notFound: 'Job not found',
+  consentRequired: 'Confirm that you have the consent of the person whose face you use',
+  imageRequired: 'An image is required',
+  faceImageRequired: 'Choose a face image and a target image',
+  badImage: 'The file is not a JPEG, PNG or WebP image',
+  imageTooLarge: 'The image is too large',
+  noFaceSource: 'No face found in the face image',
+  noFaceTarget: 'No face found in the target image',
+  engineUnavailable: 'This tool is not available right now',
+  failed: 'The job failed; your credits were refunded',
+  swapInProgress: 'Face Swap in Progress',
+  createFolderFirst: 'Create a folder on your profile page first',
+} as const;

@@ -1,0 +1,102 @@
+/**
+ * The inference engine port: one method per capability and the list of capabilities an engine has.
+ * The backend picks an engine per tool by configuration; the job processors only see this port.
+ */
+export const Capabilities = [
+  'clone',
+  'superResolve',
+  'faceSwap',
+  'inpaint',
+  'generate',
+  'faceSwapVideo',
+] as const;
+export type Capability = (typeof Capabilities)[number];
+
+/** An encoded image (PNG, JPEG or WebP bytes) and its size. */
+export interface EncodedImage {
+  data: Buffer;
+  format: 'png' | 'jpeg' | 'webp';
+  width: number;
+  height: number;
+}
+
+/** What a running job gives the engine: progress reporting and cancellation. */
+export interface RunContext {
+  /** fraction 0..1 of the work done */
+  onProgress?(fraction: number): void;
+  signal?: AbortSignal;
+}
+
+export interface CloneRequest {
+  image: Buffer;
+  amount: number;
+}
+
+export interface SuperResolveRequest {
+  image: Buffer;
+  /** Upscaling factor; the local engine supports 2. */
+  scale?: 2 | 4;
+}
+
+export interface FaceSwapRequest {
+  /** The image whose face is used. */
+  face: Buffer;
+  /** The image that receives the face. */
+  target: Buffer;
+}
+
+export interface InpaintRequest {
+  image: Buffer;
+  /** White where the image is to be repainted, black elsewhere; same size as the image. */
+  mask: Buffer;
+  prompt: string;
+}
+
+export interface GenerateRequest {
+  prompt: string;
+  width: number;
+  height: number;
+}
+
+export interface FaceSwapVideoRequest {
+  /** Path of the input video on local disk. */
+  videoPath: string;
+  face: Buffer;
+  /** Where the engine writes the result (.mp4). */
+  outputPath: string;
+}
+
+export interface InferenceEngine {
+  readonly name: string;
+  readonly capabilities: ReadonlySet<Capability>;
+  clone(request: CloneRequest, context?: RunContext): Promise<EncodedImage[]>;
+  superResolve(request: SuperResolveRequest, context?: RunContext): Promise<EncodedImage>;
+  faceSwap(request: FaceSwapRequest, context?: RunContext): Promise<EncodedImage>;
+  inpaint(request: InpaintRequest, context?: RunContext): Promise<EncodedImage>;
+  generate(request: GenerateRequest, context?: RunContext): Promise<EncodedImage>;
+  faceSwapVideo(request: FaceSwapVideoRequest, context?: RunContext): Promise<void>;
+  /** Releases models and workers. */
+  close?(): Promise<void>;
+}
+
+/**
+ * The request itself cannot succeed (no face, unreadable image): the job fails at once, without
+ * retries, and the user reads `message`.
+ */
+export class EngineInputError extends Error {
+  constructor(
+    readonly code: 'no_face_source' | 'no_face_target' | 'bad_image' | 'bad_request',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineInputError';
+  }
+}
+
+/** The engine has no such capability (for example, image generation without a remote engine). */
+export class CapabilityUnavailableError extends Error {
+  constructor(readonly capability: Capability) {
+    super(`The ${capability} capability is not available on this engine`);
+    this.name = 'CapabilityUnavailableError';
+  }
+}
