@@ -19,7 +19,7 @@ npm run build --silent -w @studio/frontend >/dev/null
 log "lint"
 npm run --silent lint
 
-TEST_DATA="$ROOT/.data/test"
+TEST_DATA="${TEST_DATA_DIR:-$ROOT/.data/test}"
 rm -rf "$TEST_DATA"
 trap stop_services EXIT INT TERM
 mongo_port="${TEST_MONGO_PORT:-27028}"
