@@ -6,6 +6,7 @@ import { AuditModule } from '../../src/modules/audit/audit.module';
 import { AuthModule } from '../../src/modules/auth/auth.module';
 import { BillingModule } from '../../src/modules/billing/billing.module';
 import { FoldersModule } from '../../src/modules/folders/folders.module';
+import { GenerationModule } from '../../src/modules/generation/generation.module';
 import { HealthController } from '../../src/modules/health/health.controller';
 import { RealtimeGateway } from '../../src/modules/realtime/realtime.gateway';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
@@ -23,6 +24,7 @@ export class AppModule {
         AccountsModule,
         FoldersModule,
         BillingModule,
+        GenerationModule,
         AuditModule,
         RealtimeModule,
         ...(config.WORKER_INLINE ? [WorkerProcessorsModule] : []),

@@ -1,7 +1,10 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import express from 'express';
-import { Messages } from '@studio/contracts';
+import { Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { failure } from './api-response';
+
+/** JSON bodies that carry one image as a data URL (base64 is 4/3 of the bytes, plus the fields). */
+export const IMAGE_JSON_BODY_LIMIT = `${Math.ceil((UPLOAD_LIMITS.imageBytes * 4) / 3 / 1024) + 64}kb`;
 
 export interface RawBodyRequest extends Request {
   rawBody?: Buffer;

@@ -64,6 +64,28 @@ export const configSchema = z
       .default('100kb'),
     /** Run the worker's processors inside the API process (local mode). */
     WORKER_INLINE: bool.default('true'),
+    /** Inference engine per tool. 'local' runs on this machine's CPU (models shipped in npm packages). */
+    ENGINE_CLONE: z.enum(['local']).default('local'),
+    ENGINE_SUPER_RESOLUTION: z.enum(['local']).default('local'),
+    ENGINE_FACE_SWAP: z.enum(['local']).default('local'),
+    /** Which tool queues this process works on: 'all', 'none', or a comma list (clone,faceSwap). */
+    WORKER_QUEUES: z
+      .string()
+      .regex(/^(all|none|[A-Za-z]+(,[A-Za-z]+)*)$/, "must be 'all', 'none' or a comma list of tools")
+      .default('all'),
+    /** Jobs one worker process runs at once, per tool queue. */
+    JOB_CONCURRENCY_CLONE: z.coerce.number().int().min(1).max(64).default(2),
+    JOB_CONCURRENCY_SUPER_RESOLUTION: z.coerce.number().int().min(1).max(64).default(1),
+    JOB_CONCURRENCY_FACE_SWAP: z.coerce.number().int().min(1).max(64).default(1),
+    /** Tries per job for transient errors, and the first back-off delay (doubling). */
+    JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+    JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(2000),
+    /** A job whose worker stops renewing its lock for this long is taken over by another worker. */
+    JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+    /** How long a tool request waits for its job before answering 'processing'. */
+    JOB_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(20_000),
+    /** Tool requests per minute per user. */
+    JOB_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_PRETTY: bool.default('false'),
   })

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuditListener } from '../../src/modules/audit/audit.listener';
 import { AuditModule } from '../../src/modules/audit/audit.module';
+import { GenerationModule } from '../../src/modules/generation/generation.module';
+import { JobRunner } from '../../src/modules/generation/job-runner';
 import { DomainEventsProcessor } from '../../src/modules/events/domain-events.processor';
 import { RealtimeListener } from '../../src/modules/realtime/realtime.listener';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
@@ -11,7 +13,7 @@ import { StorageCleanupListener } from '../../src/modules/storage/storage-cleanu
  * itself when WORKER_INLINE is on (local mode).
  */
 @Module({
-  imports: [AuditModule, RealtimeModule],
-  providers: [DomainEventsProcessor, AuditListener, RealtimeListener, StorageCleanupListener],
+  imports: [AuditModule, RealtimeModule, GenerationModule],
+  providers: [JobRunner, DomainEventsProcessor, AuditListener, RealtimeListener, StorageCleanupListener],
 })
 export class WorkerProcessorsModule {}

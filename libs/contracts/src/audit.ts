@@ -3,6 +3,7 @@ export const AuditCategory = {
   account: 'Account',
   credits: 'Credits',
   faceSwap: 'FaceSwap',
+  generation: 'Generation',
   folders: 'Folders',
   support: 'Support',
 } as const;

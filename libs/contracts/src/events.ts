@@ -1,5 +1,6 @@
 import type { LogEntry } from './audit';
 import type { LedgerKind } from './billing';
+import type { JobSocketPayloads, JobTool } from './jobs';
 import type { Role } from './roles';
 
 /** Domain events: what happened in the backend, consumed by audit, realtime and later billing. */
@@ -15,6 +16,8 @@ export const DomainEvents = {
   folderDeleted: 'folder.deleted',
   contentDeleted: 'content.deleted',
   contentDownloaded: 'content.downloaded',
+  jobCompleted: 'generation.completed',
+  jobFailed: 'generation.failed',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -46,6 +49,8 @@ export interface DomainEventPayloads {
   'folder.deleted': AccountRef & { folderId: string; title: string };
   'content.deleted': AccountRef & { itemId: string; title?: string; storageKey: string };
   'content.downloaded': AccountRef & { itemId: string; title?: string };
+  'generation.completed': AccountRef & { jobId: string; tool: JobTool; items: number; cost: number };
+  'generation.failed': AccountRef & { jobId: string; tool: JobTool; message: string; refunded: number };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */
@@ -64,7 +69,7 @@ export const SocketEvents = {
   auditAppended: 'audit.appended',
 } as const;
 
-export interface SocketEventPayloads {
+export interface SocketEventPayloads extends JobSocketPayloads {
   'session.ready': { username: string };
   'balance.changed': { balance: number; delta: number; reason: string };
   'audit.appended': LogEntry;

@@ -8,7 +8,7 @@ import {
   ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { ThrottlerGuard } from '@nestjs/throttler';
+import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Messages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
@@ -27,6 +27,7 @@ export class AccountsController {
   @HttpCode(200)
   @Public()
   @UseGuards(ThrottlerGuard)
+  @SkipThrottle({ jobs: true })
   @ApiOperation({ summary: 'Create an account (18+ confirmation required)' })
   @ApiOkResponse({ description: "{message: 'success', content: 'Registered!'}" })
   @ApiBadRequestResponse({ description: "'Missing fields!' or what is wrong with a field" })
@@ -41,6 +42,7 @@ export class AccountsController {
   @HttpCode(200)
   @Public()
   @UseGuards(ThrottlerGuard)
+  @SkipThrottle({ jobs: true })
   @ApiOperation({ summary: 'Start a session (httpOnly cookie)' })
   @ApiOkResponse({ description: '{message, content: {username, verified, role}}' })
   @ApiUnauthorizedResponse({ description: 'Wrong username or password' })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditCategory, DomainEvents, type DomainEventEnvelope, type LedgerKind } from '@studio/contracts';
+import { AuditCategory, DomainEvents, TOOL_LABELS, type DomainEventEnvelope, type LedgerKind } from '@studio/contracts';
 import { OnDomainEvent } from '../events/domain-event-bus';
 import { AuditService } from './audit.service';
 
@@ -117,6 +117,33 @@ export class AuditListener {
       `Downloaded ${payload.title ?? 'an item'}.`,
       `Item ${payload.itemId}`,
     );
+  }
+
+  @OnDomainEvent(DomainEvents.jobCompleted)
+  async onJobCompleted({ id, payload }: DomainEventEnvelope<'generation.completed'>): Promise<void> {
+    const n = payload.items;
+    const faceSwap = payload.tool === 'faceSwap';
+    await this.audit.append({
+      eventId: id,
+      category: faceSwap ? AuditCategory.faceSwap : AuditCategory.generation,
+      author: { userId: payload.userId, username: payload.username },
+      // The admin chart counts images from 'Swapped N image' (spec section 9).
+      message: faceSwap
+        ? `Swapped ${n} image${n === 1 ? '' : 's'}.`
+        : `${TOOL_LABELS[payload.tool]}: made ${n} image${n === 1 ? '' : 's'}.`,
+      detail: `Job ${payload.jobId} · cost ${payload.cost}`,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.jobFailed)
+  async onJobFailed({ id, payload }: DomainEventEnvelope<'generation.failed'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: payload.tool === 'faceSwap' ? AuditCategory.faceSwap : AuditCategory.generation,
+      author: { userId: payload.userId, username: payload.username },
+      message: `${TOOL_LABELS[payload.tool]} failed; refunded ${payload.refunded} coins.`,
+      detail: `Job ${payload.jobId} · ${payload.message}`,
+    });
   }
 
   private folderEntry(

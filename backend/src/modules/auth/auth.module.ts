@@ -1,6 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import type { Request } from 'express';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
@@ -43,7 +44,19 @@ export class ThrottleRedisModule implements OnApplicationShutdown {
       imports: [ThrottleRedisModule],
       inject: [APP_CONFIG, THROTTLE_REDIS],
       useFactory: (config: AppConfig, redis: Redis) => ({
-        throttlers: [{ name: 'auth', ttl: 60_000, limit: config.AUTH_RATE_LIMIT_PER_MINUTE }],
+        throttlers: [
+          { name: 'auth', ttl: 60_000, limit: config.AUTH_RATE_LIMIT_PER_MINUTE },
+          {
+            // Tool requests, counted per signed-in user (several users may share an address).
+            name: 'jobs',
+            ttl: 60_000,
+            limit: config.JOB_RATE_LIMIT_PER_MINUTE,
+            getTracker: (req: Record<string, unknown>) => {
+              const request = req as unknown as Request;
+              return request.session?.userId ?? request.ip ?? 'unknown';
+            },
+          },
+        ],
         storage: new ThrottlerStorageRedisService(redis),
       }),
     }),

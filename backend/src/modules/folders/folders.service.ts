@@ -1,6 +1,7 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model, Types } from 'mongoose';
+import { createHash } from 'node:crypto';
 import {
   ContentMessages,
   DEFAULT_DOWNLOAD_NAME,
@@ -11,6 +12,7 @@ import {
   type FolderContents,
   type FolderSummary,
 } from '@studio/contracts';
+import { isDuplicateKeyError } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { newStorageKey, StoragePort, type StoredObject } from '../storage/storage.port';
@@ -117,21 +119,64 @@ export class FoldersService {
     };
   }
 
-  /** Stores a new item in one of the owner's folders (used by the generation pipeline). */
-  async addItem(user: AuthUser, folderId: string, content: NewContent): Promise<ContentItemView> {
+  /**
+   * Stores a new item in one of the owner's folders (used by the generation pipeline). With `itemId`
+   * the call is idempotent: a job that runs again after a crash stores the same item once.
+   */
+  async addItem(
+    user: AuthUser,
+    folderId: string,
+    content: NewContent & { itemId?: string },
+  ): Promise<ContentItemView> {
     const folder = await this.requireFolder(user, folderId);
-    const storageKey = newStorageKey(user.id, EXTENSIONS[content.contentType]);
+    const storageKey = newStorageKey(user.id, EXTENSIONS[content.contentType], content.itemId);
     await this.storage.put(storageKey, content.data);
-    const item = await this.items.create({
-      owner: folder.owner,
-      folder: folder._id,
-      storageKey,
-      kind: content.kind,
-      contentType: content.contentType,
-      title: content.title,
-      jobId: content.jobId,
+    try {
+      const item = await this.items.create({
+        ...(content.itemId ? { _id: new Types.ObjectId(content.itemId) } : {}),
+        owner: folder.owner,
+        folder: folder._id,
+        storageKey,
+        kind: content.kind,
+        contentType: content.contentType,
+        title: content.title,
+        jobId: content.jobId,
+      });
+      return toItemView(item.toObject());
+    } catch (err) {
+      if (!content.itemId || !isDuplicateKeyError(err)) throw err;
+      const existing = await this.items.findById(content.itemId).lean();
+      if (!existing) throw err;
+      return toItemView(existing);
+    }
+  }
+
+  /**
+   * The caller's folder for a tool's results when the request names none ('Clones' ...). Its id is
+   * derived from owner and title, so two requests at once still make only one.
+   */
+  async toolFolder(user: AuthUser, title: string): Promise<string> {
+    const id = new Types.ObjectId(createHash('sha256').update(`${user.id}:${title}`).digest('hex').slice(0, 24));
+    const existing = await this.folders.findById(id).lean();
+    if (existing) return String(existing._id);
+    try {
+      await this.folders.create({ _id: id, owner: new Types.ObjectId(user.id), title });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      return String(id);
+    }
+    await this.events.publish(DomainEvents.folderCreated, {
+      userId: user.id,
+      username: user.username,
+      folderId: String(id),
+      title,
     });
-    return toItemView(item.toObject());
+    return String(id);
+  }
+
+  /** Checks that the folder exists and is the caller's (404 otherwise). */
+  async assertFolder(user: AuthUser, folderId: string): Promise<void> {
+    await this.requireFolder(user, folderId);
   }
 
   /** Removes the caller's item and its file. The event repeats the file removal if this one fails. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 
 export interface StoredObject {
@@ -16,12 +17,33 @@ export abstract class StoragePort {
   /** Removing a missing object is not an error. */
   abstract delete(key: string): Promise<void>;
   abstract exists(key: string): Promise<boolean>;
+
+  /** The whole object in memory (engine inputs); null when missing. */
+  async read(key: string): Promise<Buffer | null> {
+    const object = await this.get(key);
+    if (!object) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of object.stream) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
 }
 
-/** A fresh storage key: `<owner>/<random>.<ext>`, with an extension from a fixed list. */
-export function newStorageKey(ownerId: string, extension: 'png' | 'jpg' | 'webp' | 'mp4'): string {
-  const random = globalThis.crypto.randomUUID();
-  return `${ownerId}/${random}.${extension}`;
+/**
+ * A storage key: `<owner>/<uuid>.<ext>`, with an extension from a fixed list. The uuid is random,
+ * or derived from `seed` when the same work must land on the same key when it is repeated.
+ */
+export function newStorageKey(
+  ownerId: string,
+  extension: 'png' | 'jpg' | 'webp' | 'mp4',
+  seed?: string,
+): string {
+  const id = seed === undefined ? globalThis.crypto.randomUUID() : uuidFromSeed(seed);
+  return `${ownerId}/${id}.${extension}`;
+}
+
+function uuidFromSeed(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 const KEY_PATTERN = /^[a-f0-9]{24}\/[a-f0-9-]{36}\.(png|jpg|webp|mp4)$/;

@@ -1,0 +1,220 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Param,
+  Post,
+  UploadedFiles,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import { AnyFilesInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
+import {
+  CLONE_AMOUNT,
+  JobFields,
+  JobMessages,
+  Messages,
+  UPLOAD_LIMITS,
+  type ApiResponse as Answer,
+  type JobSubmitContent,
+  type JobView,
+} from '@studio/contracts';
+import { ok } from '../../common/api-response';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { CurrentUser } from '../auth/auth.decorators';
+import type { AuthUser } from '../auth/auth-user';
+import { FaceSwapDto, GenerateNoiseDto, SuperResolutionDto } from './generation.dto';
+import { GenerationService } from './generation.service';
+import { decodeDataUrl, normalizeImage } from './image-input';
+
+/** The parts of a multer file this controller reads. */
+interface UploadedFile {
+  fieldname: string;
+  buffer: Buffer;
+}
+
+const uploads = (maxFiles: number) =>
+  AnyFilesInterceptor({
+    limits: { fileSize: UPLOAD_LIMITS.imageBytes, files: maxFiles, fields: 20, fieldSize: 64 * 1024 },
+  });
+
+const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
+
+/**
+ * The spec's tool endpoints. Each one checks its input, submits one job and waits a little for it
+ * (JOB_WAIT_MS): 'success' when it finished meanwhile, 'processing' otherwise.
+ */
+@ApiTags('generation')
+@Controller()
+@UseGuards(ThrottlerGuard)
+@SkipThrottle({ auth: true })
+@ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" })
+@ApiResponse({ status: 429, description: 'Too many tool requests' })
+@ApiResponse({ status: 503, description: "'This tool is not available right now' (no engine)" })
+export class GenerationController {
+  constructor(
+    private readonly generation: GenerationService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('generateNoise')
+  @HttpCode(200)
+  @UseInterceptors(uploads(CLONE_AMOUNT.max + 1))
+  @ApiOperation({
+    summary: 'Clones: noise-altered copies of an image',
+    description:
+      'Send `original` and `amount` (the server makes the copies), or the spec\'s Clone0..CloneN-1 files (one copy each).',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: GenerateNoiseDto })
+  @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
+  async generateNoise(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: GenerateNoiseDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
+    const original = files.find((f) => f.fieldname === 'original');
+    const copies = files
+      .map((f) => ({ file: f, index: CLONE_FIELD.exec(f.fieldname)?.[1] }))
+      .filter((c) => c.index !== undefined)
+      .sort((a, b) => Number(a.index) - Number(b.index))
+      .map((c) => c.file);
+    let job: JobView;
+    if (original) {
+      const amount = parseAmount(dto.amount);
+      const image = await normalizeImage(original.buffer);
+      job = await this.generation.submit(user, {
+        tool: 'clone',
+        author: dto.author,
+        folderId: dto.folder || undefined,
+        images: [image],
+        units: amount,
+        params: { amount },
+      });
+    } else {
+      if (copies.length === 0) throw new BadRequestException(JobMessages.imageRequired);
+      if (copies.length > CLONE_AMOUNT.max) throw new BadRequestException(amountMessage);
+      const images = [];
+      for (const copy of copies) images.push(await normalizeImage(copy.buffer));
+      job = await this.generation.submit(user, {
+        tool: 'clone',
+        author: dto.author,
+        folderId: dto.folder || undefined,
+        images,
+        units: images.length,
+        params: { amount: 1 },
+      });
+    }
+    return this.answer(user, job, this.config.JOB_WAIT_MS);
+  }
+
+  @Post('superResolution')
+  @HttpCode(200)
+  @UseInterceptors(uploads(1))
+  @ApiOperation({
+    summary: 'Super resolution (x2) of an image',
+    description: 'JSON {original: data URL, author} as the spec sends it, or multipart with an `original` file.',
+  })
+  @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiBody({ type: SuperResolutionDto })
+  @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
+  async superResolution(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: SuperResolutionDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
+    const upload = files.find((f) => f.fieldname === 'original')?.buffer ?? decodeDataUrl(dto.original);
+    const image = await normalizeImage(upload);
+    const job = await this.generation.submit(user, {
+      tool: 'superResolution',
+      author: dto.author,
+      folderId: dto.folder || undefined,
+      images: [image],
+      units: 1,
+    });
+    return this.answer(user, job, this.config.JOB_WAIT_MS);
+  }
+
+  @Post('faceSwap')
+  @HttpCode(200)
+  @UseInterceptors(uploads(2))
+  @ApiOperation({
+    summary: 'Face swap: the face of Swap0 onto the person in Swap1',
+    description: 'Requires `consent=true`: the user attests the consent of the person whose face is used.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: FaceSwapDto })
+  @ApiOkResponse({ description: "{message: 'processing', content: {job}}" })
+  async faceSwap(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: FaceSwapDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
+    const face = files.find((f) => f.fieldname === JobFields.swapFace);
+    const target = files.find((f) => f.fieldname === JobFields.swapTarget);
+    if (!face || !target) throw new BadRequestException(JobMessages.faceImageRequired);
+    if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
+    if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
+    const images = [await normalizeImage(face.buffer), await normalizeImage(target.buffer)];
+    const job = await this.generation.submit(user, {
+      tool: 'faceSwap',
+      author: dto.author,
+      folderId: dto.folder,
+      images,
+      units: 1,
+    });
+    return this.answer(user, job, 0);
+  }
+
+  @Get('jobs')
+  @SkipThrottle({ jobs: true })
+  @ApiOperation({ summary: "The caller's recent jobs, newest first (job tray)" })
+  @ApiOkResponse({ description: '{message, content: JobView[]}' })
+  async recent(@CurrentUser() user: AuthUser) {
+    return ok(await this.generation.recent(user));
+  }
+
+  @Get('jobs/:id')
+  @SkipThrottle({ jobs: true })
+  @ApiOperation({ summary: 'One of the caller\'s jobs: state, progress, results' })
+  @ApiOkResponse({ description: '{message, content: JobView}' })
+  @ApiNotFoundResponse({ description: "'Job not found' (also for another user's job)" })
+  async job(@CurrentUser() user: AuthUser, @Param('id') id: string) {
+    return ok(await this.generation.get(user, id));
+  }
+
+  /** 'success' with the result, 'processing' while it runs, or the job's own failure message. */
+  private async answer(user: AuthUser, submitted: JobView, waitMs: number): Promise<Answer<JobSubmitContent>> {
+    const job = waitMs > 0 ? await this.generation.waitFor(user, submitted._id, waitMs) : submitted;
+    if (job.state === 'failed') {
+      throw new HttpException(job.error ?? JobMessages.failed, HttpStatus.UNPROCESSABLE_ENTITY);
+    }
+    if (job.state === 'succeeded') return { message: 'success', content: { job, url: job.items[0]?.url } };
+    return { message: 'processing', content: { job } };
+  }
+}
+
+const amountMessage = `Amount must be a whole number from ${CLONE_AMOUNT.min} to ${CLONE_AMOUNT.max}`;
+
+function parseAmount(value: string | undefined): number {
+  const amount = Number(value ?? 1);
+  if (!Number.isInteger(amount) || amount < CLONE_AMOUNT.min || amount > CLONE_AMOUNT.max) {
+    throw new BadRequestException(amountMessage);
+  }
+  return amount;
+}

@@ -1,0 +1,217 @@
+import {
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { Queue } from 'bull';
+import { isValidObjectId, Model, Types } from 'mongoose';
+import {
+  JobMessages,
+  JobSocketEvents,
+  Messages,
+  TOOL_LABELS,
+  type JobTool,
+  type JobView,
+} from '@studio/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { assertActingAs, type AuthUser } from '../auth/auth-user';
+import { JobLiveness } from '../billing/job-liveness';
+import { LedgerService } from '../billing/ledger.service';
+import { FoldersService } from '../folders/folders.service';
+import { RealtimePublisher } from '../realtime/realtime.publisher';
+import { newStorageKey, StoragePort } from '../storage/storage.port';
+import { EngineRegistry } from './engine-registry';
+import { Job, reservationKeyOf, type JobParams, type JobRecord } from './job.schema';
+import { JobLifecycle } from './job-lifecycle.service';
+import { jobOptions, toolQueueToken } from './job-queues';
+import { toJobView } from './job-view';
+import type { NormalizedImage } from './image-input';
+
+export interface JobRequest {
+  tool: JobTool;
+  author?: string;
+  /** The folder for the results; without it, the tool's own folder ('Clones' ...). */
+  folderId?: string;
+  images: NormalizedImage[];
+  /** Priced units (images made). */
+  units: number;
+  params?: JobParams;
+}
+
+/** A queued job not seen by Bull after this long is added again (a crash between record and queue). */
+const REQUEUE_AFTER_MS = 30_000;
+const SWEEP_EVERY_MS = 30_000;
+const RECENT_JOBS = 20;
+const WAIT_POLL_MS = 150;
+
+/**
+ * Tool requests become jobs: checks (engine available, folder is the caller's, credits reserved)
+ * happen before anything is queued; then one record and one Bull job with the record's id.
+ */
+@Injectable()
+export class GenerationService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(GenerationService.name);
+  private readonly queues: Record<JobTool, Queue>;
+  private sweepTimer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectModel(Job.name) private readonly jobs: Model<Job>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ledger: LedgerService,
+    private readonly folders: FoldersService,
+    private readonly storage: StoragePort,
+    private readonly engines: EngineRegistry,
+    private readonly lifecycle: JobLifecycle,
+    private readonly realtime: RealtimePublisher,
+    liveness: JobLiveness,
+    @Inject(toolQueueToken('clone')) clone: Queue,
+    @Inject(toolQueueToken('superResolution')) superResolution: Queue,
+    @Inject(toolQueueToken('faceSwap')) faceSwap: Queue,
+  ) {
+    this.queues = { clone, superResolution, faceSwap };
+    liveness.use((jobId) => this.holdsReservation(jobId));
+  }
+
+  async submit(user: AuthUser, request: JobRequest): Promise<JobView> {
+    assertActingAs(user, request.author);
+    if (!this.engines.engineFor(request.tool)) throw new ServiceUnavailableException(JobMessages.engineUnavailable);
+    const folderId = request.folderId
+      ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
+      : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);
+    const cost = this.ledger.quote(request.tool, request.units);
+    const jobId = new Types.ObjectId();
+    const id = String(jobId);
+
+    // Inputs go to storage first (a worker on another machine reads them there); no money yet.
+    const inputs = request.images.map((_, i) => newStorageKey(user.id, 'png', `${id}:input:${i}`));
+    await Promise.all(inputs.map((key, i) => this.storage.put(key, request.images[i].data)));
+
+    const reserved = await this.ledger.reserve({
+      key: reservationKeyOf(id),
+      userId: user.id,
+      username: user.username,
+      amount: cost,
+      reason: `${TOOL_LABELS[request.tool]} (${request.units} image${request.units === 1 ? '' : 's'})`,
+      jobId: id,
+      tool: request.tool,
+    });
+    if (!reserved.ok) {
+      await Promise.all(inputs.map((key) => this.storage.delete(key).catch(() => undefined)));
+      throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
+    }
+    const record: JobRecord = {
+      _id: jobId,
+      owner: new Types.ObjectId(user.id),
+      username: user.username,
+      tool: request.tool,
+      state: 'queued',
+      progress: 0,
+      cost,
+      folder: new Types.ObjectId(folderId),
+      inputs,
+      params: request.params ?? {},
+      outputs: [],
+      attempts: 0,
+      settled: false,
+      createdAt: new Date(),
+    };
+    await this.jobs.create(record);
+    const position = await this.enqueue(record);
+    const view = toJobView(record);
+    this.realtime.toUser(user.id, JobSocketEvents.queued, { job: view, position });
+    return view;
+  }
+
+  /** The job once it has finished, or as it is when `ms` have passed. */
+  async waitFor(user: AuthUser, jobId: string, ms: number): Promise<JobView> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const job = await this.get(user, jobId);
+      if (job.state === 'succeeded' || job.state === 'failed' || Date.now() >= deadline) return job;
+      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+    }
+  }
+
+  async get(user: AuthUser, jobId: string): Promise<JobView> {
+    const job = isValidObjectId(jobId) ? await this.jobs.findById(jobId).lean() : null;
+    if (!job || String(job.owner) !== user.id) throw new NotFoundException(JobMessages.notFound);
+    return toJobView(job as JobRecord);
+  }
+
+  /** The caller's most recent jobs, newest first (the job tray). */
+  async recent(user: AuthUser): Promise<JobView[]> {
+    const rows = await this.jobs
+      .find({ owner: new Types.ObjectId(user.id) })
+      .sort({ createdAt: -1 })
+      .limit(RECENT_JOBS)
+      .lean();
+    return rows.map((row) => toJobView(row as JobRecord));
+  }
+
+  /** Adds the Bull job (a no-op when one with this id exists); returns its place in the queue. */
+  private async enqueue(job: JobRecord): Promise<number> {
+    const queue = this.queues[job.tool];
+    await queue.add({ jobId: String(job._id) }, jobOptions(this.config, String(job._id)));
+    return queue.getWaitingCount();
+  }
+
+  /** Asked by the ledger's recovery before it returns an old reservation. */
+  private async holdsReservation(jobId: string): Promise<boolean> {
+    if (!isValidObjectId(jobId)) return false;
+    const job = await this.jobs.findById(jobId).lean();
+    // A succeeded job's reservation is captured by settle(), a failed one's refunded by it.
+    return !!job && job.state !== 'failed';
+  }
+
+  /**
+   * Finishes what a crash interrupted: queued jobs that never reached Bull are added again, jobs
+   * Bull gave up on are failed (and refunded), finished jobs not yet settled are settled.
+   */
+  async sweep(): Promise<{ requeued: number; failed: number; settled: number }> {
+    const stats = { requeued: 0, failed: 0, settled: 0 };
+    const cutoff = new Date(Date.now() - REQUEUE_AFTER_MS);
+    const open = await this.jobs
+      .find({ settled: false, createdAt: { $lte: cutoff } })
+      .limit(500)
+      .lean();
+    for (const row of open as JobRecord[]) {
+      if (row.state === 'succeeded' || row.state === 'failed') {
+        await this.lifecycle.settle(row);
+        stats.settled += 1;
+        continue;
+      }
+      const bullJob = await this.queues[row.tool].getJob(String(row._id));
+      if (!bullJob) {
+        await this.enqueue(row);
+        stats.requeued += 1;
+      } else if (await bullJob.isFailed()) {
+        await this.lifecycle.failed(row, bullJob.failedReason ?? JobMessages.failed);
+        stats.failed += 1;
+      }
+    }
+    return stats;
+  }
+
+  onApplicationBootstrap(): void {
+    const run = () =>
+      this.sweep()
+        .then((s) => {
+          if (s.requeued + s.failed + s.settled > 0) this.logger.log(`job sweep: ${JSON.stringify(s)}`);
+        })
+        .catch((err) => this.logger.warn(`job sweep failed: ${(err as Error).message}`));
+    this.sweepTimer = setInterval(run, SWEEP_EVERY_MS);
+    this.sweepTimer.unref();
+    void run();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweepTimer);
+  }
+}

@@ -1,0 +1,54 @@
+import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
+import sharp from 'sharp';
+import { IMAGE_SIDE_MAX, JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
+
+export interface NormalizedImage {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+const ACCEPTED: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);
+
+/**
+ * Checks an uploaded image and brings it to the form every engine takes: the type comes from the
+ * bytes (sharp reads the magic numbers, the file name is ignored), the decoded size is capped
+ * (decompression bombs), EXIF orientation is applied, and neither side exceeds 1024 px.
+ */
+export async function normalizeImage(data: Buffer | undefined): Promise<NormalizedImage> {
+  if (!data || data.length === 0) throw new BadRequestException(JobMessages.imageRequired);
+  if (data.length > UPLOAD_LIMITS.imageBytes) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
+  const options = { limitInputPixels: UPLOAD_LIMITS.imagePixels, failOn: 'error' as const };
+  let format: string | undefined;
+  let pixels = 0;
+  try {
+    const meta = await sharp(data, options).metadata();
+    format = meta.format;
+    pixels = (meta.width ?? 0) * (meta.height ?? 0);
+  } catch {
+    throw new BadRequestException(JobMessages.badImage);
+  }
+  if (!format || !ACCEPTED.has(format)) throw new BadRequestException(JobMessages.badImage);
+  if (pixels === 0) throw new BadRequestException(JobMessages.badImage);
+  if (pixels > UPLOAD_LIMITS.imagePixels) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
+  try {
+    const { data: png, info } = await sharp(data, options)
+      .rotate()
+      .resize(IMAGE_SIDE_MAX, IMAGE_SIDE_MAX, { fit: 'inside', withoutEnlargement: true })
+      .png()
+      .toBuffer({ resolveWithObject: true });
+    return { data: png, width: info.width, height: info.height };
+  } catch {
+    // Truncated or corrupt image data that the header did not reveal.
+    throw new BadRequestException(JobMessages.badImage);
+  }
+}
+
+const DATA_URL = /^data:image\/[a-z+.-]+;base64,/i;
+
+/** The spec's super resolution request sends the image as a data URL in JSON. */
+export function decodeDataUrl(value: unknown): Buffer | undefined {
+  if (typeof value !== 'string' || !DATA_URL.test(value)) return undefined;
+  const base64 = value.slice(value.indexOf(',') + 1);
+  return Buffer.from(base64, 'base64');
+}

@@ -1,0 +1,59 @@
+import { BullModule, getQueueToken } from '@nestjs/bull';
+import { Module } from '@nestjs/common';
+import { JobTools, type JobTool } from '@studio/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+
+/** One Bull queue per tool, so each can have its own concurrency and its own workers. */
+export const toolQueueName = (tool: JobTool) => `tool-${tool}`;
+export const toolQueueToken = (tool: JobTool) => getQueueToken(toolQueueName(tool));
+
+/** How long Bull keeps finished jobs (for the queue board and duplicate detection). */
+const KEEP_FINISHED = { age: 24 * 3600, count: 1000 };
+
+export const jobOptions = (config: AppConfig, jobId: string) => ({
+  jobId,
+  attempts: config.JOB_ATTEMPTS,
+  backoff: { type: 'exponential', delay: config.JOB_BACKOFF_MS },
+  removeOnComplete: KEEP_FINISHED,
+  removeOnFail: KEEP_FINISHED,
+});
+
+/** Registers the tool queues; imported by the API (to add jobs) and the worker (to run them). */
+@Module({
+  imports: [
+    BullModule.registerQueueAsync(
+      ...JobTools.map((tool) => ({
+        name: toolQueueName(tool),
+        inject: [APP_CONFIG],
+        useFactory: (config: AppConfig) => ({
+          settings: {
+            // A worker that dies stops renewing its lock; after this long another worker takes over.
+            lockDuration: config.JOB_LOCK_MS,
+            stalledInterval: Math.max(1000, Math.floor(config.JOB_LOCK_MS / 2)),
+            maxStalledCount: 2,
+          },
+        }),
+      })),
+    ),
+  ],
+  exports: [BullModule],
+})
+export class JobQueuesModule {}
+
+/** Whether this process works on a tool's queue (WORKER_QUEUES). */
+export function runsQueue(config: AppConfig, tool: JobTool): boolean {
+  if (config.WORKER_QUEUES === 'all') return true;
+  if (config.WORKER_QUEUES === 'none') return false;
+  return config.WORKER_QUEUES.split(',').includes(tool);
+}
+
+export function concurrencyOf(config: AppConfig, tool: JobTool): number {
+  switch (tool) {
+    case 'clone':
+      return config.JOB_CONCURRENCY_CLONE;
+    case 'superResolution':
+      return config.JOB_CONCURRENCY_SUPER_RESOLUTION;
+    case 'faceSwap':
+      return config.JOB_CONCURRENCY_FACE_SWAP;
+  }
+}

@@ -1,0 +1,160 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { InjectModel } from '@nestjs/mongoose';
+import type { Job as BullJob, Queue } from 'bull';
+import { Model, Types } from 'mongoose';
+import { createHash } from 'node:crypto';
+import { JobMessages, JobTools, TOOL_LABELS, type ContentItem } from '@studio/contracts';
+import {
+  CapabilityUnavailableError,
+  EngineInputError,
+  type EncodedImage,
+  type InferenceEngine,
+} from '@studio/inference';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { FoldersService } from '../folders/folders.service';
+import { StoragePort } from '../storage/storage.port';
+import { CAPABILITY_OF, EngineRegistry } from './engine-registry';
+import { Job, type JobRecord } from './job.schema';
+import { JobLifecycle } from './job-lifecycle.service';
+import { concurrencyOf, runsQueue, toolQueueToken } from './job-queues';
+
+/** Progress is written and pushed at most this often per job. */
+const PROGRESS_EVERY_MS = 250;
+
+const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+
+/**
+ * The worker side of the pipeline: takes jobs from the tool queues this process runs
+ * (WORKER_QUEUES, with per-queue concurrency), calls the engine, stores the results and ends the
+ * job through JobLifecycle. Transient errors are thrown back to Bull, which retries with back-off;
+ * input errors and the last attempt fail the job, which refunds it.
+ */
+@Injectable()
+export class JobRunner implements OnApplicationBootstrap {
+  private readonly logger = new Logger(JobRunner.name);
+
+  constructor(
+    @InjectModel(Job.name) private readonly jobs: Model<Job>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly engines: EngineRegistry,
+    private readonly lifecycle: JobLifecycle,
+    private readonly folders: FoldersService,
+    private readonly storage: StoragePort,
+    private readonly modules: ModuleRef,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    for (const tool of JobTools) {
+      if (!runsQueue(this.config, tool)) continue;
+      const queue = this.modules.get<Queue>(toolQueueToken(tool), { strict: false });
+      void queue.process(concurrencyOf(this.config, tool), (job: BullJob<{ jobId: string }>) => this.run(job));
+      queue.on('error', (err) => this.logger.warn(`${tool} queue: ${err.message}`));
+    }
+  }
+
+  async run(bullJob: BullJob<{ jobId: string }>): Promise<void> {
+    const found = await this.jobs.findById(bullJob.data.jobId).lean();
+    if (!found) return; // nothing to do: the record is gone
+    let job = found as JobRecord;
+    if (job.state === 'succeeded' || job.state === 'failed') {
+      // Finished before a crash: only its settlement may be missing.
+      await this.lifecycle.settle(job);
+      return;
+    }
+    job = await this.lifecycle.started(job);
+    try {
+      const engine = this.engines.engineFor(job.tool);
+      if (!engine) throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);
+      const images = await this.execute(engine, job, this.progressReporter(job, bullJob));
+      await this.lifecycle.succeeded(job, await this.store(job, images));
+    } catch (err) {
+      const permanent = err instanceof EngineInputError || err instanceof CapabilityUnavailableError;
+      const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
+      if (!permanent && !lastAttempt) {
+        this.logger.warn(`job ${job._id} attempt ${bullJob.attemptsMade + 1} failed: ${String(err)}`);
+        throw err;
+      }
+      this.logger.warn(`job ${job._id} failed: ${String(err)}`);
+      await this.lifecycle.failed(job, userMessage(err));
+    }
+  }
+
+  private async execute(
+    engine: InferenceEngine,
+    job: JobRecord,
+    onProgress: (fraction: number) => void,
+  ): Promise<EncodedImage[]> {
+    const inputs = await Promise.all(job.inputs.map((key) => this.readInput(key)));
+    switch (job.tool) {
+      case 'clone': {
+        const amount = job.params.amount ?? 1;
+        const made: EncodedImage[] = [];
+        for (const [i, image] of inputs.entries()) {
+          const share = (f: number) => onProgress((i + f) / inputs.length);
+          made.push(...(await engine.clone({ image, amount }, { onProgress: share })));
+        }
+        return made;
+      }
+      case 'superResolution':
+        return [await engine.superResolve({ image: inputs[0], scale: 2 }, { onProgress })];
+      case 'faceSwap':
+        return [await engine.faceSwap({ face: inputs[0], target: inputs[1] }, { onProgress })];
+    }
+  }
+
+  private async readInput(key: string): Promise<Buffer> {
+    const data = await this.storage.read(key);
+    if (!data) throw new EngineInputError('bad_request', JobMessages.imageRequired);
+    return data;
+  }
+
+  /** Stores each result as an item with an id derived from the job, so a rerun stores it once. */
+  private async store(job: JobRecord, images: EncodedImage[]): Promise<ContentItem[]> {
+    const owner = { id: String(job.owner), username: job.username, role: 'user' as const };
+    const items: ContentItem[] = [];
+    for (const [i, image] of images.entries()) {
+      items.push(
+        await this.folders.addItem(owner, String(job.folder), {
+          itemId: outputItemId(String(job._id), i),
+          data: image.data,
+          kind: 'image',
+          contentType: CONTENT_TYPES[image.format],
+          title: images.length > 1 ? `${TOOL_LABELS[job.tool]} ${i + 1}` : TOOL_LABELS[job.tool],
+          jobId: String(job._id),
+        }),
+      );
+    }
+    return items;
+  }
+
+  private progressReporter(job: JobRecord, bullJob: BullJob): (fraction: number) => void {
+    let last = 0;
+    let sent = -1;
+    return (fraction) => {
+      const percent = Math.max(0, Math.min(99, Math.floor(fraction * 100)));
+      const now = Date.now();
+      if (percent === sent || now - last < PROGRESS_EVERY_MS) return;
+      last = now;
+      sent = percent;
+      void bullJob.progress(percent).catch(() => undefined);
+      void this.lifecycle.progressed(job, percent).catch(() => undefined);
+    };
+  }
+}
+
+/**
+ * Output i of a job has this item id: the job's timestamp (so items sort by time) and a hash of
+ * job id and index, so a rerun of the job stores the same item.
+ */
+export function outputItemId(jobId: string, index: number): string {
+  const digest = createHash('sha256').update(`${jobId}:output:${index}`).digest('hex');
+  return new Types.ObjectId(`${jobId.slice(0, 8)}${digest.slice(0, 16)}`).toHexString();
+}
+
+function userMessage(err: unknown): string {
+  if (err instanceof EngineInputError) return err.message;
+  if (err instanceof CapabilityUnavailableError) return JobMessages.engineUnavailable;
+  return JobMessages.failed;
+}
+

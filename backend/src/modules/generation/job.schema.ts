@@ -1,0 +1,78 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Types } from 'mongoose';
+import type { ContentItem, JobState, JobTool } from '@studio/contracts';
+
+/** Tool parameters a job was asked with (only what the engine call needs). */
+export interface JobParams {
+  /** Clones per input image. */
+  amount?: number;
+}
+
+/**
+ * One record per tool request: who asked, what it costs, where its results go, and how far it got.
+ * The credits are held by the ledger reservation `job:<_id>` until the job settles.
+ */
+@Schema({ collection: 'jobs', versionKey: false })
+export class Job {
+  _id!: Types.ObjectId;
+
+  @Prop({ type: Types.ObjectId, required: true, index: true })
+  owner!: Types.ObjectId;
+
+  @Prop({ required: true })
+  username!: string;
+
+  @Prop({ type: String, required: true })
+  tool!: JobTool;
+
+  @Prop({ type: String, required: true })
+  state!: JobState;
+
+  @Prop({ required: true, default: 0 })
+  progress!: number;
+
+  @Prop({ required: true })
+  cost!: number;
+
+  @Prop({ type: Types.ObjectId, required: true })
+  folder!: Types.ObjectId;
+
+  /** Storage keys of the uploaded inputs, removed once the job has settled. */
+  @Prop({ type: [String], required: true })
+  inputs!: string[];
+
+  @Prop({ type: Object, default: {} })
+  params!: JobParams;
+
+  /** The items the job made, as their owner sees them (kept here so no lookup is needed). */
+  @Prop({ type: [Object], default: [] })
+  outputs!: ContentItem[];
+
+  @Prop()
+  error?: string;
+
+  @Prop()
+  refunded?: number;
+
+  @Prop({ required: true, default: 0 })
+  attempts!: number;
+
+  /** True once credits are settled and every announcement is made; the sweep finishes the rest. */
+  @Prop({ required: true, default: false })
+  settled!: boolean;
+
+  @Prop({ required: true })
+  createdAt!: Date;
+
+  @Prop()
+  startedAt?: Date;
+
+  @Prop()
+  finishedAt?: Date;
+}
+
+export type JobRecord = Job;
+export const JobSchema = SchemaFactory.createForClass(Job);
+
+/** The ledger key of a job's reservation. */
+export const reservationKeyOf = (jobId: string) => `job:${jobId}`;
