@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { io, type Socket } from 'socket.io-client';
 import { SocketEvents } from '@studio/contracts';
+import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
+import { LedgerService } from '../src/modules/billing/ledger.service';
 import type { TestApp } from './test-app';
 
 export const PASSWORD = 'correct-horse-9';
@@ -59,4 +61,31 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000)
     }
   }
   throw lastError;
+}
+
+/** Gives a user credits through the ledger (as support would); returns the user's account id. */
+export async function grantCredits(t: TestApp, username: string, amount: number): Promise<string> {
+  const account = await t.app.get(AccountsRepository).findByUsername(username);
+  if (!account) throw new Error(`no account ${username}`);
+  const outcome = await t.app.get(LedgerService).credit({
+    key: `test-grant:${username}:${Date.now()}:${Math.random()}`,
+    userId: account.id,
+    username,
+    kind: 'grant',
+    amount,
+    reason: 'test grant',
+  });
+  if (!outcome.ok) throw new Error(`grant failed: ${outcome.reason}`);
+  return account.id;
+}
+
+/** Resolves with the next payload of a socket event. */
+export function nextEvent<T = unknown>(socket: Socket, event: string, timeoutMs = 30_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${event} within ${timeoutMs} ms`)), timeoutMs);
+    socket.once(event, (payload: T) => {
+      clearTimeout(timer);
+      resolve(payload);
+    });
+  });
 }

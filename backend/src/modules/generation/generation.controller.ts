@@ -78,7 +78,7 @@ export class GenerationController {
   @ApiOperation({
     summary: 'Clones: noise-altered copies of an image',
     description:
-      'Send `original` and `amount` (the server makes the copies), or the spec\'s Clone0..CloneN-1 files (one copy each).',
+      "Send `original` and `amount` (the server makes the copies), or the spec's Clone0..CloneN-1 files (one copy each).",
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: GenerateNoiseDto })
@@ -128,7 +128,8 @@ export class GenerationController {
   @UseInterceptors(uploads(1))
   @ApiOperation({
     summary: 'Super resolution (x2) of an image',
-    description: 'JSON {original: data URL, author} as the spec sends it, or multipart with an `original` file.',
+    description:
+      'JSON {original: data URL, author} as the spec sends it, or multipart with an `original` file.',
   })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ type: SuperResolutionDto })
@@ -191,7 +192,7 @@ export class GenerationController {
 
   @Get('jobs/:id')
   @SkipThrottle({ jobs: true })
-  @ApiOperation({ summary: 'One of the caller\'s jobs: state, progress, results' })
+  @ApiOperation({ summary: "One of the caller's jobs: state, progress, results" })
   @ApiOkResponse({ description: '{message, content: JobView}' })
   @ApiNotFoundResponse({ description: "'Job not found' (also for another user's job)" })
   async job(@CurrentUser() user: AuthUser, @Param('id') id: string) {
@@ -199,7 +200,11 @@ export class GenerationController {
   }
 
   /** 'success' with the result, 'processing' while it runs, or the job's own failure message. */
-  private async answer(user: AuthUser, submitted: JobView, waitMs: number): Promise<Answer<JobSubmitContent>> {
+  private async answer(
+    user: AuthUser,
+    submitted: JobView,
+    waitMs: number,
+  ): Promise<Answer<JobSubmitContent>> {
     const job = waitMs > 0 ? await this.generation.waitFor(user, submitted._id, waitMs) : submitted;
     if (job.state === 'failed') {
       throw new HttpException(job.error ?? JobMessages.failed, HttpStatus.UNPROCESSABLE_ENTITY);

@@ -81,7 +81,8 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
 
   async submit(user: AuthUser, request: JobRequest): Promise<JobView> {
     assertActingAs(user, request.author);
-    if (!this.engines.engineFor(request.tool)) throw new ServiceUnavailableException(JobMessages.engineUnavailable);
+    if (!this.engines.engineFor(request.tool))
+      throw new ServiceUnavailableException(JobMessages.engineUnavailable);
     const folderId = request.folderId
       ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
       : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);

@@ -48,7 +48,9 @@ export class JobRunner implements OnApplicationBootstrap {
     for (const tool of JobTools) {
       if (!runsQueue(this.config, tool)) continue;
       const queue = this.modules.get<Queue>(toolQueueToken(tool), { strict: false });
-      void queue.process(concurrencyOf(this.config, tool), (job: BullJob<{ jobId: string }>) => this.run(job));
+      void queue.process(concurrencyOf(this.config, tool), (job: BullJob<{ jobId: string }>) =>
+        this.run(job),
+      );
       queue.on('error', (err) => this.logger.warn(`${tool} queue: ${err.message}`));
     }
   }
@@ -157,4 +159,3 @@ function userMessage(err: unknown): string {
   if (err instanceof CapabilityUnavailableError) return JobMessages.engineUnavailable;
   return JobMessages.failed;
 }
-

@@ -50,6 +50,11 @@ describe('health and API document', () => {
         'DELETE /api/content/{itemId}',
         'GET /api/content/{file}',
         'POST /api/downloadContent',
+        'POST /api/generateNoise',
+        'POST /api/superResolution',
+        'POST /api/faceSwap',
+        'GET /api/jobs',
+        'GET /api/jobs/{id}',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');

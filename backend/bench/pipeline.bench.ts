@@ -1,0 +1,207 @@
+/**
+ * Job pipeline benchmark.
+ *  1. Throughput and latency of the whole pipeline (HTTP submit → reservation → record → Bull →
+ *     runner → item stored → capture → job.completed on the socket) with a no-op engine, beside raw
+ *     Bull add → process → completed on the same Redis.
+ *  2. Clones per second of the local engine, beside raw sharp (decode, resize, encode only).
+ *  3. Seconds per image of local face swap and super resolution.
+ */
+import 'reflect-metadata';
+import type { Queue } from 'bull';
+import Bull from 'bull';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+import { io } from 'socket.io-client';
+import { JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
+import { LocalCpuEngine, type EncodedImage, type InferenceEngine } from '@studio/inference';
+import { createApp } from '../api/src/create-app';
+import { loadConfig } from '../src/config/app-config';
+import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { LedgerService } from '../src/modules/billing/ledger.service';
+import { EngineRegistry } from '../src/modules/generation/engine-registry';
+
+const JOBS = Number(process.env.BENCH_JOBS ?? 200);
+const SUBMITTERS = Number(process.env.BENCH_SUBMITTERS ?? 10);
+const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+
+/** An engine that does nothing but hand back a 1x1 PNG: measures the pipeline, not the model. */
+async function noopEngine(base: InferenceEngine): Promise<InferenceEngine> {
+  const pixel = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#888' } }).png().toBuffer();
+  const image: EncodedImage = { data: pixel, format: 'png', width: 1, height: 1 };
+  return Object.assign(Object.create(base) as InferenceEngine, { clone: async () => [image] });
+}
+
+async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number }> {
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    PASSWORD_SCRYPT_LOG_N: '10',
+    JOB_WAIT_MS: '0',
+    JOB_CONCURRENCY_CLONE: '8',
+    JOB_RATE_LIMIT_PER_MINUTE: '100000',
+    REDIS_PREFIX: `bench${Date.now().toString(36)}`,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const registry = app.get(EngineRegistry);
+  registry.override('clone', await noopEngine(registry.engineFor('clone')!));
+
+  const username = `pipe${Date.now().toString(36)}`;
+  await app
+    .get(AccountsService)
+    .register({ email: `${username}@bench.invalid`, username, password: 'bench-password', adult: true });
+  const account = (await app.get(AccountsRepository).findByUsername(username))!;
+  await app.get(LedgerService).credit({
+    key: `bench-grant:${username}`,
+    userId: account.id,
+    username,
+    kind: 'grant',
+    amount: JOBS * 2,
+    reason: 'bench',
+  });
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username, password: 'bench-password' }),
+  });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  const socket = io(base, { transports: ['websocket'], extraHeaders: { cookie } });
+  await new Promise((resolve) => socket.once(SocketEvents.ready, resolve));
+
+  const image = await sharp(readFileSync(join(FIXTURES, 'ai-face.jpg'))).resize(64, 64).png().toBuffer();
+  const started = new Map<string, number>();
+  const latencies: number[] = [];
+  const allDone = new Promise<void>((resolve) => {
+    socket.on(JobSocketEvents.completed, ({ job }: JobSocketPayloads['job.completed']) => {
+      const t0 = started.get(job._id);
+      if (t0 === undefined) return;
+      latencies.push(performance.now() - t0);
+      if (latencies.length === JOBS) resolve();
+    });
+  });
+
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SUBMITTERS }, async () => {
+      while (next < JOBS) {
+        next += 1;
+        const form = new FormData();
+        form.append('amount', '1');
+        form.append('original', new Blob([image], { type: 'image/png' }), 'a.png');
+        const sentAt = performance.now();
+        const res = await fetch(`${base}/api/generateNoise`, { method: 'POST', body: form, headers: { cookie } });
+        const body = (await res.json()) as { content: { job: { _id: string } } };
+        if (res.status !== 200) throw new Error(`submit failed: ${res.status} ${JSON.stringify(body)}`);
+        started.set(body.content.job._id, sentAt);
+      }
+    }),
+  );
+  await allDone;
+  const elapsed = performance.now() - t0;
+  socket.close();
+  await app.close();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: (JOBS * 1000) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+}
+
+async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number }> {
+  const queue: Queue = new Bull(`raw-${Date.now()}`, process.env.REDIS_URL!, { prefix: 'benchraw' });
+  const latencies: number[] = [];
+  const done = new Promise<void>((resolve) => {
+    queue.on('completed', (job) => {
+      latencies.push(performance.now() - (job.data as { at: number }).at);
+      if (latencies.length === JOBS) resolve();
+    });
+  });
+  void queue.process(8, async () => undefined);
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SUBMITTERS }, async () => {
+      while (next < JOBS) {
+        next += 1;
+        await queue.add({ at: performance.now() }, { removeOnComplete: true });
+      }
+    }),
+  );
+  await done;
+  const elapsed = performance.now() - t0;
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  latencies.sort((a, b) => a - b);
+  return { perSecond: (JOBS * 1000) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+}
+
+async function timeEach(runs: number, op: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await op();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)];
+}
+
+async function engines(): Promise<void> {
+  const engine = new LocalCpuEngine();
+  const wide = readFileSync(join(FIXTURES, 'cgi-model-1.jpg')); // 1280x720 → 1024x576
+  const amount = 10;
+  const cloneMs = await timeEach(3, () => engine.clone({ image: wide, amount }));
+  const sharpMs = await timeEach(3, async () => {
+    for (let i = 0; i < amount; i++) await sharp(wide).resize(1024, 1024, { fit: 'inside' }).png().toBuffer();
+  });
+  console.log(
+    `clones per second (1024x576): engine ${((amount * 1000) / cloneMs).toFixed(1)} | raw sharp resize+encode ${((amount * 1000) / sharpMs).toFixed(1)} | ratio ${(sharpMs / cloneMs).toFixed(2)}`,
+  );
+
+  const face = readFileSync(join(FIXTURES, 'ai-face.jpg'));
+  const target = readFileSync(join(FIXTURES, 'cgi-model-3.jpg'));
+  await engine.faceSwap({ face, target }); // loads the models
+  const swapMs = await timeEach(3, () => engine.faceSwap({ face, target }));
+  console.log(`face swap per image (face 256 px onto 751x1024): ${(swapMs / 1000).toFixed(2)} s`);
+
+  for (const side of [256, 512]) {
+    const input = await sharp(target).resize(side, side, { fit: 'cover' }).png().toBuffer();
+    await engine.superResolve({ image: input, scale: 2 });
+    const srMs = await timeEach(2, () => engine.superResolve({ image: input, scale: 2 }));
+    const lanczosMs = await timeEach(2, () =>
+      sharp(input).resize(side * 2, side * 2, { kernel: 'lanczos3' }).png().toBuffer(),
+    );
+    console.log(
+      `super resolution ${side}→${side * 2} px: ESRGAN ${(srMs / 1000).toFixed(2)} s | Lanczos ${fmt(lanczosMs)} | ratio ${(srMs / lanczosMs).toFixed(0)}x`,
+    );
+  }
+  await engine.close?.();
+}
+
+async function main(): Promise<void> {
+  console.log(`\n== job pipeline: ${JOBS} jobs, ${SUBMITTERS} submitters, no-op engine ==`);
+  const raw = await rawBull();
+  const full = await pipeline();
+  console.log(`raw Bull add→process→completed: ${raw.perSecond.toFixed(1)} jobs/s, p50 ${fmt(raw.p50)}, p99 ${fmt(raw.p99)}`);
+  console.log(
+    `pipeline HTTP submit→job.completed: ${full.perSecond.toFixed(1)} jobs/s, p50 ${fmt(full.p50)}, p99 ${fmt(full.p99)}`,
+  );
+  console.log(`ratio pipeline / raw Bull throughput: ${(full.perSecond / raw.perSecond).toFixed(3)}`);
+  console.log('\n== local CPU engine ==');
+  await engines();
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
+
