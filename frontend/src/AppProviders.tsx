@@ -1,16 +1,19 @@
 import { App, ConfigProvider } from 'antd';
 import type { ReactNode } from 'react';
+import { JobsProvider } from './jobs/JobsProvider';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { SessionProvider } from './session/SessionProvider';
 import { appTheme } from './ui/theme';
 
-/** Theme, toasts, session and socket: everything the routed screens rely on. */
+/** Theme, toasts, session, socket and jobs: everything the routed screens rely on. */
 export function AppProviders({ children }: { children: ReactNode }) {
   return (
     <ConfigProvider theme={appTheme}>
       <App>
         <SessionProvider>
-          <RealtimeProvider>{children}</RealtimeProvider>
+          <RealtimeProvider>
+            <JobsProvider>{children}</JobsProvider>
+          </RealtimeProvider>
         </SessionProvider>
       </App>
     </ConfigProvider>

@@ -10,6 +10,7 @@ export const Paths = {
   refill: '/profile/refill',
   magic: '/magic',
   swap: '/swap',
+  superResolution: '/superresolution',
   swapVideo: '/swapvideo',
   adminLogs: '/admin/logs',
   userProfile: (username: string) => `/profile/${encodeURIComponent(username)}`,

@@ -1,5 +1,6 @@
 import type { RouteObject } from 'react-router-dom';
 import { AppLayout } from './layout/AppLayout';
+import { FaceSwapPage } from './pages/FaceSwap/FaceSwapPage';
 import { FolderContentsPage } from './pages/FolderContents/FolderContentsPage';
 import { HomePage } from './pages/Home/HomePage';
 import { LoginPage } from './pages/Login/LoginPage';
@@ -9,10 +10,11 @@ import { ProfilePage } from './pages/Profile/ProfilePage';
 import { RefillPage } from './pages/Refill/RefillPage';
 import { RegisterPage } from './pages/Register/RegisterPage';
 import { StripeResultPage } from './pages/StripeResult/StripeResultPage';
+import { SuperResolutionPage } from './pages/SuperResolution/SuperResolutionPage';
 
 /**
- * The one route table (spec section 2). Screens that later issues add (Clone, Magic Brush,
- * Face Swap, Buy Coins, admin logs ...) go here; until then the catch-all shows Not Found.
+ * The one route table (spec section 2). Screens that later issues add (Magic Brush, Video Face
+ * Swap, admin logs ...) go here; until then the catch-all shows Not Found.
  */
 export const routes: RouteObject[] = [
   {
@@ -20,6 +22,8 @@ export const routes: RouteObject[] = [
     element: <AppLayout />,
     children: [
       { index: true, element: <HomePage /> },
+      { path: 'superresolution', element: <SuperResolutionPage /> },
+      { path: 'swap', element: <FaceSwapPage /> },
       { path: 'login', element: <LoginPage /> },
       { path: 'register', element: <RegisterPage /> },
       { path: 'profile', element: <ProfilePage /> },

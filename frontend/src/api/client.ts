@@ -26,11 +26,28 @@ export async function apiRequest<T>(
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(payload);
   }
+  return send<T>(path, init);
+}
+
+/**
+ * Posts a multipart form (files and fields) with the same never-throw contract as apiRequest.
+ * The browser sets the multipart Content-Type with its boundary, so none is given here.
+ */
+export function apiUpload<T>(path: string, form: FormData): Promise<ApiResult<T>> {
+  return send<T>(path, {
+    method: 'POST',
+    credentials: 'include',
+    headers: { Accept: 'application/json' },
+    body: form,
+  });
+}
+
+async function send<T>(path: string, init: RequestInit): Promise<ApiResult<T>> {
   let response: Response;
   try {
     response = await fetch(`${API_PREFIX}${path}`, init);
   } catch (error) {
-    console.error(`${method} ${API_PREFIX}${path} failed`, error);
+    console.error(`${init.method} ${API_PREFIX}${path} failed`, error);
     return { status: NO_RESPONSE, ok: false, body: null };
   }
   return { status: response.status, ok: response.ok, body: await readJson<T>(response) };

@@ -1,9 +1,10 @@
 import { Layout } from 'antd';
 import { Outlet } from 'react-router-dom';
+import { JobTray } from '../jobs/JobTray';
 import { AppFooter } from './AppFooter';
 import { AppHeader } from './AppHeader';
 
-/** The frame of every screen: header, the routed page in a centred column, footer. */
+/** The frame of every screen: header, the routed page in a centred column, footer, job tray. */
 export function AppLayout() {
   return (
     <Layout className="app-shell">
@@ -14,6 +15,7 @@ export function AppLayout() {
         </div>
       </Layout.Content>
       <AppFooter />
+      <JobTray />
     </Layout>
   );
 }

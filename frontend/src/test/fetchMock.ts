@@ -7,14 +7,18 @@ export interface FakeAnswer {
   body?: unknown;
 }
 
-type Responder = FakeAnswer | ((init: RequestInit) => FakeAnswer);
+type Responder = FakeAnswer | ((init: RequestInit) => FakeAnswer | Promise<FakeAnswer>);
+
+/** The job tray of a logged-in user asks for its jobs on every screen; none unless a test says so. */
+export const noJobs: FakeAnswer = { status: 200, body: { message: 'success', content: [] } };
 
 export function mockFetch(answers: Record<string, Responder> = {}): jest.Mock {
+  const known: Record<string, Responder> = { 'GET /api/jobs': noJobs, ...answers };
   const fetchMock = jest.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const key = `${init.method ?? 'GET'} ${String(input)}`;
-    const responder = answers[key];
+    const responder = known[key];
     if (!responder) throw new Error(`Unexpected request: ${key}`);
-    const answer = typeof responder === 'function' ? responder(init) : responder;
+    const answer = await (typeof responder === 'function' ? responder(init) : responder);
     return {
       status: answer.status,
       ok: answer.status >= 200 && answer.status < 300,
@@ -23,6 +27,21 @@ export function mockFetch(answers: Record<string, Responder> = {}): jest.Mock {
   });
   global.fetch = fetchMock as unknown as typeof fetch;
   return fetchMock;
+}
+
+/** The calls made to one "METHOD /path". */
+export function callsTo(fetchMock: jest.Mock, key: string): RequestInit[] {
+  return fetchMock.mock.calls
+    .filter(
+      ([input, init]) => `${(init as RequestInit | undefined)?.method ?? 'GET'} ${String(input)}` === key,
+    )
+    .map(([, init]) => init as RequestInit);
+}
+
+/** The multipart form sent by a call. */
+export function sentForm(init: RequestInit): FormData {
+  if (!(init.body instanceof FormData)) throw new Error('The request body is not a form');
+  return init.body;
 }
 
 /** The parsed JSON body of the nth call to fetch. */

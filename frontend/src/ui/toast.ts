@@ -3,9 +3,9 @@ import { App } from 'antd';
 import { useMemo } from 'react';
 
 export interface Toast {
-  success(text: string): void;
-  info(text: string): void;
-  error(text: string): void;
+  success(text: string, description?: string): void;
+  info(text: string, description?: string): void;
+  error(text: string, description?: string): void;
 }
 
 /**
@@ -15,9 +15,10 @@ export interface Toast {
 export function useToast(): Toast {
   const { notification } = App.useApp();
   return useMemo(() => {
-    const show = (kind: keyof Toast) => (text: string) =>
+    const show = (kind: keyof Toast) => (text: string, description?: string) =>
       notification[kind]({
         message: text,
+        description,
         placement: 'topRight',
         duration: TOAST_DURATION_MS / 1000,
       });

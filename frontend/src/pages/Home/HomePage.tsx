@@ -1,40 +1,117 @@
-import { Button, Card, Space, Typography } from 'antd';
-import { Link } from 'react-router-dom';
-import { PRODUCT_NAME } from '../../config';
+import { CopyOutlined } from '@ant-design/icons';
+import { CLONE_AMOUNT, Messages, quoteTool, TOOL_PRICES, type JobSubmitContent } from '@studio/contracts';
+import { Button, Card } from 'antd';
+import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { apiUpload } from '../../api/client';
+import { usePickedImage } from '../../images/usePickedImage';
+import { JobModal } from '../../jobs/JobModal';
+import type { TrayJob } from '../../jobs/jobsState';
+import { useJobSubmission } from '../../jobs/useJobSubmission';
 import { Paths } from '../../paths';
 import { useSession } from '../../session/useSession';
+import { ImageDropzone } from '../../ui/ImageDropzone';
+import { ToolFrame } from '../../ui/ToolFrame';
+import { useToast } from '../../ui/toast';
+import { CloneAmountModal } from './CloneAmountModal';
+import { WelcomeBanner } from './WelcomeBanner';
 
-/** Welcome screen at '/', until the Clone screen takes this route. */
+/** Clones shown in the modal; the rest are in the folder. */
+const SHOWN_CLONES = 12;
+
+/** The home screen is the Clone tool (spec section 2), with a welcome for logged-out visitors. */
 export function HomePage() {
-  const { loggedIn, account } = useSession();
+  const { account, balance } = useSession();
+  const navigate = useNavigate();
+  const toast = useToast();
+  const { image, reading, pick } = usePickedImage();
+  const submission = useJobSubmission('clone');
+  const [asking, setAsking] = useState(false);
+  const [amount, setAmount] = useState<number | null>(CLONE_AMOUNT.min);
+
+  const sendToLogin = () => {
+    toast.error(Messages.needLogin);
+    navigate(Paths.login);
+  };
+
+  const openAmount = () => {
+    if (account) setAsking(true);
+    else sendToLogin();
+  };
+
+  const generate = async () => {
+    if (!account) return sendToLogin();
+    if (!image || !amount) return;
+    if (quoteTool('clone', amount) > (balance ?? 0)) {
+      toast.error(Messages.notEnoughCredits);
+      return;
+    }
+    setAsking(false);
+    const form = new FormData();
+    form.append('original', image.blob, image.fileName);
+    form.append('amount', String(amount));
+    form.append('author', account);
+    await submission.submit(() => apiUpload<JobSubmitContent | string>('/generateNoise', form));
+  };
+
   return (
-    <Card style={{ textAlign: 'center', padding: '32px 0' }}>
-      <Typography.Title>Welcome to {PRODUCT_NAME}</Typography.Title>
-      <Typography.Paragraph type="secondary" style={{ fontSize: 17 }}>
-        Generate, inpaint, upscale, clone and face-swap images and video with AI. Every tool spends coins from
-        your balance, and your results land in folders on your profile.
-      </Typography.Paragraph>
-      {loggedIn ? (
-        <Space direction="vertical">
-          <Typography.Text>Signed in as {account}. Pick a tool from the account menu.</Typography.Text>
-          <Link to={Paths.profile}>
-            <Button type="primary" size="large">
-              Go to your profile
+    <>
+      {!account && <WelcomeBanner />}
+      <ToolFrame
+        title="Clone"
+        description="Make noise-altered copies of an image, each one unique down to the pixel."
+        price={`${TOOL_PRICES.clone} credit per clone`}
+      >
+        <Card className="tool-card">
+          <ImageDropzone
+            text="Drag a file or click here..."
+            hint="JPEG, PNG or WebP. Large images are scaled to 1024 px per side."
+            label="Image to clone"
+            image={image}
+            reading={reading}
+            onFile={(file) => void pick(file)}
+            height={340}
+          />
+          <div className="tool-actions">
+            <Button
+              type="primary"
+              size="large"
+              icon={<CopyOutlined />}
+              disabled={!image || submission.busy}
+              onClick={openAmount}
+            >
+              Clone
             </Button>
-          </Link>
-        </Space>
-      ) : (
-        <Space size="middle">
-          <Link to={Paths.register}>
-            <Button type="primary" size="large">
-              Create an account
-            </Button>
-          </Link>
-          <Link to={Paths.login}>
-            <Button size="large">Log in</Button>
-          </Link>
-        </Space>
-      )}
-    </Card>
+          </div>
+        </Card>
+      </ToolFrame>
+      <CloneAmountModal
+        open={asking}
+        amount={amount}
+        balance={balance}
+        onAmount={setAmount}
+        onCancel={() => setAsking(false)}
+        onGenerate={() => void generate()}
+      />
+      <JobModal
+        submission={submission}
+        closableWhileGenerating
+        width={720}
+        renderResult={(job) => <CloneGrid job={job} />}
+      />
+    </>
+  );
+}
+
+function CloneGrid({ job }: { job: TrayJob }) {
+  const shown = job.items.slice(0, SHOWN_CLONES);
+  const more = job.items.length - shown.length;
+  return (
+    <div className="clone-grid" data-testid="clone-results">
+      {shown.map((item, index) => (
+        <img key={item._id} src={item.url} alt={`Clone ${index + 1}`} />
+      ))}
+      {more > 0 && <div className="clone-grid-more">+{more} more in the folder</div>}
+    </div>
   );
 }

@@ -1,0 +1,122 @@
+import { CheckCircleFilled, ClockCircleFilled, FolderOpenOutlined } from '@ant-design/icons';
+import { Modal, Progress, Spin, Typography } from 'antd';
+import type { ReactNode } from 'react';
+import { Link } from 'react-router-dom';
+import { Paths } from '../paths';
+import { BRAND_COLOR } from '../ui/theme';
+import type { TrayJob } from './jobsState';
+import type { JobSubmission } from './useJobSubmission';
+
+export const ModalTexts = {
+  generating: 'Generating...',
+  success: 'Success!',
+  later: 'Check Later!',
+} as const;
+
+interface JobModalProps {
+  submission: JobSubmission;
+  /** The finished job's output (images) above 'Success!'. */
+  renderResult(job: TrayJob, url: string | undefined): ReactNode;
+  /** Clone: a click closes it at any time (the tray keeps following the job). Otherwise only once a message shows. */
+  closableWhileGenerating?: boolean;
+  width?: number;
+}
+
+const PROGRESS_COLOURS = { from: BRAND_COLOR, to: '#c084fc' };
+
+/** The spec's generation modal: spinner 'Generating...' with live progress, then the outcome. */
+export function JobModal({
+  submission,
+  renderResult,
+  closableWhileGenerating = false,
+  width = 560,
+}: JobModalProps) {
+  const { state, job, progress, reset } = submission;
+  const hasMessage = state.phase === 'success' || state.phase === 'processing';
+  const closable = hasMessage || closableWhileGenerating;
+  const close = () => {
+    if (closable) reset();
+  };
+
+  return (
+    <Modal
+      open={state.phase !== 'idle'}
+      footer={null}
+      centered
+      width={state.phase === 'success' ? width : 460}
+      closable={closable}
+      maskClosable={closable}
+      keyboard={closable}
+      onCancel={close}
+      destroyOnHidden
+    >
+      <div
+        className="job-modal"
+        data-testid="job-modal"
+        data-phase={state.phase}
+        onClick={close}
+        style={{ cursor: closable ? 'pointer' : 'default' }}
+      >
+        {state.phase === 'generating' && (
+          <>
+            <Spin size="large" />
+            <Typography.Title level={3} className="job-modal-title">
+              {ModalTexts.generating}
+            </Typography.Title>
+            <Progress
+              percent={progress}
+              status="active"
+              strokeColor={PROGRESS_COLOURS}
+              aria-label="Job progress"
+              data-testid="job-progress"
+            />
+            <Typography.Text type="secondary">
+              {!job ? 'Uploading…' : job.state === 'queued' ? 'Waiting for a free worker…' : 'Working on it…'}
+            </Typography.Text>
+            {closableWhileGenerating && (
+              <Typography.Text type="secondary" className="job-modal-hint">
+                You can close this window: the job tray keeps following the job.
+              </Typography.Text>
+            )}
+          </>
+        )}
+        {state.phase === 'success' && (
+          <>
+            {renderResult(job ?? state.job, state.url)}
+            <Typography.Title level={3} className="job-modal-title">
+              <CheckCircleFilled style={{ color: '#16a34a' }} /> {ModalTexts.success}
+            </Typography.Title>
+            <FolderLink folderId={state.job.folderId} />
+          </>
+        )}
+        {state.phase === 'processing' && (
+          <>
+            <ClockCircleFilled className="job-modal-icon" />
+            <Typography.Title level={3} className="job-modal-title">
+              {ModalTexts.later}
+            </Typography.Title>
+            <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
+              Your job is still running. The job tray shows its progress and the result lands in your folder.
+            </Typography.Paragraph>
+            <Progress
+              percent={progress}
+              status="active"
+              strokeColor={PROGRESS_COLOURS}
+              aria-label="Job progress"
+            />
+            <FolderLink folderId={state.job.folderId} />
+          </>
+        )}
+      </div>
+    </Modal>
+  );
+}
+
+function FolderLink({ folderId }: { folderId: string }) {
+  if (!folderId) return null;
+  return (
+    <Link to={Paths.bulkInpaints(folderId)} data-testid="result-folder">
+      <FolderOpenOutlined /> Open the folder
+    </Link>
+  );
+}

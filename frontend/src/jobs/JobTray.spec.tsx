@@ -1,0 +1,119 @@
+import { JobSocketEvents } from '@studio/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { openSocket } from '../test/fakeSocket';
+import { callsTo, mockFetch, sessionAnswer } from '../test/fetchMock';
+import { contentItems, jobsAnswer, jobView, pushJobEvent } from '../test/jobs';
+import { rememberAccount, renderApp } from '../test/renderApp';
+
+function rows() {
+  return within(screen.getByTestId('job-tray')).getAllByTestId('tray-job');
+}
+
+function row(jobId: string) {
+  return rows().find((r) => r.getAttribute('data-job') === jobId)!;
+}
+
+async function loggedIn(jobs = jobsAnswer([])) {
+  rememberAccount('alice');
+  const fetchMock = mockFetch({
+    'GET /api/session': sessionAnswer({ username: 'alice', balance: 10 }),
+    'GET /api/jobs': jobs,
+  });
+  renderApp('/');
+  await waitFor(() => expect(callsTo(fetchMock, 'GET /api/jobs')).toHaveLength(1));
+  await waitFor(() => expect(openSocket()?.listenerCount(JobSocketEvents.progress)).toBe(1));
+  return fetchMock;
+}
+
+describe('JobTray', () => {
+  it('is not there for a logged-out visitor, who is not asked for jobs', () => {
+    const fetchMock = mockFetch();
+    renderApp('/');
+    expect(screen.queryByTestId('job-tray-toggle')).not.toBeInTheDocument();
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('lists the jobs from GET /api/jobs: progress, results with their folder, failures with the refund', async () => {
+    const running = jobView({ tool: 'superResolution', state: 'running', progress: 30 });
+    const done = jobView({ tool: 'clone', state: 'succeeded', progress: 100, folderId: 'f9' });
+    done.items = contentItems(3, done._id);
+    const failed = jobView({
+      tool: 'faceSwap',
+      state: 'failed',
+      error: 'No face found in the face image',
+      refunded: 1,
+    });
+    await loggedIn(jobsAnswer([running, done, failed]));
+
+    // Closed until the user opens it (no job started on this page).
+    expect(screen.queryByTestId('job-tray')).not.toBeInTheDocument();
+    const toggle = screen.getByTestId('job-tray-toggle');
+    expect(toggle.closest('.ant-badge')).toHaveTextContent('1');
+    fireEvent.click(toggle);
+
+    // Active jobs first, then the finished ones, newest first.
+    expect(rows().map((r) => r.getAttribute('data-state'))).toEqual(['running', 'failed', 'succeeded']);
+    expect(within(row(running._id)).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '30');
+    expect(within(row(done._id)).getByText(/3 images/)).toBeInTheDocument();
+    expect(within(row(done._id)).getByRole('link', { name: /Open folder/ })).toHaveAttribute(
+      'href',
+      '/profile/bulkInpaints/f9',
+    );
+    expect(within(row(failed._id)).getByText('No face found in the face image')).toBeInTheDocument();
+    expect(within(row(failed._id)).getByText('1 credit was refunded.')).toBeInTheDocument();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Close the job tray' }));
+    expect(screen.queryByTestId('job-tray')).not.toBeInTheDocument();
+  });
+
+  it('opens when a job starts and follows it over the socket to its result, with a toast', async () => {
+    await loggedIn();
+    const job = jobView({ tool: 'clone', state: 'queued', cost: 4 });
+    pushJobEvent(JobSocketEvents.queued, { job, position: 2 });
+
+    expect(screen.getByTestId('job-tray')).toBeInTheDocument();
+    expect(within(row(job._id)).getByText('Queued')).toBeInTheDocument();
+    expect(within(row(job._id)).getByText(/#2 in line/)).toBeInTheDocument();
+
+    pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'clone', progress: 25 });
+    expect(within(row(job._id)).getByText('Running')).toBeInTheDocument();
+    expect(within(row(job._id)).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '25');
+    pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'clone', progress: 75 });
+    expect(within(row(job._id)).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '75');
+
+    const items = contentItems(4, job._id);
+    pushJobEvent(JobSocketEvents.completed, { job: { ...job, state: 'succeeded', progress: 100, items } });
+    expect(row(job._id)).toHaveAttribute('data-state', 'succeeded');
+    expect(within(row(job._id)).getByRole('link', { name: /Open folder/ })).toHaveAttribute(
+      'href',
+      '/profile/bulkInpaints/folder1',
+    );
+    expect(await screen.findByText('Clones ready')).toBeInTheDocument();
+    expect(screen.getByText('4 images were added to your folder.')).toBeInTheDocument();
+
+    // A late progress event or a repeated completion changes nothing and toasts nothing more.
+    pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'clone', progress: 90 });
+    pushJobEvent(JobSocketEvents.completed, { job: { ...job, state: 'succeeded', progress: 100, items } });
+    expect(row(job._id)).toHaveAttribute('data-state', 'succeeded');
+    expect(screen.getAllByText('Clones ready')).toHaveLength(1);
+  });
+
+  it('shows a failure with its message and refund, and toasts it', async () => {
+    await loggedIn();
+    const job = jobView({ tool: 'faceSwap', state: 'running', progress: 10 });
+    pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'faceSwap', progress: 10 });
+    expect(screen.getByTestId('job-tray')).toBeInTheDocument();
+
+    pushJobEvent(JobSocketEvents.failed, {
+      job: { ...job, state: 'failed', error: 'No face found in the target image', refunded: 1 },
+      message: 'No face found in the target image',
+      refunded: 1,
+    });
+    expect(row(job._id)).toHaveAttribute('data-state', 'failed');
+    expect(within(row(job._id)).getByText('Failed')).toBeInTheDocument();
+    expect(within(row(job._id)).getByText('1 credit was refunded.')).toBeInTheDocument();
+    expect(
+      screen.getByText('No face found in the target image', { selector: '.ant-notification-notice-message' }),
+    ).toBeInTheDocument();
+  });
+});

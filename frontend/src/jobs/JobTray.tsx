@@ -1,0 +1,188 @@
+import {
+  CheckCircleFilled,
+  CloseCircleFilled,
+  CloseOutlined,
+  CopyOutlined,
+  ExpandOutlined,
+  FolderOpenOutlined,
+  SmileOutlined,
+  SyncOutlined,
+  ThunderboltOutlined,
+} from '@ant-design/icons';
+import { TOOL_LABELS, type JobTool } from '@studio/contracts';
+import { Badge, Button, Card, Empty, Progress, Tag, Typography } from 'antd';
+import type { ReactNode } from 'react';
+import { Link } from 'react-router-dom';
+import { Paths } from '../paths';
+import { useSession } from '../session/useSession';
+import { refundText } from './JobsProvider';
+import { isActive, type TrayJob } from './jobsState';
+import { useJobs } from './useJobs';
+
+/** Finished jobs kept in the tray below the active ones. */
+const RECENT_FINISHED = 8;
+
+export const TOOL_ICONS: Record<JobTool, ReactNode> = {
+  clone: <CopyOutlined />,
+  superResolution: <ExpandOutlined />,
+  faceSwap: <SmileOutlined />,
+};
+
+/**
+ * The job tray on every page (in the layout): a floating button with the number of running jobs,
+ * and a panel that opens by itself when a job starts, with live progress from the socket.
+ */
+export function JobTray() {
+  const { loggedIn } = useSession();
+  const { jobs, trayOpen, setTrayOpen } = useJobs();
+  if (!loggedIn) return null;
+
+  const active = jobs.filter(isActive);
+  const finished = jobs.filter((job) => !isActive(job)).slice(0, RECENT_FINISHED);
+
+  return (
+    <div className="job-tray">
+      {trayOpen && (
+        <Card
+          className="job-tray-panel"
+          size="small"
+          role="region"
+          aria-label="Your jobs"
+          data-testid="job-tray"
+          title={
+            <span>
+              <ThunderboltOutlined /> Your jobs
+            </span>
+          }
+          extra={
+            <Button
+              type="text"
+              size="small"
+              icon={<CloseOutlined />}
+              aria-label="Close the job tray"
+              onClick={() => setTrayOpen(false)}
+            />
+          }
+        >
+          {active.length + finished.length === 0 ? (
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description="No jobs yet. Clones, upscales and face swaps show up here while they run."
+            />
+          ) : (
+            <div className="job-tray-list">
+              {[...active, ...finished].map((job) => (
+                <JobRow key={job._id} job={job} onOpenFolder={() => setTrayOpen(false)} />
+              ))}
+            </div>
+          )}
+        </Card>
+      )}
+      <Badge count={active.length} offset={[-6, 4]}>
+        <Button
+          className="job-tray-toggle"
+          shape="round"
+          size="large"
+          type={trayOpen ? 'default' : 'primary'}
+          icon={active.length > 0 ? <SyncOutlined spin /> : <ThunderboltOutlined />}
+          aria-expanded={trayOpen}
+          data-testid="job-tray-toggle"
+          onClick={() => setTrayOpen(!trayOpen)}
+        >
+          Jobs
+        </Button>
+      </Badge>
+    </div>
+  );
+}
+
+function JobRow({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }) {
+  const thumbnail = job.state === 'succeeded' ? job.items.find((item) => item.kind === 'image') : undefined;
+  return (
+    <div className="job-row" data-testid="tray-job" data-state={job.state} data-job={job._id}>
+      <div className={`job-row-icon job-row-icon-${job.state}`}>
+        {thumbnail ? <img src={thumbnail.url} alt="" /> : TOOL_ICONS[job.tool]}
+      </div>
+      <div className="job-row-body">
+        <div className="job-row-head">
+          <Typography.Text strong>{TOOL_LABELS[job.tool]}</Typography.Text>
+          <StateTag job={job} />
+        </div>
+        <JobDetail job={job} onOpenFolder={onOpenFolder} />
+      </div>
+    </div>
+  );
+}
+
+function StateTag({ job }: { job: TrayJob }) {
+  switch (job.state) {
+    case 'queued':
+      return <Tag color="default">Queued</Tag>;
+    case 'running':
+      return (
+        <Tag color="processing" icon={<SyncOutlined spin />}>
+          Running
+        </Tag>
+      );
+    case 'succeeded':
+      return (
+        <Tag color="success" icon={<CheckCircleFilled />}>
+          Done
+        </Tag>
+      );
+    case 'failed':
+      return (
+        <Tag color="error" icon={<CloseCircleFilled />}>
+          Failed
+        </Tag>
+      );
+  }
+}
+
+function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }) {
+  if (isActive(job)) {
+    return (
+      <>
+        <Progress
+          percent={Math.round(job.progress)}
+          size="small"
+          status="active"
+          aria-label={`${TOOL_LABELS[job.tool]} progress`}
+        />
+        <Typography.Text type="secondary" className="job-row-note">
+          {job.state === 'queued'
+            ? `Waiting for a free worker${job.position ? ` · #${job.position} in line` : ''}`
+            : 'Working on it…'}
+        </Typography.Text>
+      </>
+    );
+  }
+  if (job.state === 'failed') {
+    return (
+      <>
+        <Typography.Text type="danger" className="job-row-note">
+          {job.error ?? 'The job failed.'}
+        </Typography.Text>
+        {job.refunded ? (
+          <Typography.Text type="secondary" className="job-row-note">
+            {refundText(job.refunded)}
+          </Typography.Text>
+        ) : null}
+      </>
+    );
+  }
+  const count = job.items.length;
+  return (
+    <Typography.Text type="secondary" className="job-row-note">
+      {count} {count === 1 ? 'image' : 'images'}
+      {job.folderId && (
+        <>
+          {' · '}
+          <Link to={Paths.bulkInpaints(job.folderId)} onClick={onOpenFolder}>
+            <FolderOpenOutlined /> Open folder
+          </Link>
+        </>
+      )}
+    </Typography.Text>
+  );
+}

@@ -1,0 +1,87 @@
+import type { JobSubmitContent, JobTool, JobView } from '@studio/contracts';
+import { useRef, useState } from 'react';
+import { errorText, NO_RESPONSE, type ApiResult } from '../api/client';
+import { useToast } from '../ui/toast';
+import type { TrayJob } from './jobsState';
+import { useJobs } from './useJobs';
+
+/** The status of a job that failed while the request waited for it. */
+const UNPROCESSABLE = 422;
+
+/** The spec's generation modal states: Generating..., then 'success' or 'processing'. */
+export type SubmissionState =
+  | { phase: 'idle' }
+  | { phase: 'generating' }
+  | { phase: 'success'; job: JobView; url?: string }
+  | { phase: 'processing'; job: JobView };
+
+export interface JobSubmission {
+  state: SubmissionState;
+  /** The job this submission follows, live from the socket; found before the answer arrives. */
+  job: TrayJob | undefined;
+  /** 0..100 for the progress bar. */
+  progress: number;
+  busy: boolean;
+  /** Sends the request; resolves true when the server accepted the job. */
+  submit(send: () => Promise<ApiResult<JobSubmitContent | string>>): Promise<boolean>;
+  /** Back to idle; an answer still on its way is then ignored (the tray reports it). */
+  reset(): void;
+}
+
+/**
+ * Runs one tool request for a screen. While the request waits (up to ~20 s) the server already
+ * pushes the job's events, so the job is recognised as the first job of this tool that was not
+ * known when the request started; once the answer arrives its job id is used.
+ */
+export function useJobSubmission(tool: JobTool): JobSubmission {
+  const { jobs, track } = useJobs();
+  const toast = useToast();
+  const [state, setState] = useState<SubmissionState>({ phase: 'idle' });
+  const knownBefore = useRef(new Set<string>());
+  const run = useRef(0);
+  const latestJobs = useRef(jobs);
+  latestJobs.current = jobs;
+  const followed = (list: TrayJob[]) =>
+    list.find((known) => known.tool === tool && !knownBefore.current.has(known._id));
+
+  const submit: JobSubmission['submit'] = async (send) => {
+    const current = ++run.current;
+    knownBefore.current = new Set(jobs.map((job) => job._id));
+    setState({ phase: 'generating' });
+    const result = await send();
+    const content = result.ok ? result.body?.content : undefined;
+    const accepted = content && typeof content === 'object' ? content : null;
+    // The tray follows the job even when the modal was closed meanwhile.
+    if (accepted) track(accepted.job);
+    if (current !== run.current) return !!accepted;
+    if (accepted) {
+      setState(
+        result.body?.message === 'success'
+          ? { phase: 'success', job: accepted.job, url: accepted.url }
+          : { phase: 'processing', job: accepted.job },
+      );
+      return true;
+    }
+    setState({ phase: 'idle' });
+    // Network failures are only logged (spec section 8); the server's refusals are shown, except a
+    // job failure the tray has already announced from its socket event.
+    const announced = result.status === UNPROCESSABLE && followed(latestJobs.current)?.state === 'failed';
+    if (result.status !== NO_RESPONSE && !announced) toast.error(errorText(result));
+    return false;
+  };
+
+  const reset = () => {
+    run.current += 1;
+    setState({ phase: 'idle' });
+  };
+
+  let job: TrayJob | undefined;
+  if (state.phase === 'success' || state.phase === 'processing') {
+    job = jobs.find((known) => known._id === state.job._id) ?? state.job;
+  } else if (state.phase === 'generating') {
+    job = followed(jobs);
+  }
+  const progress = state.phase === 'success' ? 100 : Math.round(job?.progress ?? 0);
+
+  return { state, job, progress, busy: state.phase === 'generating', submit, reset };
+}

@@ -1,0 +1,104 @@
+import { SwapOutlined } from '@ant-design/icons';
+import { JobMessages, quoteTool, TOOL_PRICES } from '@studio/contracts';
+import { Button, Card, Checkbox, Col, Row, Select, Typography } from 'antd';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { useOwnFolders } from '../../folders/useOwnFolders';
+import { usePickedImage } from '../../images/usePickedImage';
+import { Paths } from '../../paths';
+import { useRequireLogin } from '../../session/useRequireLogin';
+import { ImageDropzone } from '../../ui/ImageDropzone';
+import { ToolFrame } from '../../ui/ToolFrame';
+import { useFaceSwap } from './useFaceSwap';
+
+export const CONSENT_TEXT = 'I have the consent of the person whose face I use';
+
+/** Face swap (spec section 2): folder, face image, target image, consent, then 'Swap'. */
+export function FaceSwapPage() {
+  const loggedIn = useRequireLogin();
+  const { folders, loading } = useOwnFolders();
+  const face = usePickedImage();
+  const target = usePickedImage();
+  const [folder, setFolder] = useState<string>();
+  const [consent, setConsent] = useState(false);
+  const { busy, swap } = useFaceSwap();
+
+  if (!loggedIn) return null;
+  const ready = !!face.image && !!target.image && !!folder;
+  return (
+    <ToolFrame
+      title="Face swap"
+      description="Put the face from one image onto the person in another."
+      price={`${TOOL_PRICES.faceSwap} credit per swap`}
+    >
+      <Card className="tool-card">
+        <div className="swap-folder">
+          <label htmlFor="swap-folder">Parent Folder*</label>
+          <Select
+            id="swap-folder"
+            size="large"
+            loading={loading}
+            disabled={!loading && folders.length === 0}
+            placeholder={!loading && folders.length === 0 ? JobMessages.createFolderFirst : 'Choose a folder'}
+            value={folder}
+            onChange={setFolder}
+            options={folders.map((f) => ({ value: f._id, label: f.title }))}
+            style={{ width: '100%' }}
+          />
+          {!loading && folders.length === 0 && (
+            <Typography.Text type="secondary">
+              <Link to={Paths.profile}>Go to your profile</Link> to create one.
+            </Typography.Text>
+          )}
+        </div>
+        <Row gutter={[24, 24]}>
+          <Col xs={24} md={12}>
+            <Typography.Title level={5}>Face Image</Typography.Title>
+            <ImageDropzone
+              text="Drop the face here"
+              hint="A clear, frontal face works best."
+              label="Face Image"
+              image={face.image}
+              reading={face.reading}
+              onFile={(file) => void face.pick(file)}
+            />
+          </Col>
+          <Col xs={24} md={12}>
+            <Typography.Title level={5}>Target Image</Typography.Title>
+            <ImageDropzone
+              text="Drop the target image here"
+              hint="The person whose face gets replaced."
+              label="Target Image"
+              image={target.image}
+              reading={target.reading}
+              onFile={(file) => void target.pick(file)}
+            />
+          </Col>
+        </Row>
+        <div className="tool-actions tool-actions-split">
+          <Checkbox checked={consent} onChange={(e) => setConsent(e.target.checked)}>
+            {CONSENT_TEXT}
+          </Checkbox>
+          {ready && (
+            <Button
+              type="primary"
+              size="large"
+              icon={<SwapOutlined />}
+              disabled={!consent || busy}
+              onClick={() =>
+                void swap({
+                  face: face.image!,
+                  target: target.image!,
+                  folder: folder!,
+                  cost: quoteTool('faceSwap', 1),
+                })
+              }
+            >
+              {busy ? 'Loading...' : 'Swap'}
+            </Button>
+          )}
+        </div>
+      </Card>
+    </ToolFrame>
+  );
+}

@@ -1,0 +1,72 @@
+import { ExpandOutlined } from '@ant-design/icons';
+import { Messages, quoteTool, TOOL_PRICES, type JobSubmitContent } from '@studio/contracts';
+import { Button, Card } from 'antd';
+import { apiPost } from '../../api/client';
+import { usePickedImage } from '../../images/usePickedImage';
+import { JobModal } from '../../jobs/JobModal';
+import { useJobSubmission } from '../../jobs/useJobSubmission';
+import { useRequireLogin } from '../../session/useRequireLogin';
+import { useSession } from '../../session/useSession';
+import { ImageDropzone } from '../../ui/ImageDropzone';
+import { ToolFrame } from '../../ui/ToolFrame';
+import { useToast } from '../../ui/toast';
+
+/** Super resolution (spec section 2): pick an image, upscale it, see the result in the modal. */
+export function SuperResolutionPage() {
+  const loggedIn = useRequireLogin();
+  const { account, balance } = useSession();
+  const toast = useToast();
+  const { image, reading, pick } = usePickedImage();
+  const submission = useJobSubmission('superResolution');
+
+  const upscale = async () => {
+    if (!account || !image) return;
+    if (quoteTool('superResolution', 1) > (balance ?? 0)) {
+      toast.error(Messages.notEnoughCredits);
+      return;
+    }
+    await submission.submit(() =>
+      apiPost<JobSubmitContent | string>('/superResolution', { original: image.dataUrl, author: account }),
+    );
+  };
+
+  if (!loggedIn) return null;
+  return (
+    <ToolFrame
+      title="Super resolution"
+      description="Upscale an image with an AI model that adds back fine detail."
+      price={`${TOOL_PRICES.superResolution} credits per image`}
+    >
+      <Card className="tool-card">
+        <ImageDropzone
+          text="Choose an image or drag it here"
+          hint="JPEG, PNG or WebP. Large images are scaled to 1024 px per side."
+          label="Image to upscale"
+          image={image}
+          reading={reading}
+          onFile={(file) => void pick(file)}
+          height={340}
+        />
+        <div className="tool-actions">
+          <Button
+            type="primary"
+            size="large"
+            icon={<ExpandOutlined />}
+            disabled={!image || submission.busy}
+            onClick={() => void upscale()}
+          >
+            Super Resolution
+          </Button>
+        </div>
+      </Card>
+      <JobModal
+        submission={submission}
+        width={720}
+        renderResult={(job, url) => {
+          const src = url ?? job.items[0]?.url;
+          return src ? <img className="job-result-image" src={src} alt="Super resolution result" /> : null;
+        }}
+      />
+    </ToolFrame>
+  );
+}

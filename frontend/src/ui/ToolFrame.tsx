@@ -1,0 +1,47 @@
+import { CopyOutlined, ExpandOutlined, SmileOutlined } from '@ant-design/icons';
+import { Typography } from 'antd';
+import type { ReactNode } from 'react';
+import { NavLink } from 'react-router-dom';
+import { Paths } from '../paths';
+import { CoinIcon } from './CoinIcon';
+
+const TOOLS = [
+  { to: Paths.home, label: 'Clone', icon: <CopyOutlined /> },
+  { to: Paths.superResolution, label: 'Super resolution', icon: <ExpandOutlined /> },
+  { to: Paths.swap, label: 'Face swap', icon: <SmileOutlined /> },
+];
+
+interface ToolFrameProps {
+  title: string;
+  description: string;
+  /** What one use costs, e.g. '1 credit per clone'. */
+  price: string;
+  children: ReactNode;
+}
+
+/** The frame of the image tool screens: a switcher between the tools, a heading and the price. */
+export function ToolFrame({ title, description, price, children }: ToolFrameProps) {
+  return (
+    <div className="tool-page">
+      <nav className="tool-tabs" aria-label="Tools">
+        {TOOLS.map((tool) => (
+          <NavLink key={tool.to} to={tool.to} end className="tool-tab">
+            {tool.icon} {tool.label}
+          </NavLink>
+        ))}
+      </nav>
+      <div className="tool-heading">
+        <div>
+          <Typography.Title level={2} style={{ margin: 0 }}>
+            {title}
+          </Typography.Title>
+          <Typography.Text type="secondary">{description}</Typography.Text>
+        </div>
+        <span className="tool-price" data-testid="tool-price">
+          <CoinIcon /> {price}
+        </span>
+      </div>
+      {children}
+    </div>
+  );
+}
