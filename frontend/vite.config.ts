@@ -22,8 +22,9 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    // antd alone is about 730 kB minified; it sits in its own long-cached chunk.
-    chunkSizeWarningLimit: 800,
+    // antd alone is about 820 kB minified (with Upload, Select, Progress for the tools); it sits in
+    // its own long-cached chunk.
+    chunkSizeWarningLimit: 900,
     rollupOptions: {
       output: {
         // Vendor code changes rarely; separate chunks keep it cached across releases.

@@ -14,6 +14,7 @@ import { Badge, Button, Card, Empty, Progress, Tag, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { Paths } from '../paths';
+import { BRAND_COLOR } from '../ui/theme';
 import { useSession } from '../session/useSession';
 import { refundText } from './JobsProvider';
 import { isActive, type TrayJob } from './jobsState';
@@ -147,6 +148,7 @@ function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }
           percent={Math.round(job.progress)}
           size="small"
           status="active"
+          strokeColor={BRAND_COLOR}
           aria-label={`${TOOL_LABELS[job.tool]} progress`}
         />
         <Typography.Text type="secondary" className="job-row-note">

@@ -1,5 +1,6 @@
 import { InboxOutlined, LoadingOutlined } from '@ant-design/icons';
 import { Upload } from 'antd';
+import type { ReactNode } from 'react';
 import { ACCEPTED_IMAGE_TYPES } from '../images/imageTypes';
 import type { PickedImage } from '../images/scaleImage';
 
@@ -14,6 +15,8 @@ interface ImageDropzoneProps {
   label: string;
   height?: number;
   disabled?: boolean;
+  /** The picture shown while empty. */
+  icon?: ReactNode;
 }
 
 /**
@@ -29,6 +32,7 @@ export function ImageDropzone({
   label,
   height = 280,
   disabled = false,
+  icon = <InboxOutlined />,
 }: ImageDropzoneProps) {
   return (
     <Upload.Dragger
@@ -46,12 +50,18 @@ export function ImageDropzone({
     >
       {image ? (
         <div className="image-dropzone-preview">
-          <img src={image.dataUrl} alt={`${label} preview`} data-testid="image-preview" />
+          <img
+            src={image.dataUrl}
+            alt={`${label} preview`}
+            data-testid="image-preview"
+            // The zone's inner padding is 16 px on each side.
+            style={{ maxHeight: height - 32 }}
+          />
           <span className="image-dropzone-replace">Click or drop to replace</span>
         </div>
       ) : (
         <>
-          <p className="ant-upload-drag-icon">{reading ? <LoadingOutlined /> : <InboxOutlined />}</p>
+          <p className="ant-upload-drag-icon">{reading ? <LoadingOutlined /> : icon}</p>
           <p className="ant-upload-text">{text}</p>
           {hint && <p className="ant-upload-hint">{hint}</p>}
         </>

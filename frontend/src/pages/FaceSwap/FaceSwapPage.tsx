@@ -1,4 +1,4 @@
-import { SwapOutlined } from '@ant-design/icons';
+import { SmileOutlined, SwapOutlined, UserOutlined } from '@ant-design/icons';
 import { JobMessages, quoteTool, TOOL_PRICES } from '@studio/contracts';
 import { Button, Card, Checkbox, Col, Row, Select, Typography } from 'antd';
 import { useState } from 'react';
@@ -58,6 +58,7 @@ export function FaceSwapPage() {
               text="Drop the face here"
               hint="A clear, frontal face works best."
               label="Face Image"
+              icon={<SmileOutlined />}
               image={face.image}
               reading={face.reading}
               onFile={(file) => void face.pick(file)}
@@ -69,6 +70,7 @@ export function FaceSwapPage() {
               text="Drop the target image here"
               hint="The person whose face gets replaced."
               label="Target Image"
+              icon={<UserOutlined />}
               image={target.image}
               reading={target.reading}
               onFile={(file) => void target.pick(file)}
@@ -79,6 +81,11 @@ export function FaceSwapPage() {
           <Checkbox checked={consent} onChange={(e) => setConsent(e.target.checked)}>
             {CONSENT_TEXT}
           </Checkbox>
+          {!ready && (
+            <Typography.Text type="secondary">
+              Choose a folder, a face and a target image to swap.
+            </Typography.Text>
+          )}
           {ready && (
             <Button
               type="primary"

@@ -7,7 +7,7 @@ import { Paths } from '../../paths';
 export function WelcomeBanner() {
   return (
     <div className="welcome-banner">
-      <div>
+      <div className="welcome-banner-text">
         <Typography.Title level={3} style={{ margin: 0, color: '#fff' }}>
           Welcome to {PRODUCT_NAME}
         </Typography.Title>
@@ -16,7 +16,7 @@ export function WelcomeBanner() {
           from your balance, and your results land in folders on your profile.
         </Typography.Text>
       </div>
-      <Space size="middle" wrap>
+      <Space size="middle" className="welcome-banner-actions">
         <Link to={Paths.register}>
           <Button type="primary" size="large">
             Create an account

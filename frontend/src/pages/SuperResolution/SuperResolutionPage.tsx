@@ -10,6 +10,7 @@ import { useSession } from '../../session/useSession';
 import { ImageDropzone } from '../../ui/ImageDropzone';
 import { ToolFrame } from '../../ui/ToolFrame';
 import { useToast } from '../../ui/toast';
+import { UpscaledImage } from './UpscaledImage';
 
 /** Super resolution (spec section 2): pick an image, upscale it, see the result in the modal. */
 export function SuperResolutionPage() {
@@ -64,7 +65,7 @@ export function SuperResolutionPage() {
         width={720}
         renderResult={(job, url) => {
           const src = url ?? job.items[0]?.url;
-          return src ? <img className="job-result-image" src={src} alt="Super resolution result" /> : null;
+          return src ? <UpscaledImage src={src} /> : null;
         }}
       />
     </ToolFrame>

@@ -1,0 +1,251 @@
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
+import { startTestApp, type TestApp } from '../../backend/test/test-app';
+import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
+
+const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
+const FACE = join(FIXTURES, 'ai-face.jpg'); // 256x256
+const TARGET = join(FIXTURES, 'cgi-model-3.jpg'); // 939x1280, scaled to 751x1024 in the browser
+
+/** What the page saw: socket frames, and every progress value its bars showed. */
+interface Watch {
+  frames: string[];
+  readies(): number;
+}
+
+function watchSocket(page: Page): Watch {
+  const frames: string[] = [];
+  page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => frames.push(String(payload))));
+  return { frames, readies: () => frames.filter((f) => f.includes('"session.ready"')).length };
+}
+
+/** Samples the progress bars of the modal and the tray every 25 ms (set up before any page loads). */
+const recordProgress = () => {
+  const seen = { modal: [] as number[], tray: [] as number[] };
+  (window as unknown as { __progress: typeof seen }).__progress = seen;
+  setInterval(() => {
+    const read = (selector: string, into: number[]) =>
+      document.querySelectorAll(selector).forEach((bar) => {
+        const value = Number(bar.getAttribute('aria-valuenow'));
+        if (into.at(-1) !== value) into.push(value);
+      });
+    read('[data-testid="job-modal"] [role="progressbar"]', seen.modal);
+    read('[data-testid="tray-job"] [role="progressbar"]', seen.tray);
+  }, 25);
+};
+
+const progressSeen = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __progress: { modal: number[]; tray: number[] } }).__progress);
+
+describe('image tools in the browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let socket: Watch;
+  let username: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ FRONTEND_DIST });
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript(recordProgress);
+    page = await context.newPage();
+    socket = watchSocket(page);
+  });
+  afterEach(() => context.close());
+
+  /** A new user with credits, logged in, on `path` with the socket joined. */
+  async function signedInAt(path: string, credits: number) {
+    username = uniqueName('maker');
+    await register(t, username);
+    if (credits > 0) await grantCredits(t, username, credits);
+    await logInAs(page, t.url, username, PASSWORD);
+    const readies = socket.readies();
+    await page.goto(`${t.url}${path}`);
+    await waitUntil(() => socket.readies() > readies);
+    await page
+      .getByTestId('balance')
+      .filter({ hasText: String(credits) })
+      .waitFor();
+  }
+
+  const jobFrames = (event: string) => socket.frames.filter((f) => f.includes(`"${event}"`));
+
+  it('clones an image: amount modal, Generating..., the clones and their folder', async () => {
+    await signedInAt('/', 20);
+    await page.getByLabel('Image to clone').setInputFiles(FACE);
+    await page.getByTestId('image-preview').waitFor();
+    await screenshot(page, 'clone-picked');
+
+    await page.getByRole('button', { name: /Clone/ }).click();
+    const ask = page.getByRole('dialog', { name: 'Create new clones' });
+    await ask.getByLabel('Amount').fill('25');
+    await ask.getByRole('button', { name: 'Generate Clones' }).click();
+    await toast(page, 'Not enough credits!').waitFor();
+    await dismissToasts(page);
+    await ask.getByLabel('Amount').fill('3');
+    await ask.getByTestId('clone-cost').filter({ hasText: 'Costs 3 credits · your balance is 20' }).waitFor();
+    await screenshot(page, 'clone-amount');
+
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/generateNoise'));
+    await ask.getByRole('button', { name: 'Generate Clones' }).click();
+    const body = (await sent).postDataBuffer()!.toString('latin1');
+    expect(body).toMatch(/name="original"; filename="image\.jpg"/);
+    expect(body).toMatch(/name="amount"\r\n\r\n3\r\n/);
+    expect(body).toContain(`name="author"\r\n\r\n${username}\r\n`);
+
+    const modal = page.getByTestId('job-modal');
+    await modal.getByText('Success!').waitFor({ timeout: 30_000 });
+    const clones = modal.getByRole('img', { name: /^Clone \d$/ });
+    await expect(clones.count()).resolves.toBe(3);
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll<HTMLImageElement>('[data-testid="clone-results"] img')].every(
+        (img) => img.complete && img.naturalWidth === 256,
+      ),
+    );
+    await page.getByTestId('balance').filter({ hasText: '17' }).waitFor();
+    expect(jobFrames('job.completed')).toHaveLength(1);
+    await screenshot(page, 'clone-success');
+
+    // The tray has the finished job; the modal's link leads to the 'Clones' folder.
+    await page.getByTestId('tray-job').filter({ hasText: 'Done' }).waitFor();
+    await modal.getByTestId('result-folder').click();
+    await page.waitForURL(/\/profile\/bulkInpaints\/[a-f0-9]{24}$/);
+    await expect(page.getByTestId('content-item').count()).resolves.toBe(3);
+    await page.getByTestId('job-modal').waitFor({ state: 'detached' });
+  });
+
+  it('upscales an image with progress in the modal, shows it, and closes on click', async () => {
+    await signedInAt('/superresolution', 10);
+    await page.getByLabel('Image to upscale').setInputFiles(FACE);
+    await page.getByTestId('image-preview').waitFor();
+
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/superResolution'));
+    await page.getByRole('button', { name: /Super Resolution/ }).click();
+    expect((await sent).postDataJSON()).toEqual({
+      original: expect.stringMatching(/^data:image\/jpeg;base64,/),
+      author: username,
+    });
+    const modal = page.getByTestId('job-modal');
+    await modal.getByText('Generating...').waitFor();
+    await screenshot(page, 'superres-generating');
+
+    await modal.getByText('Success!').waitFor({ timeout: 60_000 });
+    const result = modal.getByRole('img', { name: 'Super resolution result' });
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('.job-result-image');
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
+    await expect(result.evaluate((img: HTMLImageElement) => img.naturalWidth)).resolves.toBe(512);
+    const seen = await progressSeen(page);
+    expect(jobFrames('job.progress').length).toBeGreaterThan(0);
+    expect(seen.modal.some((value) => value > 0 && value < 100)).toBe(true);
+    await page.getByTestId('balance').filter({ hasText: '8' }).waitFor();
+    await screenshot(page, 'superres-success');
+
+    await modal.click();
+    await modal.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: /Super Resolution/ }).waitFor();
+  });
+
+  it('swaps a face: folder, two images, consent; the tray follows the job to its folder', async () => {
+    await signedInAt('/swap', 10);
+    await page.getByText('Create a folder on your profile page first').waitFor();
+    await screenshot(page, 'swap-no-folder');
+    await page.request.post(`${t.url}/api/makeFolder`, { data: { author: username, title: 'Swaps' } });
+    await page.reload();
+
+    await page.getByRole('combobox').click();
+    await page.getByTitle('Swaps').click();
+    await page.getByLabel('Face Image').setInputFiles(FACE);
+    await page.getByLabel('Target Image').setInputFiles(TARGET);
+    await expect(page.getByTestId('image-preview').count()).resolves.toBeGreaterThanOrEqual(1);
+    const swap = page.getByRole('button', { name: /Swap$/ });
+    await swap.waitFor();
+    await expect(swap.isDisabled()).resolves.toBe(true);
+    await page.getByLabel('I have the consent of the person whose face I use').check();
+    await expect(swap.isEnabled()).resolves.toBe(true);
+    await screenshot(page, 'swap-ready');
+
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/faceSwap'));
+    await swap.click();
+    const body = (await sent).postDataBuffer()!.toString('latin1');
+    expect(body).toMatch(/name="Swap0"; filename="image\.jpg"/);
+    expect(body).toMatch(/name="Swap1"; filename="image\.jpg"/);
+    expect(body).toContain('name="consent"\r\n\r\ntrue\r\n');
+    await toast(page, 'Face Swap in Progress').waitFor();
+
+    const tray = page.getByTestId('job-tray');
+    const row = tray.getByTestId('tray-job').filter({ hasText: 'Face swap' });
+    await row.waitFor();
+    await screenshot(page, 'swap-in-tray');
+    await row.and(page.locator('[data-state="succeeded"]')).waitFor({ timeout: 90_000 });
+    await toast(page, 'Face swap ready').waitFor();
+    await page.getByTestId('balance').filter({ hasText: '9' }).waitFor();
+    expect((await progressSeen(page)).tray.length).toBeGreaterThan(0);
+    expect(jobFrames('job.progress').length).toBeGreaterThan(0);
+    await screenshot(page, 'swap-done');
+
+    await row.getByRole('link', { name: /Open folder/ }).click();
+    await page.waitForURL(/\/profile\/bulkInpaints\/[a-f0-9]{24}$/);
+    await expect(page.getByTestId('content-item').count()).resolves.toBe(1);
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('[data-testid="content-item"] img');
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
+    await screenshot(page, 'swap-folder');
+  });
+
+  it('shows a failed swap in the tray with the refund', async () => {
+    await signedInAt('/swap', 5);
+    await page.request.post(`${t.url}/api/makeFolder`, { data: { author: username, title: 'Swaps' } });
+    await page.reload();
+    await page.getByRole('combobox').click();
+    await page.getByTitle('Swaps').click();
+    // The target has no face the engine can find: a flat image.
+    await page.getByLabel('Face Image').setInputFiles(FACE);
+    await page.getByLabel('Target Image').setInputFiles({
+      name: 'blank.png',
+      mimeType: 'image/png',
+      buffer: await blankPng(page),
+    });
+    await page.getByLabel('I have the consent of the person whose face I use').check();
+    await page.getByRole('button', { name: /Swap$/ }).click();
+
+    const row = page.getByTestId('tray-job').filter({ hasText: 'Face swap' });
+    await row.and(page.locator('[data-state="failed"]')).waitFor({ timeout: 90_000 });
+    await row.getByText('1 credit was refunded.').waitFor();
+    await page.getByTestId('balance').filter({ hasText: '5' }).waitFor();
+    await screenshot(page, 'swap-failed');
+  });
+});
+
+/** A 200x200 grey PNG made by the browser's canvas. */
+async function blankPng(page: Page): Promise<Buffer> {
+  const dataUrl = await page.evaluate(() => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 200;
+    canvas.height = 200;
+    const context = canvas.getContext('2d')!;
+    context.fillStyle = '#888';
+    context.fillRect(0, 0, 200, 200);
+    return canvas.toDataURL('image/png');
+  });
+  return Buffer.from(dataUrl.split(',')[1], 'base64');
+}
+
+async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
