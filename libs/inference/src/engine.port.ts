@@ -75,6 +75,8 @@ export interface InferenceEngine {
   inpaint(request: InpaintRequest, context?: RunContext): Promise<EncodedImage>;
   generate(request: GenerateRequest, context?: RunContext): Promise<EncodedImage>;
   faceSwapVideo(request: FaceSwapVideoRequest, context?: RunContext): Promise<void>;
+  /** Loads models ahead of the first job (optional; engines load lazily anyway). */
+  warmup?(): Promise<void>;
   /** Releases models and workers. */
   close?(): Promise<void>;
 }
@@ -87,8 +89,9 @@ export class EngineInputError extends Error {
   constructor(
     readonly code: 'no_face_source' | 'no_face_target' | 'bad_image' | 'bad_request',
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'EngineInputError';
   }
 }

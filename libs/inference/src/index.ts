@@ -1,1 +1,13 @@
 export * from './engine.port';
+export { LocalCpuEngine } from './local-engine';
+export type { LocalCpuEngineOptions } from './local-engine';
+export { FaceAnalyzer, faceDistance } from './face-analyzer';
+export type { FaceAnalyzerOptions, FaceDetection, DetectedFace, Box, Point } from './face-analyzer';
+export { SuperResolver } from './super-resolution';
+export type { SuperResolverOptions } from './super-resolution';
+export { cloneImage, CLONE_NOISE_OPACITY } from './clone';
+export { swapFace, DEFAULT_SWAP_TUNING } from './face-swap';
+export type { SwapTuning } from './face-swap';
+export { AI_GENERATED_MARK, IPTC_COMPOSITE_WITH_AI } from './provenance';
+export type { EngineLogger } from './logger';
+export { SerialQueue } from './serial-queue';

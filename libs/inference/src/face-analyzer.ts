@@ -1,0 +1,255 @@
+import path from 'node:path';
+import sharp from 'sharp';
+import type { GraphModel } from '@tensorflow/tfjs-converter';
+import type { Config, Human } from '@vladmandic/human';
+import { EngineInputError } from './engine.port';
+import { RgbImage, decodeRgb } from './image-io';
+import { EngineLogger, silentLogger } from './logger';
+import { initTf, modelQueue, tf, wasmDir } from './tf-runtime';
+
+/** [x, y, width, height] in pixels. */
+export type Box = [number, number, number, number];
+/** [x, y] in pixels. */
+export type Point = [number, number];
+
+export interface DetectedFace {
+  box: Box;
+  /** The 468 points of the MediaPipe face mesh. */
+  landmarks: Point[];
+  /** 0..1 */
+  score: number;
+}
+
+export interface FaceDetection {
+  width: number;
+  height: number;
+  /** Largest first. */
+  faces: DetectedFace[];
+}
+
+export interface FaceAnalyzerOptions {
+  /** Folder of Human's models (blazeface, facemesh, faceres .json/.bin); default: the package's. */
+  modelsDir?: string;
+  logger?: EngineLogger;
+}
+
+/** Human's bundled models folder: its "exports" map hides it, so it is found beside the dist. */
+export function defaultHumanModelsDir(): string {
+  return path.resolve(path.dirname(require.resolve('@vladmandic/human')), '..', 'models');
+}
+
+/** Images are analysed at most this many px per side; coordinates are given in the input's pixels. */
+const ANALYSIS_MAX_SIDE = 2048;
+/** Input side of the faceres model. */
+const EMBEDDING_INPUT = 224;
+/** The faceres layer whose activations are the identity embedding (256 values). */
+const EMBEDDING_NODE = 'feats/Relu';
+
+/**
+ * Face detection (468-point mesh) with @vladmandic/human and identity embeddings with its faceres
+ * model, on the shared tfjs wasm engine. Models load once, on first use; all model work runs
+ * through the process's model queue, so concurrent calls are safe.
+ */
+export class FaceAnalyzer {
+  private readonly modelsDir: string;
+  private readonly logger: EngineLogger;
+  private loaded?: Promise<{ human: Human; faceres: GraphModel }>;
+
+  constructor(options: FaceAnalyzerOptions = {}) {
+    this.modelsDir = options.modelsDir ?? defaultHumanModelsDir();
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  async load(): Promise<void> {
+    await this.models();
+  }
+
+  private models(): Promise<{ human: Human; faceres: GraphModel }> {
+    this.loaded ??= this.loadModels().catch((error: unknown) => {
+      this.loaded = undefined; // a later call tries again
+      throw error;
+    });
+    return this.loaded;
+  }
+
+  private async loadModels(): Promise<{ human: Human; faceres: GraphModel }> {
+    const started = Date.now();
+    await initTf();
+    const modelBasePath = 'file://' + this.modelsDir + path.sep;
+    // Human's "exports" map does not expose its node-wasm build: required by file path. It requires
+    // the hoisted @tensorflow packages, so it shares the engine initialised by initTf.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Human } = require(
+      path.join(path.dirname(require.resolve('@vladmandic/human')), 'human.node-wasm.js'),
+    );
+    const human: Human = new Human(humanConfig(modelBasePath));
+    await human.load();
+    const { loadGraphModel } = await import('@tensorflow/tfjs-converter');
+    const faceres = await loadGraphModel(modelBasePath + 'faceres.json');
+    this.logger.log(`Face models loaded in ${Date.now() - started} ms`);
+    return { human, faceres };
+  }
+
+  /** Finds the faces of an encoded image (EXIF orientation applied), largest first. */
+  async detect(image: Buffer): Promise<FaceDetection> {
+    const rgb = await decodeRgb(image, ANALYSIS_MAX_SIDE);
+    const { width, height } = (await sharp(image).metadata()).autoOrient;
+    const faces = (await this.detectRgb(rgb)).map((face) => scaleFace(face, width / rgb.width));
+    return { width, height, faces };
+  }
+
+  /** Finds the faces of decoded pixels, largest first. */
+  async detectRgb(image: RgbImage): Promise<DetectedFace[]> {
+    const { human } = await this.models();
+    const result = await modelQueue.run(async () => {
+      const input = tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
+      try {
+        return await human.detect(input);
+      } finally {
+        input.dispose();
+      }
+    });
+    return result.face
+      .filter((face) => face.mesh.length >= 468)
+      .map((face) => ({
+        box: face.box.map((v) => Math.round(v)) as Box,
+        landmarks: face.mesh.map(([x, y]) => [x, y] as Point),
+        score: face.score,
+      }))
+      .sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
+  }
+
+  /**
+   * The identity embedding (256 values) of the face in `box` (pixels of the image), or of the
+   * largest face found.
+   */
+  async embedding(image: Buffer, box?: Box): Promise<Float32Array> {
+    const rgb = await decodeRgb(image, Number.MAX_SAFE_INTEGER);
+    if (!box) {
+      const [face] = await this.detectRgb(rgb);
+      if (!face) throw new EngineInputError('bad_request', 'No face found in the image');
+      box = face.box;
+    }
+    return this.embeddingRgb(rgb, box);
+  }
+
+  /** The identity embedding of the face in `box` of decoded pixels. */
+  async embeddingRgb(image: RgbImage, box: Box): Promise<Float32Array> {
+    const { faceres } = await this.models();
+    const crop = cropForEmbedding(image, box);
+    return modelQueue.run(() => {
+      const features = tf.tidy(() => {
+        const pixels = tf.tensor4d(crop.data, [1, crop.height, crop.width, 3], 'int32');
+        const input = tf.image.cropAndResize(
+          tf.cast(pixels, 'float32') as tf.Tensor4D,
+          [crop.box],
+          [0],
+          [EMBEDDING_INPUT, EMBEDDING_INPUT],
+        );
+        // faceres takes 0..255 values (not 0..1).
+        return faceres.execute(input, EMBEDDING_NODE) as tf.Tensor;
+      });
+      try {
+        return new Float32Array(features.dataSync());
+      } finally {
+        features.dispose();
+      }
+    });
+  }
+
+  /** Euclidean distance of two embeddings: same face ≈ 1–3, different faces ≈ 4–10. */
+  distance(a: Float32Array, b: Float32Array): number {
+    return faceDistance(a, b);
+  }
+
+  async close(): Promise<void> {
+    const loaded = this.loaded;
+    this.loaded = undefined;
+    const models = await loaded?.catch(() => undefined);
+    models?.faceres.dispose();
+  }
+}
+
+/**
+ * Euclidean distance of two face embeddings. (Cosine similarity does not separate faces here: the
+ * features are ReLU outputs, all non-negative, so every pair scores ≈ 1.)
+ */
+export function faceDistance(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) throw new Error('Embeddings of different lengths');
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] - b[i]) ** 2;
+  return Math.sqrt(sum);
+}
+
+/**
+ * The part of the image under `box` (clipped to the image) and the box in the normalised
+ * coordinates of tf.image.cropAndResize relative to that part: the same samples as cropping the
+ * whole image, without moving the whole image into a tensor.
+ */
+function cropForEmbedding(image: RgbImage, box: Box): RgbImage & { box: [number, number, number, number] } {
+  const { width: iw, height: ih } = image;
+  const [x, y, w, h] = box;
+  // Where cropAndResize on the whole image samples, in pixel-index coordinates.
+  const sx1 = (x / iw) * (iw - 1);
+  const sx2 = ((x + w) / iw) * (iw - 1);
+  const sy1 = (y / ih) * (ih - 1);
+  const sy2 = ((y + h) / ih) * (ih - 1);
+  const x0 = Math.max(0, Math.floor(sx1));
+  const y0 = Math.max(0, Math.floor(sy1));
+  const x1 = Math.min(iw - 1, Math.ceil(sx2));
+  const y1 = Math.min(ih - 1, Math.ceil(sy2));
+  const cw = Math.max(2, x1 - x0 + 1);
+  const ch = Math.max(2, y1 - y0 + 1);
+  const data = new Uint8Array(cw * ch * 3);
+  for (let row = 0; row < ch && y0 + row < ih; row++) {
+    const from = ((y0 + row) * iw + x0) * 3;
+    data.set(image.data.subarray(from, from + Math.min(cw, iw - x0) * 3), row * cw * 3);
+  }
+  return {
+    data,
+    width: cw,
+    height: ch,
+    box: [(sy1 - y0) / (ch - 1), (sx1 - x0) / (cw - 1), (sy2 - y0) / (ch - 1), (sx2 - x0) / (cw - 1)],
+  };
+}
+
+function scaleFace(face: DetectedFace, scale: number): DetectedFace {
+  if (scale === 1) return face;
+  return {
+    ...face,
+    box: face.box.map((v) => Math.round(v * scale)) as Box,
+    landmarks: face.landmarks.map(([x, y]) => [x * scale, y * scale]),
+  };
+}
+
+function humanConfig(modelBasePath: string): Partial<Config> {
+  const off = { enabled: false };
+  return {
+    backend: 'wasm',
+    wasmPath: wasmDir,
+    modelBasePath,
+    debug: false,
+    warmup: 'none',
+    // Every call is a separate still image: no result caching between calls.
+    cacheSensitivity: 0,
+    skipAllowed: false,
+    face: {
+      enabled: true,
+      detector: { rotation: false, maxDetected: 5, minConfidence: 0.3, skipFrames: 0, skipTime: 0 },
+      mesh: { enabled: true },
+      // The embedding is computed by embeddingRgb (Human's faceres gives only age and gender).
+      description: off,
+      iris: off,
+      emotion: off,
+      antispoof: off,
+      liveness: off,
+      attention: off,
+      gear: off,
+    },
+    body: off,
+    hand: off,
+    object: off,
+    gesture: off,
+    segmentation: off,
+  };
+}

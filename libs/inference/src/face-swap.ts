@@ -1,0 +1,258 @@
+import Delaunator from 'delaunator';
+import sharp from 'sharp';
+import { channelStats, labToRgb, rgbToLab } from './colour';
+import type { DetectedFace, Point } from './face-analyzer';
+import { FACE_OVAL, boundsOf, centroid, convexHull, fillConvexPolygon, offsetPolygon } from './geometry';
+import type { RgbImage } from './image-io';
+
+/** Knobs of the swap; sizes are fractions of the face size (square root of the face oval's area). */
+export interface SwapTuning {
+  /**
+   * The warped area reaches this far beyond the face oval (a ring of points extrapolated from the
+   * oval's centre), so the face's outline comes from the source too.
+   */
+  expand: number;
+  /** The blend mask is the face oval moved in by this much (negative: out). */
+  erode: number;
+  /** Gaussian sigma of the mask's feathering. */
+  feather: number;
+  /** Colour statistics are taken inside the face oval moved in by this much (skin, eyes, mouth). */
+  statsErode: number;
+  /** Strength of the colour transfer, 0..1. */
+  colour: number;
+  /** Bounds of the ratio of standard deviations in the colour transfer. */
+  stdRatio: [number, number];
+}
+
+/**
+ * Tuned on the fixtures (see local-engine.spec.ts): a wider warp and a mask slightly beyond the oval
+ * carry more of the source's identity than the inner face alone.
+ */
+export const DEFAULT_SWAP_TUNING: SwapTuning = {
+  expand: 0.12,
+  erode: -0.02,
+  feather: 0.025,
+  statsErode: 0.05,
+  colour: 1,
+  stdRatio: [0.6, 1.6],
+};
+
+/**
+ * Puts the source face onto the target face: the source pixels are warped triangle by triangle
+ * (Delaunay triangulation of the target's 468 landmarks plus a ring around them, affine per
+ * triangle, bilinear sampling), colour-matched to the target face in Lab, and alpha-blended through
+ * a feathered mask of the face oval. Returns a new image of the target's size.
+ */
+export async function swapFace(
+  source: RgbImage,
+  sourceFace: DetectedFace,
+  target: RgbImage,
+  targetFace: DetectedFace,
+  tuning: SwapTuning = DEFAULT_SWAP_TUNING,
+): Promise<RgbImage> {
+  const oval = convexHull(FACE_OVAL.map((i) => targetFace.landmarks[i]));
+  const faceSize = Math.sqrt(polygonArea(oval));
+  const tl = withRing(targetFace.landmarks, tuning.expand);
+  const sl = withRing(sourceFace.landmarks, tuning.expand);
+  const [x0, y0, x1, y1] = boundsOf(tl, 1, target.width, target.height);
+  const region: Region = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+  if (region.w < 2 || region.h < 2 || faceSize < 2) return { ...target, data: new Uint8Array(target.data) };
+
+  const warped = new Float32Array(region.w * region.h * 3);
+  const covered = new Uint8Array(region.w * region.h);
+  warpTriangles(source, sl, tl, region, warped, covered);
+
+  // The blend mask: the face oval, moved in (or out) by `erode`; its feathered edge fades out
+  // within the warped area.
+  const mask = new Uint8Array(region.w * region.h);
+  fillConvexPolygon(
+    offsetPolygon(oval, tuning.erode * faceSize),
+    mask,
+    region.w,
+    region.h,
+    region.x,
+    region.y,
+  );
+  for (let i = 0; i < mask.length; i++) if (!covered[i]) mask[i] = 0;
+
+  // Colour statistics come from the inner face only (skin, eyes, mouth), not hair or background.
+  const inner = new Uint8Array(region.w * region.h);
+  fillConvexPolygon(
+    offsetPolygon(oval, tuning.statsErode * faceSize),
+    inner,
+    region.w,
+    region.h,
+    region.x,
+    region.y,
+  );
+  for (let i = 0; i < inner.length; i++) if (!covered[i]) inner[i] = 0;
+  matchColours(warped, covered, target, region, inner, tuning.stdRatio, tuning.colour);
+
+  const soft = await sharp(mask, { raw: { width: region.w, height: region.h, channels: 1 } })
+    .blur(Math.max(0.5, tuning.feather * faceSize))
+    .extractChannel(0) // sharp would otherwise give 3 channels
+    .raw()
+    .toBuffer();
+  const out = new Uint8Array(target.data);
+  const clamped = new Uint8ClampedArray(out.buffer);
+  for (let y = 0; y < region.h; y++) {
+    for (let x = 0; x < region.w; x++) {
+      const i = y * region.w + x;
+      if (!covered[i] || !soft[i]) continue;
+      const alpha = soft[i] / 255;
+      const o = ((region.y + y) * target.width + region.x + x) * 3;
+      for (let c = 0; c < 3; c++) clamped[o + c] = out[o + c] + alpha * (warped[i * 3 + c] - out[o + c]);
+    }
+  }
+  return { data: out, width: target.width, height: target.height };
+}
+
+interface Region {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/**
+ * For every target pixel of the region inside a triangle of the target landmarks, samples the
+ * source image at the same barycentric position of the matching source triangle.
+ */
+function warpTriangles(
+  source: RgbImage,
+  sourcePoints: readonly Point[],
+  targetPoints: readonly Point[],
+  region: Region,
+  warped: Float32Array,
+  covered: Uint8Array,
+): void {
+  const triangles = Delaunator.from([...targetPoints]).triangles;
+  const eps = 1e-4;
+  for (let t = 0; t < triangles.length; t += 3) {
+    const [ax, ay] = targetPoints[triangles[t]];
+    const [bx, by] = targetPoints[triangles[t + 1]];
+    const [cx, cy] = targetPoints[triangles[t + 2]];
+    const [sax, say] = sourcePoints[triangles[t]];
+    const [sbx, sby] = sourcePoints[triangles[t + 1]];
+    const [scx, scy] = sourcePoints[triangles[t + 2]];
+    const det = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy);
+    if (Math.abs(det) < 1e-9) continue;
+    const px0 = Math.max(region.x, Math.floor(Math.min(ax, bx, cx)));
+    const py0 = Math.max(region.y, Math.floor(Math.min(ay, by, cy)));
+    const px1 = Math.min(region.x + region.w - 1, Math.ceil(Math.max(ax, bx, cx)));
+    const py1 = Math.min(region.y + region.h - 1, Math.ceil(Math.max(ay, by, cy)));
+    for (let py = py0; py <= py1; py++) {
+      const Y = py + 0.5;
+      for (let px = px0; px <= px1; px++) {
+        const X = px + 0.5;
+        const l1 = ((by - cy) * (X - cx) + (cx - bx) * (Y - cy)) / det;
+        const l2 = ((cy - ay) * (X - cx) + (ax - cx) * (Y - cy)) / det;
+        const l3 = 1 - l1 - l2;
+        if (l1 < -eps || l2 < -eps || l3 < -eps) continue;
+        const i = (py - region.y) * region.w + (px - region.x);
+        sampleBilinear(
+          source,
+          l1 * sax + l2 * sbx + l3 * scx - 0.5,
+          l1 * say + l2 * sby + l3 * scy - 0.5,
+          warped,
+          i * 3,
+        );
+        covered[i] = 1;
+      }
+    }
+  }
+}
+
+/** Bilinear sample of `image` at pixel-index coordinates (x, y), edges clamped. */
+function sampleBilinear(image: RgbImage, x: number, y: number, out: Float32Array, offset: number): void {
+  const { width, height, data } = image;
+  const cx = Math.min(Math.max(x, 0), width - 1);
+  const cy = Math.min(Math.max(y, 0), height - 1);
+  const x0 = Math.floor(cx);
+  const y0 = Math.floor(cy);
+  const x1 = Math.min(x0 + 1, width - 1);
+  const y1 = Math.min(y0 + 1, height - 1);
+  const fx = cx - x0;
+  const fy = cy - y0;
+  const i00 = (y0 * width + x0) * 3;
+  const i10 = (y0 * width + x1) * 3;
+  const i01 = (y1 * width + x0) * 3;
+  const i11 = (y1 * width + x1) * 3;
+  for (let c = 0; c < 3; c++) {
+    const top = data[i00 + c] + fx * (data[i10 + c] - data[i00 + c]);
+    const bottom = data[i01 + c] + fx * (data[i11 + c] - data[i01 + c]);
+    out[offset + c] = top + fy * (bottom - top);
+  }
+}
+
+/**
+ * Colour transfer in Lab: the warped face's mean and standard deviation per channel (inside the
+ * mask) are moved to the target face's, so skin tone and lighting match.
+ */
+function matchColours(
+  warped: Float32Array,
+  covered: Uint8Array,
+  target: RgbImage,
+  region: Region,
+  mask: Uint8Array,
+  stdRatio: [number, number],
+  strength: number,
+): void {
+  const n = region.w * region.h;
+  const warpedLab = new Float32Array(n * 3);
+  const targetLab = new Float32Array(n * 3);
+  for (let y = 0; y < region.h; y++) {
+    for (let x = 0; x < region.w; x++) {
+      const i = y * region.w + x;
+      if (!covered[i]) continue;
+      rgbToLab(
+        Math.round(warped[i * 3]),
+        Math.round(warped[i * 3 + 1]),
+        Math.round(warped[i * 3 + 2]),
+        warpedLab,
+        i * 3,
+      );
+      if (!mask[i]) continue;
+      const o = ((region.y + y) * target.width + region.x + x) * 3;
+      rgbToLab(target.data[o], target.data[o + 1], target.data[o + 2], targetLab, i * 3);
+    }
+  }
+  const from = channelStats(warpedLab, mask);
+  const to = channelStats(targetLab, mask);
+  const ratio = [0, 1, 2]
+    .map((c) => Math.min(stdRatio[1], Math.max(stdRatio[0], to.std[c] / Math.max(from.std[c], 1e-3))))
+    .map((r) => 1 + strength * (r - 1));
+  to.mean = to.mean.map((m, c) => from.mean[c] + strength * (m - from.mean[c])) as [number, number, number];
+  for (let i = 0; i < n; i++) {
+    if (!covered[i]) continue;
+    const o = i * 3;
+    labToRgb(
+      (warpedLab[o] - from.mean[0]) * ratio[0] + to.mean[0],
+      (warpedLab[o + 1] - from.mean[1]) * ratio[1] + to.mean[1],
+      (warpedLab[o + 2] - from.mean[2]) * ratio[2] + to.mean[2],
+      warped,
+      o,
+    );
+  }
+}
+
+/** The landmarks plus a ring of points `expand` beyond the face oval (from the oval's centre). */
+function withRing(landmarks: readonly Point[], expand: number): Point[] {
+  if (expand <= 0) return [...landmarks];
+  const oval = FACE_OVAL.map((i) => landmarks[i]);
+  const [cx, cy] = centroid(oval);
+  return [
+    ...landmarks,
+    ...oval.map(([x, y]): Point => [cx + (x - cx) * (1 + expand), cy + (y - cy) * (1 + expand)]),
+  ];
+}
+
+function polygonArea(polygon: readonly Point[]): number {
+  let sum = 0;
+  for (let i = 0; i < polygon.length; i++) {
+    const [ax, ay] = polygon[i];
+    const [bx, by] = polygon[(i + 1) % polygon.length];
+    sum += ax * by - bx * ay;
+  }
+  return Math.abs(sum) / 2;
+}

@@ -1,0 +1,125 @@
+import sharp from 'sharp';
+import { JobMessages } from '@studio/contracts';
+import { CapabilityUnavailableError, EngineInputError } from './engine.port';
+import { LocalCpuEngine } from './local-engine';
+import { AI_GENERATED_MARK, IPTC_COMPOSITE_WITH_AI } from './provenance';
+import { fixture, gradientImage } from './spec-helpers';
+
+jest.setTimeout(120_000);
+
+describe('LocalCpuEngine', () => {
+  const engine = new LocalCpuEngine();
+
+  beforeAll(async () => {
+    const started = Date.now();
+    await engine.warmup();
+    console.log(`warmup (all models): ${Date.now() - started} ms`);
+  });
+
+  afterAll(() => engine.close());
+
+  it('has clone, superResolve and faceSwap; the rest is unavailable', async () => {
+    expect([...engine.capabilities].sort()).toEqual(['clone', 'faceSwap', 'superResolve']);
+    await expect(
+      engine.inpaint({ image: Buffer.alloc(0), mask: Buffer.alloc(0), prompt: 'x' }),
+    ).rejects.toEqual(new CapabilityUnavailableError('inpaint'));
+    await expect(engine.generate({ prompt: 'x', width: 64, height: 64 })).rejects.toBeInstanceOf(
+      CapabilityUnavailableError,
+    );
+    await expect(
+      engine.faceSwapVideo({ videoPath: '/tmp/in.mp4', face: Buffer.alloc(0), outputPath: '/tmp/out.mp4' }),
+    ).rejects.toBeInstanceOf(CapabilityUnavailableError);
+  });
+
+  describe('faceSwap', () => {
+    // Pairs of different people; the output face must be closer to the source face than to the
+    // target's original face (Euclidean distance of faceres embeddings).
+    const pairs: [string, string][] = [
+      ['cgi-model-1.jpg', 'cgi-model-22.jpg'],
+      ['cgi-model-22.jpg', 'cgi-model-3.jpg'],
+      ['ai-face.jpg', 'cgi-model-3.jpg'],
+      ['cgi-model-22.jpg', 'ai-face.jpg'],
+    ];
+
+    it.each(pairs)('puts the face of %s onto %s', async (sourceName, targetName) => {
+      const source = fixture(sourceName);
+      const target = fixture(targetName);
+      const progress: number[] = [];
+      const started = Date.now();
+      const result = await engine.faceSwap({ face: source, target }, { onProgress: (f) => progress.push(f) });
+      const ms = Date.now() - started;
+
+      const targetMeta = await sharp(target).metadata();
+      const scale = Math.min(1, 1024 / Math.max(targetMeta.width, targetMeta.height));
+      expect(result).toMatchObject({
+        format: 'jpeg',
+        width: Math.round(targetMeta.width * scale),
+        height: Math.round(targetMeta.height * scale),
+      });
+      const meta = await sharp(result.data).metadata();
+      expect(meta).toMatchObject({ format: 'jpeg', width: result.width, height: result.height });
+      expect(progress.length).toBeGreaterThanOrEqual(3);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      expect(progress.at(-1)).toBe(1);
+
+      const faces = engine.faces;
+      const [swapped] = (await faces.detect(result.data)).faces;
+      expect(swapped).toBeDefined();
+      const output = await faces.embedding(result.data, swapped.box);
+      const toSource = faces.distance(output, await faces.embedding(source));
+      const toTarget = faces.distance(output, await faces.embedding(target));
+      console.log(
+        `${sourceName} -> ${targetName}: output-source ${toSource.toFixed(2)}, output-target ${toTarget.toFixed(2)}, ` +
+          `${ms} ms`,
+      );
+      expect(toSource).toBeLessThan(toTarget);
+    });
+
+    it('marks the output as AI-generated in its metadata', async () => {
+      const result = await engine.faceSwap({
+        face: fixture('cgi-model-22.jpg'),
+        target: fixture('ai-face.jpg'),
+      });
+      const meta = await sharp(result.data).metadata();
+      expect(meta.exif?.toString('latin1')).toContain(`${AI_GENERATED_MARK} image: face swap`);
+      expect(meta.xmp?.toString('utf8')).toContain(IPTC_COMPOSITE_WITH_AI);
+    });
+
+    it('fails with the right input error when a side has no face', async () => {
+      const noFace = await gradientImage();
+      const source = engine.faceSwap({ face: noFace, target: fixture('ai-face.jpg') });
+      await expect(source).rejects.toBeInstanceOf(EngineInputError);
+      await expect(source).rejects.toMatchObject({
+        code: 'no_face_source',
+        message: JobMessages.noFaceSource,
+      });
+      const target = engine.faceSwap({ face: fixture('ai-face.jpg'), target: noFace });
+      await expect(target).rejects.toMatchObject({
+        code: 'no_face_target',
+        message: JobMessages.noFaceTarget,
+      });
+      const unreadable = engine.faceSwap({ face: Buffer.from('nope'), target: fixture('ai-face.jpg') });
+      await expect(unreadable).rejects.toMatchObject({ code: 'bad_image', message: JobMessages.badImage });
+    });
+  });
+
+  it('runs different jobs concurrently', async () => {
+    const small = await sharp(fixture('ai-face.jpg')).resize(96, 96).png().toBuffer();
+    const [swap, upscaled, clones] = await Promise.all([
+      engine.faceSwap({ face: fixture('cgi-model-1.jpg'), target: fixture('ai-upper.jpg') }),
+      engine.superResolve({ image: small }),
+      engine.clone({ image: small, amount: 2 }),
+    ]);
+    expect(swap).toMatchObject({ width: 688, height: 720 });
+    expect(upscaled).toMatchObject({ width: 192, height: 192 });
+    expect(clones).toHaveLength(2);
+  });
+
+  it('stops a cancelled job', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      engine.superResolve({ image: fixture('ai-face.jpg') }, { signal: controller.signal }),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});

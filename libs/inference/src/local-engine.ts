@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { JobMessages } from '@studio/contracts';
+import { cloneImage } from './clone';
+import {
+  Capability,
+  CapabilityUnavailableError,
+  CloneRequest,
+  EncodedImage,
+  EngineInputError,
+  FaceSwapRequest,
+  FaceSwapVideoRequest,
+  GenerateRequest,
+  InferenceEngine,
+  InpaintRequest,
+  RunContext,
+  SuperResolveRequest,
+} from './engine.port';
+import { FaceAnalyzer } from './face-analyzer';
+import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace } from './face-swap';
+import { decodeRgb, fromRgb } from './image-io';
+import { EngineLogger, silentLogger } from './logger';
+import { markAiGenerated } from './provenance';
+import { SuperResolver } from './super-resolution';
+
+export interface LocalCpuEngineOptions {
+  /**
+   * A folder holding copies of the models: `human/` (Human's blazeface, facemesh and faceres
+   * .json/.bin) and `esrgan-slim/x2/model.json` with its shard. Default: the models shipped in the
+   * npm packages.
+   */
+  modelsDir?: string;
+  logger?: EngineLogger;
+  /** Overrides of the face swap's blending knobs. */
+  swapTuning?: Partial<SwapTuning>;
+}
+
+/** JPEG quality of face swap results. */
+const SWAP_JPEG_QUALITY = 92;
+
+/**
+ * The engine that runs on the worker's own CPU: clones (sharp), 2x super resolution (ESRGAN-slim)
+ * and face swap (Human's face mesh, landmark warp and blend), on tfjs' wasm backend. Models load
+ * on first use or on `warmup()`. Safe to call concurrently: model work is serialised through one
+ * in-process queue, image encoding and decoding (sharp) runs in parallel.
+ */
+export class LocalCpuEngine implements InferenceEngine {
+  readonly name = 'local-cpu';
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(['clone', 'superResolve', 'faceSwap']);
+  /** Face detection and embeddings, shared with the face swap. */
+  readonly faces: FaceAnalyzer;
+  private readonly superResolver: SuperResolver;
+  private readonly logger: EngineLogger;
+  private readonly swapTuning: SwapTuning;
+
+  constructor(options: LocalCpuEngineOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    const { modelsDir } = options;
+    this.faces = new FaceAnalyzer({
+      modelsDir: modelsDir ? path.join(modelsDir, 'human') : undefined,
+      logger: this.logger,
+    });
+    this.superResolver = new SuperResolver({
+      modelPath: modelsDir ? path.join(modelsDir, 'esrgan-slim', 'x2', 'model.json') : undefined,
+      logger: this.logger,
+    });
+    this.swapTuning = { ...DEFAULT_SWAP_TUNING, ...options.swapTuning };
+  }
+
+  /** Loads every model now rather than on the first job. Rejects if the face models cannot load. */
+  async warmup(): Promise<void> {
+    const started = Date.now();
+    await this.superResolver.load(); // never rejects: super resolution falls back to Lanczos
+    await this.faces.load();
+    this.logger.log(`Local CPU engine warmed up in ${Date.now() - started} ms`);
+  }
+
+  clone(request: CloneRequest, context?: RunContext): Promise<EncodedImage[]> {
+    return cloneImage(request.image, request.amount, context);
+  }
+
+  superResolve(request: SuperResolveRequest, context?: RunContext): Promise<EncodedImage> {
+    return this.superResolver.upscale(request.image, request.scale ?? 2, context);
+  }
+
+  async faceSwap(request: FaceSwapRequest, context: RunContext = {}): Promise<EncodedImage> {
+    const progress = (fraction: number) => context.onProgress?.(fraction);
+    const [source, target] = await Promise.all([decodeRgb(request.face), decodeRgb(request.target)]);
+    context.signal?.throwIfAborted();
+    const [sourceFace] = await this.faces.detectRgb(source);
+    if (!sourceFace) throw new EngineInputError('no_face_source', JobMessages.noFaceSource);
+    progress(0.3);
+    context.signal?.throwIfAborted();
+    const [targetFace] = await this.faces.detectRgb(target);
+    if (!targetFace) throw new EngineInputError('no_face_target', JobMessages.noFaceTarget);
+    progress(0.5);
+    context.signal?.throwIfAborted();
+    const swapped = await swapFace(source, sourceFace, target, targetFace, this.swapTuning);
+    progress(0.8);
+    const data = await markAiGenerated(fromRgb(swapped), 'face swap')
+      .jpeg({ quality: SWAP_JPEG_QUALITY })
+      .toBuffer();
+    progress(1);
+    return { data, format: 'jpeg', width: swapped.width, height: swapped.height };
+  }
+
+  async inpaint(_request: InpaintRequest, _context?: RunContext): Promise<EncodedImage> {
+    throw new CapabilityUnavailableError('inpaint');
+  }
+
+  async generate(_request: GenerateRequest, _context?: RunContext): Promise<EncodedImage> {
+    throw new CapabilityUnavailableError('generate');
+  }
+
+  async faceSwapVideo(_request: FaceSwapVideoRequest, _context?: RunContext): Promise<void> {
+    throw new CapabilityUnavailableError('faceSwapVideo');
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.faces.close(), this.superResolver.close()]);
+  }
+}
