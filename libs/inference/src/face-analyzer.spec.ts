@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { FaceAnalyzer } from './face-analyzer';
 import { FIXTURES, fixture, gradientImage } from './spec-helpers';
+import { tf } from './tf-runtime';
 
 jest.setTimeout(120_000);
 
@@ -79,8 +80,12 @@ describe('FaceAnalyzer', () => {
     );
   });
 
-  it('is safe to call concurrently', async () => {
+  it('is safe to call concurrently and keeps no tensors', async () => {
+    const tensors = tf.memory().numTensors;
     const results = await Promise.all(FIXTURES.map((name) => analyzer.detect(fixture(name))));
+    const embeddings = await Promise.all(FIXTURES.map((name) => analyzer.embedding(fixture(name))));
     expect(results.map((r) => r.faces.length)).toEqual(FIXTURES.map(() => 1));
+    expect(embeddings.map((e) => e.length)).toEqual(FIXTURES.map(() => 256));
+    expect(tf.memory().numTensors).toBe(tensors);
   });
 });

@@ -9,7 +9,7 @@ export const FACE_OVAL = [
   150, 136, 172, 58, 132, 93, 234, 127, 162, 21, 54, 103, 67, 109,
 ];
 
-/** Convex hull (Andrew's monotone chain), counter-clockwise in y-down pixel space is not assumed. */
+/** Convex hull of points (Andrew's monotone chain), as a closed polygon without repeated vertex. */
 export function convexHull(points: readonly Point[]): Point[] {
   const sorted = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   if (sorted.length < 3) return sorted;

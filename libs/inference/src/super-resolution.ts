@@ -97,8 +97,8 @@ export class SuperResolver {
 
   /** Runs the model over the image tile by tile; each tile is one task of the shared model queue. */
   async upscaleRgb(input: RgbImage, context: RunContext = {}): Promise<RgbImage> {
-    const model = await this.model;
-    if (!model) throw new Error('The super-resolution model is not loaded');
+    const model = (await this.load()) ? await this.model : null;
+    if (!model) throw new Error('The super-resolution model could not be loaded');
     const { width, height } = input;
     const out = new Uint8Array(width * 2 * height * 2 * 3);
     const tiles = tileGrid(width, height, this.tileSize - 2 * this.margin);
