@@ -66,6 +66,15 @@ describe('JobTray', () => {
     expect(screen.queryByTestId('job-tray')).not.toBeInTheDocument();
   });
 
+  it('folds away when the page is pressed elsewhere, not when the panel is', async () => {
+    await loggedIn(jobsAnswer([jobView({ tool: 'clone', state: 'running', progress: 5 })]));
+    fireEvent.click(screen.getByTestId('job-tray-toggle'));
+    fireEvent.mouseDown(rows()[0]);
+    expect(screen.getByTestId('job-tray')).toBeInTheDocument();
+    fireEvent.mouseDown(screen.getByRole('heading', { name: 'Clone' }));
+    expect(screen.queryByTestId('job-tray')).not.toBeInTheDocument();
+  });
+
   it('opens when a job starts and follows it over the socket to its result, with a toast', async () => {
     await loggedIn();
     const job = jobView({ tool: 'clone', state: 'queued', cost: 4 });

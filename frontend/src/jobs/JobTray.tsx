@@ -11,7 +11,7 @@ import {
 } from '@ant-design/icons';
 import { TOOL_LABELS, type JobTool } from '@studio/contracts';
 import { Badge, Button, Card, Empty, Progress, Tag, Typography } from 'antd';
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode, type RefObject } from 'react';
 import { Link } from 'react-router-dom';
 import { Paths } from '../paths';
 import { BRAND_COLOR } from '../ui/theme';
@@ -36,13 +36,15 @@ export const TOOL_ICONS: Record<JobTool, ReactNode> = {
 export function JobTray() {
   const { loggedIn } = useSession();
   const { jobs, trayOpen, setTrayOpen } = useJobs();
+  const tray = useRef<HTMLDivElement>(null);
+  useCloseOnOutsideClick(tray, trayOpen, () => setTrayOpen(false));
   if (!loggedIn) return null;
 
   const active = jobs.filter(isActive);
   const finished = jobs.filter((job) => !isActive(job)).slice(0, RECENT_FINISHED);
 
   return (
-    <div className="job-tray">
+    <div className="job-tray" ref={tray}>
       {trayOpen && (
         <Card
           className="job-tray-panel"
@@ -95,6 +97,25 @@ export function JobTray() {
       </Badge>
     </div>
   );
+}
+
+/**
+ * The open panel floats over the page's bottom-right corner, where tools keep their action button:
+ * a press anywhere else on the page folds it back into the Jobs button (toasts excepted).
+ */
+function useCloseOnOutsideClick(tray: RefObject<HTMLDivElement | null>, open: boolean, close: () => void) {
+  const latestClose = useRef(close);
+  latestClose.current = close;
+  useEffect(() => {
+    if (!open) return;
+    const onPress = (event: MouseEvent) => {
+      const target = event.target as Element | null;
+      if (!target || tray.current?.contains(target) || target.closest('.ant-notification')) return;
+      latestClose.current();
+    };
+    document.addEventListener('mousedown', onPress);
+    return () => document.removeEventListener('mousedown', onPress);
+  }, [open, tray]);
 }
 
 function JobRow({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }) {
