@@ -130,7 +130,7 @@ describe('image tools in the browser', () => {
     const clones = modal.getByRole('img', { name: /^Clone \d$/ });
     await expect(clones.count()).resolves.toBe(3);
     await page.waitForFunction(() =>
-      [...document.querySelectorAll<HTMLImageElement>('[data-testid="clone-results"] img')].every(
+      Array.from(document.querySelectorAll<HTMLImageElement>('[data-testid="clone-results"] img')).every(
         (img) => img.complete && img.naturalWidth === 256,
       ),
     );
