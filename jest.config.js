@@ -10,6 +10,8 @@ const node = {
   moduleNameMapper: {
     '^@studio/contracts$': '<rootDir>/libs/contracts/src',
     '^@studio/inference$': '<rootDir>/libs/inference/src',
+    // delaunator is ES-module only; jest runs CommonJS, so it takes the package's UMD build.
+    '^delaunator$': '<rootDir>/node_modules/delaunator/delaunator.js',
   },
 };
 

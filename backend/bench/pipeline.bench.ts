@@ -28,12 +28,15 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 200);
 const SUBMITTERS = Number(process.env.BENCH_SUBMITTERS ?? 10);
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 /** An engine that does nothing but hand back a 1x1 PNG: measures the pipeline, not the model. */
 async function noopEngine(base: InferenceEngine): Promise<InferenceEngine> {
-  const pixel = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#888' } }).png().toBuffer();
+  const pixel = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#888' } })
+    .png()
+    .toBuffer();
   const image: EncodedImage = { data: pixel, format: 'png', width: 1, height: 1 };
   return Object.assign(Object.create(base) as InferenceEngine, { clone: async () => [image] });
 }
@@ -76,7 +79,10 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
   const socket = io(base, { transports: ['websocket'], extraHeaders: { cookie } });
   await new Promise((resolve) => socket.once(SocketEvents.ready, resolve));
 
-  const image = await sharp(readFileSync(join(FIXTURES, 'ai-face.jpg'))).resize(64, 64).png().toBuffer();
+  const image = await sharp(readFileSync(join(FIXTURES, 'ai-face.jpg')))
+    .resize(64, 64)
+    .png()
+    .toBuffer();
   const started = new Map<string, number>();
   const latencies: number[] = [];
   const allDone = new Promise<void>((resolve) => {
@@ -98,7 +104,11 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
         form.append('amount', '1');
         form.append('original', new Blob([image], { type: 'image/png' }), 'a.png');
         const sentAt = performance.now();
-        const res = await fetch(`${base}/api/generateNoise`, { method: 'POST', body: form, headers: { cookie } });
+        const res = await fetch(`${base}/api/generateNoise`, {
+          method: 'POST',
+          body: form,
+          headers: { cookie },
+        });
         const body = (await res.json()) as { content: { job: { _id: string } } };
         if (res.status !== 200) throw new Error(`submit failed: ${res.status} ${JSON.stringify(body)}`);
         started.set(body.content.job._id, sentAt);
@@ -110,7 +120,11 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
   socket.close();
   await app.close();
   latencies.sort((a, b) => a - b);
-  return { perSecond: (JOBS * 1000) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+  return {
+    perSecond: (JOBS * 1000) / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
 }
 
 async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number }> {
@@ -138,7 +152,11 @@ async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number 
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
   latencies.sort((a, b) => a - b);
-  return { perSecond: (JOBS * 1000) / elapsed, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+  return {
+    perSecond: (JOBS * 1000) / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
 }
 
 async function timeEach(runs: number, op: () => Promise<unknown>): Promise<number> {
@@ -175,7 +193,10 @@ async function engines(): Promise<void> {
     await engine.superResolve({ image: input, scale: 2 });
     const srMs = await timeEach(2, () => engine.superResolve({ image: input, scale: 2 }));
     const lanczosMs = await timeEach(2, () =>
-      sharp(input).resize(side * 2, side * 2, { kernel: 'lanczos3' }).png().toBuffer(),
+      sharp(input)
+        .resize(side * 2, side * 2, { kernel: 'lanczos3' })
+        .png()
+        .toBuffer(),
     );
     console.log(
       `super resolution ${side}→${side * 2} px: ESRGAN ${(srMs / 1000).toFixed(2)} s | Lanczos ${fmt(lanczosMs)} | ratio ${(srMs / lanczosMs).toFixed(0)}x`,
@@ -188,7 +209,9 @@ async function main(): Promise<void> {
   console.log(`\n== job pipeline: ${JOBS} jobs, ${SUBMITTERS} submitters, no-op engine ==`);
   const raw = await rawBull();
   const full = await pipeline();
-  console.log(`raw Bull add→process→completed: ${raw.perSecond.toFixed(1)} jobs/s, p50 ${fmt(raw.p50)}, p99 ${fmt(raw.p99)}`);
+  console.log(
+    `raw Bull add→process→completed: ${raw.perSecond.toFixed(1)} jobs/s, p50 ${fmt(raw.p50)}, p99 ${fmt(raw.p99)}`,
+  );
   console.log(
     `pipeline HTTP submit→job.completed: ${full.perSecond.toFixed(1)} jobs/s, p50 ${fmt(full.p50)}, p99 ${fmt(full.p99)}`,
   );
@@ -204,4 +227,3 @@ main().then(
     process.exit(1);
   },
 );
-

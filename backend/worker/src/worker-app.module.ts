@@ -1,11 +1,16 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
+import { AccountsModule } from '../../src/modules/accounts/accounts.module';
+import { RateLimitModule } from '../../src/modules/auth/auth.module';
 import { WorkerProcessorsModule } from './worker.module';
 
 @Module({})
 export class WorkerAppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: WorkerAppModule, imports: [CoreModule.forRoot(config), WorkerProcessorsModule] };
+    return {
+      module: WorkerAppModule,
+      imports: [CoreModule.forRoot(config), RateLimitModule, AccountsModule, WorkerProcessorsModule],
+    };
   }
 }

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AuditCategory, DomainEvents, TOOL_LABELS, type DomainEventEnvelope, type LedgerKind } from '@studio/contracts';
+import {
+  AuditCategory,
+  DomainEvents,
+  TOOL_LABELS,
+  type DomainEventEnvelope,
+  type LedgerKind,
+} from '@studio/contracts';
 import { OnDomainEvent } from '../events/domain-event-bus';
 import { AuditService } from './audit.service';
 

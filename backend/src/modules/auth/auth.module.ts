@@ -33,8 +33,9 @@ export class ThrottleRedisModule implements OnApplicationShutdown {
 }
 
 /**
- * Sessions (Redis-backed cookie), the global session/role guard, and rate limits kept in Redis so
- * that they hold across API instances.
+ * Rate limits (login/register per address, tool requests per user), counted in Redis so that they
+ * hold across API instances. Imported by the worker app too: the controllers of shared modules
+ * name the throttler guard.
  */
 @Global()
 @Module({
@@ -61,6 +62,14 @@ export class ThrottleRedisModule implements OnApplicationShutdown {
       }),
     }),
   ],
+  exports: [ThrottlerModule],
+})
+export class RateLimitModule {}
+
+/** Sessions (Redis-backed cookie), the global session/role guard, and the rate limits. */
+@Global()
+@Module({
+  imports: [RateLimitModule],
   providers: [
     {
       provide: SESSION_MIDDLEWARE,

@@ -156,7 +156,9 @@ export class FoldersService {
    * derived from owner and title, so two requests at once still make only one.
    */
   async toolFolder(user: AuthUser, title: string): Promise<string> {
-    const id = new Types.ObjectId(createHash('sha256').update(`${user.id}:${title}`).digest('hex').slice(0, 24));
+    const id = new Types.ObjectId(
+      createHash('sha256').update(`${user.id}:${title}`).digest('hex').slice(0, 24),
+    );
     const existing = await this.folders.findById(id).lean();
     if (existing) return String(existing._id);
     try {

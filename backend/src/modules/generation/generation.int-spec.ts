@@ -175,6 +175,12 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     console.log(`super resolution PSNR: ESRGAN ${model.toFixed(2)} dB, bicubic ${baseline.toFixed(2)} dB`);
     expect(model).toBeGreaterThan(baseline);
     expect(await balanceOf(alice)).toBe(before - 2);
+    // Progress was pushed while the tiles ran.
+    const progress = jobEvents(job._id)
+      .filter((e) => e.name === 'job.progress')
+      .map((e) => (e.payload as JobSocketPayloads['job.progress']).progress);
+    console.log(`super resolution progress pushed: ${progress.join(', ')}`);
+    expect(progress.length).toBeGreaterThan(0);
   }, 120_000);
 
   it('swaps a face: queued at once, completed on the socket, the face is the source face', async () => {

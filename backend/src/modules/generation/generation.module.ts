@@ -21,6 +21,6 @@ import { JobQueuesModule } from './job-queues';
   ],
   controllers: [GenerationController],
   providers: [GenerationService, JobLifecycle, EngineRegistry],
-  exports: [GenerationService, JobLifecycle, EngineRegistry, JobQueuesModule, MongooseModule],
+  exports: [GenerationService, JobLifecycle, EngineRegistry, JobQueuesModule, MongooseModule, FoldersModule],
 })
 export class GenerationModule {}

@@ -22,7 +22,8 @@ export async function normalizeImage(data: Buffer | undefined): Promise<Normaliz
   let format: string | undefined;
   let pixels = 0;
   try {
-    const meta = await sharp(data, options).metadata();
+    // The header alone (no decoding), so a pixel bomb is measured here and refused below.
+    const meta = await sharp(data, { limitInputPixels: false }).metadata();
     format = meta.format;
     pixels = (meta.width ?? 0) * (meta.height ?? 0);
   } catch {

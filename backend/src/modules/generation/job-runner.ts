@@ -68,7 +68,9 @@ export class JobRunner implements OnApplicationBootstrap {
     try {
       const engine = this.engines.engineFor(job.tool);
       if (!engine) throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);
-      const images = await this.execute(engine, job, this.progressReporter(job, bullJob));
+      const progress = this.progressReporter(job, bullJob);
+      const images = await this.execute(engine, job, progress.report);
+      await progress.flush();
       await this.lifecycle.succeeded(job, await this.store(job, images));
     } catch (err) {
       const permanent = err instanceof EngineInputError || err instanceof CapabilityUnavailableError;
@@ -130,18 +132,28 @@ export class JobRunner implements OnApplicationBootstrap {
     return items;
   }
 
-  private progressReporter(job: JobRecord, bullJob: BullJob): (fraction: number) => void {
+  /**
+   * Progress from the engine, written and pushed at most every PROGRESS_EVERY_MS, in order (one
+   * write at a time, only ever upwards); `flush` waits for the last write before the job ends.
+   */
+  private progressReporter(job: JobRecord, bullJob: BullJob) {
     let last = 0;
-    let sent = -1;
-    return (fraction) => {
+    let sent = 0;
+    let writes = Promise.resolve();
+    const report = (fraction: number) => {
       const percent = Math.max(0, Math.min(99, Math.floor(fraction * 100)));
       const now = Date.now();
-      if (percent === sent || now - last < PROGRESS_EVERY_MS) return;
+      if (percent <= sent || now - last < PROGRESS_EVERY_MS) return;
       last = now;
       sent = percent;
-      void bullJob.progress(percent).catch(() => undefined);
-      void this.lifecycle.progressed(job, percent).catch(() => undefined);
+      writes = writes
+        .then(() => Promise.all([bullJob.progress(percent), this.lifecycle.progressed(job, percent)]))
+        .then(
+          () => undefined,
+          (err) => this.logger.warn(`progress of job ${job._id} not saved: ${String(err)}`),
+        );
     };
+    return { report, flush: () => writes };
   }
 }
 
