@@ -68,6 +68,8 @@ export const configSchema = z
     ENGINE_CLONE: z.enum(['local']).default('local'),
     ENGINE_SUPER_RESOLUTION: z.enum(['local']).default('local'),
     ENGINE_FACE_SWAP: z.enum(['local']).default('local'),
+    ENGINE_INPAINT: z.enum(['local']).default('local'),
+    ENGINE_GENERATE: z.enum(['local']).default('local'),
     /** Which tool queues this process works on: 'all', 'none', or a comma list (clone,faceSwap). */
     WORKER_QUEUES: z
       .string()
@@ -77,6 +79,9 @@ export const configSchema = z
     JOB_CONCURRENCY_CLONE: z.coerce.number().int().min(1).max(64).default(2),
     JOB_CONCURRENCY_SUPER_RESOLUTION: z.coerce.number().int().min(1).max(64).default(1),
     JOB_CONCURRENCY_FACE_SWAP: z.coerce.number().int().min(1).max(64).default(1),
+    JOB_CONCURRENCY_INPAINT: z.coerce.number().int().min(1).max(64).default(1),
+    JOB_CONCURRENCY_GENERATE: z.coerce.number().int().min(1).max(64).default(2),
+    JOB_CONCURRENCY_FACE_SWAP_VIDEO: z.coerce.number().int().min(1).max(64).default(1),
     /** Tries per job for transient errors, and the first back-off delay (doubling). */
     JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
     JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(2000),

@@ -5,9 +5,12 @@ import {
   CopyOutlined,
   ExpandOutlined,
   FolderOpenOutlined,
+  HighlightOutlined,
+  PictureOutlined,
   SmileOutlined,
   SyncOutlined,
   ThunderboltOutlined,
+  VideoCameraOutlined,
 } from '@ant-design/icons';
 import { TOOL_LABELS, type JobTool } from '@studio/contracts';
 import { Badge, Button, Card, Empty, Progress, Tag, Typography } from 'antd';
@@ -27,6 +30,9 @@ export const TOOL_ICONS: Record<JobTool, ReactNode> = {
   clone: <CopyOutlined />,
   superResolution: <ExpandOutlined />,
   faceSwap: <SmileOutlined />,
+  inpaint: <HighlightOutlined />,
+  generate: <PictureOutlined />,
+  faceSwapVideo: <VideoCameraOutlined />,
 };
 
 /**

@@ -8,3 +8,4 @@ export * from './roles';
 export * from './billing';
 export * from './content';
 export * from './jobs';
+export * from './operations';

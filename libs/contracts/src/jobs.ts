@@ -4,7 +4,14 @@ import type { ContentItem } from './content';
  * The job pipeline's shared vocabulary: one record per request, its states, what the API answers
  * and what the socket pushes. Tools that exist: see TOOL_PRICES in pricing.ts.
  */
-export const JobTools = ['clone', 'superResolution', 'faceSwap'] as const;
+export const JobTools = [
+  'clone',
+  'superResolution',
+  'faceSwap',
+  'inpaint',
+  'generate',
+  'faceSwapVideo',
+] as const;
 export type JobTool = (typeof JobTools)[number];
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -14,6 +21,9 @@ export const TOOL_LABELS: Record<JobTool, string> = {
   clone: 'Clones',
   superResolution: 'Super resolution',
   faceSwap: 'Face swap',
+  inpaint: 'Magic Brush',
+  generate: 'Generated',
+  faceSwapVideo: 'Video face swap',
 };
 
 /** A job as its owner sees it (GET /api/jobs/:id, the job tray). */

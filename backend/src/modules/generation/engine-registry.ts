@@ -8,6 +8,9 @@ export const CAPABILITY_OF: Record<JobTool, Capability> = {
   clone: 'clone',
   superResolution: 'superResolve',
   faceSwap: 'faceSwap',
+  inpaint: 'inpaint',
+  generate: 'generate',
+  faceSwapVideo: 'faceSwapVideo',
 };
 
 /**
@@ -41,7 +44,12 @@ export class EngineRegistry implements OnModuleDestroy {
       case 'superResolution':
         return this.config.ENGINE_SUPER_RESOLUTION;
       case 'faceSwap':
+      case 'faceSwapVideo':
         return this.config.ENGINE_FACE_SWAP;
+      case 'inpaint':
+        return this.config.ENGINE_INPAINT;
+      case 'generate':
+        return this.config.ENGINE_GENERATE;
     }
   }
 

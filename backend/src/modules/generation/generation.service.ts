@@ -74,8 +74,11 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     @Inject(toolQueueToken('clone')) clone: Queue,
     @Inject(toolQueueToken('superResolution')) superResolution: Queue,
     @Inject(toolQueueToken('faceSwap')) faceSwap: Queue,
+    @Inject(toolQueueToken('inpaint')) inpaint: Queue,
+    @Inject(toolQueueToken('generate')) generate: Queue,
+    @Inject(toolQueueToken('faceSwapVideo')) faceSwapVideo: Queue,
   ) {
-    this.queues = { clone, superResolution, faceSwap };
+    this.queues = { clone, superResolution, faceSwap, inpaint, generate, faceSwapVideo };
     liveness.use((jobId) => this.holdsReservation(jobId));
   }
 

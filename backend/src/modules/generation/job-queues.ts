@@ -55,5 +55,11 @@ export function concurrencyOf(config: AppConfig, tool: JobTool): number {
       return config.JOB_CONCURRENCY_SUPER_RESOLUTION;
     case 'faceSwap':
       return config.JOB_CONCURRENCY_FACE_SWAP;
+    case 'inpaint':
+      return config.JOB_CONCURRENCY_INPAINT;
+    case 'generate':
+      return config.JOB_CONCURRENCY_GENERATE;
+    case 'faceSwapVideo':
+      return config.JOB_CONCURRENCY_FACE_SWAP_VIDEO;
   }
 }

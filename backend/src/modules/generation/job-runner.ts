@@ -104,6 +104,8 @@ export class JobRunner implements OnApplicationBootstrap {
         return [await engine.superResolve({ image: inputs[0], scale: 2 }, { onProgress })];
       case 'faceSwap':
         return [await engine.faceSwap({ face: inputs[0], target: inputs[1] }, { onProgress })];
+      default:
+        throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);
     }
   }
 

@@ -1,0 +1,42 @@
+import type { JobTool } from './jobs';
+
+/**
+ * Operations set by admins and read by every screen: maintenance notices per tool (they replace
+ * the spec's hard-coded 'technical difficulties' toasts) and feature flags.
+ */
+export type NoticeSeverity = 'info' | 'warning' | 'error';
+
+export interface MaintenanceNotice {
+  tool: JobTool;
+  text: string;
+  severity: NoticeSeverity;
+  enabled: boolean;
+  updatedAt: string;
+  updatedBy?: string;
+}
+
+export interface FeatureFlags {
+  /** Video face swap (beta): off by default, as in the spec. */
+  videoFaceSwap: boolean;
+}
+
+export const DEFAULT_FEATURE_FLAGS: FeatureFlags = { videoFaceSwap: false };
+
+/** GET /api/operations: what the screens show (public). */
+export interface OperationsState {
+  notices: MaintenanceNotice[];
+  flags: FeatureFlags;
+}
+
+/** PUT /api/admin/notices/{tool} */
+export interface SetNoticeRequest {
+  text: string;
+  severity: NoticeSeverity;
+  enabled: boolean;
+}
+
+/** PUT /api/admin/flags */
+export type SetFlagsRequest = Partial<FeatureFlags>;
+
+/** Socket event to every connected browser when notices or flags change. */
+export const OperationsSocketEvents = { changed: 'operations.changed' } as const;
