@@ -9,3 +9,4 @@ export * from './billing';
 export * from './content';
 export * from './jobs';
 export * from './operations';
+export * from './prompt-safety';

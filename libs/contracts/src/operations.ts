@@ -26,6 +26,8 @@ export const DEFAULT_FEATURE_FLAGS: FeatureFlags = { videoFaceSwap: false };
 export interface OperationsState {
   notices: MaintenanceNotice[];
   flags: FeatureFlags;
+  /** Whether an engine is configured for each tool (image generation needs a remote one). */
+  capabilities: Record<JobTool, boolean>;
 }
 
 /** PUT /api/admin/notices/{tool} */
