@@ -4,6 +4,7 @@ export const AuditCategory = {
   credits: 'Credits',
   faceSwap: 'FaceSwap',
   generation: 'Generation',
+  operations: 'Operations',
   folders: 'Folders',
   support: 'Support',
 } as const;

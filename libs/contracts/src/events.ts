@@ -1,6 +1,7 @@
 import type { LogEntry } from './audit';
 import type { LedgerKind } from './billing';
 import type { JobSocketPayloads, JobTool } from './jobs';
+import type { OperationsState } from './operations';
 import type { Role } from './roles';
 
 /** Domain events: what happened in the backend, consumed by audit, realtime and later billing. */
@@ -18,6 +19,7 @@ export const DomainEvents = {
   contentDownloaded: 'content.downloaded',
   jobCompleted: 'generation.completed',
   jobFailed: 'generation.failed',
+  operationsChanged: 'operations.changed',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -51,6 +53,8 @@ export interface DomainEventPayloads {
   'content.downloaded': AccountRef & { itemId: string; title?: string };
   'generation.completed': AccountRef & { jobId: string; tool: JobTool; items: number; cost: number };
   'generation.failed': AccountRef & { jobId: string; tool: JobTool; message: string; refunded: number };
+  /** An admin changed a maintenance notice or a feature flag. */
+  'operations.changed': AccountRef & { change: string };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */
@@ -70,6 +74,7 @@ export const SocketEvents = {
 } as const;
 
 export interface SocketEventPayloads extends JobSocketPayloads {
+  'operations.changed': OperationsState;
   'session.ready': { username: string };
   'balance.changed': { balance: number; delta: number; reason: string };
   'audit.appended': LogEntry;

@@ -10,3 +10,4 @@ export * from './content';
 export * from './jobs';
 export * from './operations';
 export * from './prompt-safety';
+export * from './tags';

@@ -86,6 +86,10 @@ export const UPLOAD_LIMITS = {
   imagePixels: 40_000_000,
   /** Image types accepted, detected from the bytes, never from the name. */
   imageTypes: ['jpeg', 'png', 'webp'] as const,
+  /** Bytes per uploaded video (30 s at most). */
+  videoBytes: 100 * 1024 * 1024,
+  /** Extra images in one bulk inpaint request. */
+  bulkExtraImages: 20,
 } as const;
 
 export const JobMessages = {
@@ -97,8 +101,19 @@ export const JobMessages = {
   imageTooLarge: 'The image is too large',
   noFaceSource: 'No face found in the face image',
   noFaceTarget: 'No face found in the target image',
+  noFaceVideo: 'No face found in the video',
+  maskSize: 'The mask must be the size of the image',
   engineUnavailable: 'This tool is not available right now',
   failed: 'The job failed; your credits were refunded',
   swapInProgress: 'Face Swap in Progress',
   createFolderFirst: 'Create a folder on your profile page first',
+  maskRequired: 'Paint a mask first',
+  videoRequired: 'Choose a video and a face image',
+  badVideo: 'The file is not a video we can read',
+  videoTooLarge: 'The video is too large',
+  videoTooLong: 'Max video length is 30 seconds.',
+  videoSwapOff: 'Video face swap is turned off for now',
+  videoSwapInProgress: 'Video Face Swap in Progress',
+  bulkInProgress: 'Bulk inpaint processing',
+  tooManyImages: 'Too many images in one batch',
 } as const;

@@ -9,6 +9,8 @@ export const PASSWORD_MAX = 256;
 export const EMAIL_MAX = 254;
 
 export const IMAGE_SIDE_MAX = 1024;
+/** Generated images are square, this many pixels a side (spec section 9: 512x512). */
+export const GENERATED_IMAGE_SIZE = 512;
 export const BRUSH_SIZE = { min: 5, max: 50, default: 20 } as const;
 export const CANVAS_ZOOM = { min: 0.33, max: 1 } as const;
 export const BULK_INPAINT_AMOUNT = { min: 1, max: 100, default: 1 } as const;

@@ -49,7 +49,8 @@ const MINOR_WORDS = [
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[ -]/g, '[\\s_-]*');
 const MINOR_PATTERN = new RegExp(`\\b(?:${MINOR_WORDS.map(escape).join('|')})\\b`, 'i');
 /** '15 year old', '15yo', '15-year-old', 'aged 15', 'age: 12', 'fifteen years old' ... */
-const NUMBER_AGE = /\b(\d{1,2})\s*(?:-|\s)?\s*(?:years?|yrs?|y\.?o\.?)(?:\s*-?\s*old)?\b|\bage[ds]?\s*:?\s*(\d{1,2})\b/gi;
+const NUMBER_AGE =
+  /\b(\d{1,2})\s*(?:-|\s)?\s*(?:years?|yrs?|y\.?o\.?)(?:\s*-?\s*old)?\b|\bage[ds]?\s*:?\s*(\d{1,2})\b/gi;
 const WORD_AGES = [
   'one',
   'two',

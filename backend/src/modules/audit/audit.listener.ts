@@ -152,6 +152,16 @@ export class AuditListener {
     });
   }
 
+  @OnDomainEvent(DomainEvents.operationsChanged)
+  async onOperationsChanged({ id, payload }: DomainEventEnvelope<'operations.changed'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.operations,
+      author: { userId: payload.userId, username: payload.username },
+      message: payload.change,
+    });
+  }
+
   private folderEntry(
     eventId: string,
     who: { userId: string; username: string },

@@ -11,6 +11,7 @@ import {
   type ContentKind,
   type FolderContents,
   type FolderSummary,
+  type InpaintEntry,
 } from '@studio/contracts';
 import { isDuplicateKeyError } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
@@ -174,6 +175,18 @@ export class FoldersService {
       title,
     });
     return String(id);
+  }
+
+  /** A bulk inpaint batch entry in one of the caller's folders; its title shows its status. */
+  async createBatch(user: AuthUser, folderId: string, title: string, amount: number): Promise<InpaintEntry> {
+    const folder = await this.requireFolder(user, folderId);
+    const batch = await this.batches.create({ owner: folder.owner, folder: folder._id, title, amount });
+    return { _id: String(batch._id), title: batch.title, amount: batch.amount };
+  }
+
+  /** Sets a batch's title (its status line while it runs, its name when done). */
+  async setBatchTitle(batchId: string, title: string): Promise<void> {
+    await this.batches.updateOne({ _id: new Types.ObjectId(batchId) }, { $set: { title } });
   }
 
   /** Checks that the folder exists and is the caller's (404 otherwise). */

@@ -4,8 +4,6 @@ import {
   Controller,
   Get,
   HttpCode,
-  HttpException,
-  HttpStatus,
   Inject,
   Param,
   Post,
@@ -13,7 +11,6 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import {
   ApiBody,
   ApiConsumes,
@@ -30,8 +27,6 @@ import {
   JobMessages,
   Messages,
   UPLOAD_LIMITS,
-  type ApiResponse as Answer,
-  type JobSubmitContent,
   type JobView,
 } from '@studio/contracts';
 import { ok } from '../../common/api-response';
@@ -39,19 +34,9 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
 import { FaceSwapDto, GenerateNoiseDto, SuperResolutionDto } from './generation.dto';
-import { GenerationService } from './generation.service';
+import { GenerationService, imageInputs } from './generation.service';
+import { toolUploads, type UploadedFile } from './generation-uploads';
 import { decodeDataUrl, normalizeImage } from './image-input';
-
-/** The parts of a multer file this controller reads. */
-interface UploadedFile {
-  fieldname: string;
-  buffer: Buffer;
-}
-
-const uploads = (maxFiles: number) =>
-  AnyFilesInterceptor({
-    limits: { fileSize: UPLOAD_LIMITS.imageBytes, files: maxFiles, fields: 20, fieldSize: 64 * 1024 },
-  });
 
 const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
 
@@ -74,7 +59,7 @@ export class GenerationController {
 
   @Post('generateNoise')
   @HttpCode(200)
-  @UseInterceptors(uploads(CLONE_AMOUNT.max + 1))
+  @UseInterceptors(toolUploads(CLONE_AMOUNT.max + 1))
   @ApiOperation({
     summary: 'Clones: noise-altered copies of an image',
     description:
@@ -102,7 +87,7 @@ export class GenerationController {
         tool: 'clone',
         author: dto.author,
         folderId: dto.folder || undefined,
-        images: [image],
+        inputs: imageInputs([image]),
         units: amount,
         params: { amount },
       });
@@ -115,17 +100,17 @@ export class GenerationController {
         tool: 'clone',
         author: dto.author,
         folderId: dto.folder || undefined,
-        images,
+        inputs: imageInputs(images),
         units: images.length,
         params: { amount: 1 },
       });
     }
-    return this.answer(user, job, this.config.JOB_WAIT_MS);
+    return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
   }
 
   @Post('superResolution')
   @HttpCode(200)
-  @UseInterceptors(uploads(1))
+  @UseInterceptors(toolUploads(1))
   @ApiOperation({
     summary: 'Super resolution (x2) of an image',
     description:
@@ -145,15 +130,15 @@ export class GenerationController {
       tool: 'superResolution',
       author: dto.author,
       folderId: dto.folder || undefined,
-      images: [image],
+      inputs: imageInputs([image]),
       units: 1,
     });
-    return this.answer(user, job, this.config.JOB_WAIT_MS);
+    return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
   }
 
   @Post('faceSwap')
   @HttpCode(200)
-  @UseInterceptors(uploads(2))
+  @UseInterceptors(toolUploads(2))
   @ApiOperation({
     summary: 'Face swap: the face of Swap0 onto the person in Swap1',
     description: 'Requires `consent=true`: the user attests the consent of the person whose face is used.',
@@ -176,10 +161,10 @@ export class GenerationController {
       tool: 'faceSwap',
       author: dto.author,
       folderId: dto.folder,
-      images,
+      inputs: imageInputs(images),
       units: 1,
     });
-    return this.answer(user, job, 0);
+    return this.generation.answer(user, job, 0);
   }
 
   @Get('jobs')
@@ -197,20 +182,6 @@ export class GenerationController {
   @ApiNotFoundResponse({ description: "'Job not found' (also for another user's job)" })
   async job(@CurrentUser() user: AuthUser, @Param('id') id: string) {
     return ok(await this.generation.get(user, id));
-  }
-
-  /** 'success' with the result, 'processing' while it runs, or the job's own failure message. */
-  private async answer(
-    user: AuthUser,
-    submitted: JobView,
-    waitMs: number,
-  ): Promise<Answer<JobSubmitContent>> {
-    const job = waitMs > 0 ? await this.generation.waitFor(user, submitted._id, waitMs) : submitted;
-    if (job.state === 'failed') {
-      throw new HttpException(job.error ?? JobMessages.failed, HttpStatus.UNPROCESSABLE_ENTITY);
-    }
-    if (job.state === 'succeeded') return { message: 'success', content: { job, url: job.items[0]?.url } };
-    return { message: 'processing', content: { job } };
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
 
 /** Fields shared by the tool requests (multipart fields arrive as strings). */
@@ -42,6 +42,80 @@ export class FaceSwapDto extends ToolRequestDto {
     description: 'The user attests the consent of the person whose face is used',
     enum: ['true'],
   })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  consent?: string;
+}
+
+export class InpaintDto extends ToolRequestDto {
+  @ApiPropertyOptional({ type: 'string', format: 'binary', description: 'The image' })
+  original?: unknown;
+
+  @ApiPropertyOptional({ type: 'string', format: 'binary', description: 'PNG mask: white = repaint' })
+  mask?: unknown;
+
+  @ApiPropertyOptional({ description: 'What to paint in the masked area' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  prompt?: string;
+
+  @ApiPropertyOptional({ description: 'Name of a bulk batch' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  inpaintName?: string;
+
+  @ApiPropertyOptional({ description: 'Outputs per image (bulk: 1..100)' })
+  @IsOptional()
+  @IsString()
+  amount?: string;
+
+  @ApiPropertyOptional({ description: 'Sent by the spec client; the server uses the image itself' })
+  @IsOptional()
+  @IsString()
+  width?: string;
+
+  @ApiPropertyOptional({ description: 'Sent by the spec client; the server uses the image itself' })
+  @IsOptional()
+  @IsString()
+  height?: string;
+}
+
+export class BulkInpaintDto extends InpaintDto {}
+
+export class GenerateImageDto {
+  @ApiPropertyOptional({ description: "The signed-in user's name (checked against the session)" })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  author?: string;
+
+  @ApiPropertyOptional({ description: 'Short description (age, ethnicity, clothing, setting)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  title?: string;
+
+  @ApiProperty({ description: 'The prompt built from the chosen tags' })
+  @IsString()
+  @MaxLength(2000)
+  prompt!: string;
+}
+
+export class FaceSwapVideoDto extends ToolRequestDto {
+  @ApiPropertyOptional({ type: 'string', format: 'binary', description: 'SwapVideo0: the video (≤ 30 s)' })
+  SwapVideo0?: unknown;
+
+  @ApiPropertyOptional({ type: 'string', format: 'binary', description: 'SwapVideo1: the face image' })
+  SwapVideo1?: unknown;
+
+  @ApiPropertyOptional({ description: 'Sent by the spec client; ignored (the server measures the video)' })
+  @IsOptional()
+  @IsString()
+  length?: string;
+
+  @ApiPropertyOptional({ description: 'The user attests the consent of the person whose face is used' })
   @IsOptional()
   @IsIn(['true', 'false'])
   consent?: string;

@@ -3,9 +3,13 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { BillingModule } from '../billing/billing.module';
 import { FoldersModule } from '../folders/folders.module';
 import { RealtimeModule } from '../realtime/realtime.module';
-import { EngineRegistry } from './engine-registry';
+import { OperationsModule } from '../operations/operations.module';
+import { EnginesModule } from './engines.module';
 import { GenerationController } from './generation.controller';
 import { GenerationService } from './generation.service';
+import { InpaintController } from './inpaint.controller';
+import { InpaintService } from './inpaint.service';
+import { StudioToolsController } from './studio-tools.controller';
 import { Job, JobSchema } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
 import { JobQueuesModule } from './job-queues';
@@ -18,9 +22,11 @@ import { JobQueuesModule } from './job-queues';
     BillingModule,
     FoldersModule,
     RealtimeModule,
+    EnginesModule,
+    OperationsModule,
   ],
-  controllers: [GenerationController],
-  providers: [GenerationService, JobLifecycle, EngineRegistry],
-  exports: [GenerationService, JobLifecycle, EngineRegistry, JobQueuesModule, MongooseModule, FoldersModule],
+  controllers: [GenerationController, InpaintController, StudioToolsController],
+  providers: [GenerationService, JobLifecycle, InpaintService],
+  exports: [GenerationService, JobLifecycle, EnginesModule, JobQueuesModule, MongooseModule, FoldersModule],
 })
 export class GenerationModule {}

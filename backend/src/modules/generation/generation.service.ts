@@ -16,7 +16,10 @@ import {
   JobMessages,
   JobSocketEvents,
   Messages,
+  PromptMessages,
   TOOL_LABELS,
+  type ApiResponse,
+  type JobSubmitContent,
   type JobTool,
   type JobView,
 } from '@studio/contracts';
@@ -34,16 +37,26 @@ import { jobOptions, toolQueueToken } from './job-queues';
 import { toJobView } from './job-view';
 import type { NormalizedImage } from './image-input';
 
+/** One stored input of a job: a normalized PNG image, or a video as uploaded. */
+export interface JobInput {
+  data: Buffer;
+  extension: 'png' | 'mp4';
+}
+
 export interface JobRequest {
   tool: JobTool;
   author?: string;
   /** The folder for the results; without it, the tool's own folder ('Clones' ...). */
   folderId?: string;
-  images: NormalizedImage[];
-  /** Priced units (images made). */
+  inputs: JobInput[];
+  /** Priced units (images made, or seconds of video). */
   units: number;
   params?: JobParams;
 }
+
+/** Images as job inputs. */
+export const imageInputs = (images: NormalizedImage[]): JobInput[] =>
+  images.map((image) => ({ data: image.data, extension: 'png' }));
 
 /** A queued job not seen by Bull after this long is added again (a crash between record and queue). */
 const REQUEUE_AFTER_MS = 30_000;
@@ -83,9 +96,44 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   }
 
   async submit(user: AuthUser, request: JobRequest): Promise<JobView> {
+    const [job] = await this.submitMany(user, [request]);
+    return job;
+  }
+
+  /**
+   * Several jobs that stand or fall together (a bulk batch): every reservation is made before any
+   * job is queued; if one is refused, those already made are refunded and nothing is queued.
+   */
+  async submitMany(user: AuthUser, requests: JobRequest[]): Promise<JobView[]> {
+    const prepared: JobRecord[] = [];
+    try {
+      for (const request of requests) prepared.push(await this.reserve(user, request));
+    } catch (err) {
+      for (const job of prepared) {
+        await this.ledger.refund(reservationKeyOf(String(job._id)), 'Batch not started');
+        await this.dropInputs(job.inputs);
+      }
+      throw err;
+    }
+    const views: JobView[] = [];
+    for (const record of prepared) {
+      await this.jobs.create(record);
+      const position = await this.enqueue(record);
+      const view = toJobView(record);
+      this.realtime.toUser(user.id, JobSocketEvents.queued, { job: view, position });
+      views.push(view);
+    }
+    return views;
+  }
+
+  /** Checks, stores the inputs and reserves the credits of one request; queues nothing. */
+  private async reserve(user: AuthUser, request: JobRequest): Promise<JobRecord> {
     assertActingAs(user, request.author);
-    if (!this.engines.engineFor(request.tool))
-      throw new ServiceUnavailableException(JobMessages.engineUnavailable);
+    if (!this.engines.engineFor(request.tool)) {
+      throw new ServiceUnavailableException(
+        request.tool === 'generate' ? PromptMessages.notConfigured : JobMessages.engineUnavailable,
+      );
+    }
     const folderId = request.folderId
       ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
       : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);
@@ -94,23 +142,25 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     const id = String(jobId);
 
     // Inputs go to storage first (a worker on another machine reads them there); no money yet.
-    const inputs = request.images.map((_, i) => newStorageKey(user.id, 'png', `${id}:input:${i}`));
-    await Promise.all(inputs.map((key, i) => this.storage.put(key, request.images[i].data)));
+    const inputs = request.inputs.map((input, i) =>
+      newStorageKey(user.id, input.extension, `${id}:input:${i}`),
+    );
+    await Promise.all(inputs.map((key, i) => this.storage.put(key, request.inputs[i].data)));
 
     const reserved = await this.ledger.reserve({
       key: reservationKeyOf(id),
       userId: user.id,
       username: user.username,
       amount: cost,
-      reason: `${TOOL_LABELS[request.tool]} (${request.units} image${request.units === 1 ? '' : 's'})`,
+      reason: `${TOOL_LABELS[request.tool]} (${request.units} ${request.tool === 'faceSwapVideo' ? 's of video' : request.units === 1 ? 'image' : 'images'})`,
       jobId: id,
       tool: request.tool,
     });
     if (!reserved.ok) {
-      await Promise.all(inputs.map((key) => this.storage.delete(key).catch(() => undefined)));
+      await this.dropInputs(inputs);
       throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
     }
-    const record: JobRecord = {
+    return {
       _id: jobId,
       owner: new Types.ObjectId(user.id),
       username: user.username,
@@ -126,11 +176,20 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       settled: false,
       createdAt: new Date(),
     };
-    await this.jobs.create(record);
-    const position = await this.enqueue(record);
-    const view = toJobView(record);
-    this.realtime.toUser(user.id, JobSocketEvents.queued, { job: view, position });
-    return view;
+  }
+
+  private async dropInputs(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((key) => this.storage.delete(key).catch(() => undefined)));
+  }
+
+  /** 'success' with the result, 'processing' while it runs, or the job's own failure message. */
+  async answer(user: AuthUser, submitted: JobView, waitMs: number): Promise<ApiResponse<JobSubmitContent>> {
+    const job = waitMs > 0 ? await this.waitFor(user, submitted._id, waitMs) : submitted;
+    if (job.state === 'failed') {
+      throw new HttpException(job.error ?? JobMessages.failed, HttpStatus.UNPROCESSABLE_ENTITY);
+    }
+    if (job.state === 'succeeded') return { message: 'success', content: { job, url: job.items[0]?.url } };
+    return { message: 'processing', content: { job } };
   }
 
   /** The job once it has finished, or as it is when `ms` have passed. */

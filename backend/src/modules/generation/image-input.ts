@@ -53,3 +53,17 @@ export function decodeDataUrl(value: unknown): Buffer | undefined {
   const base64 = value.slice(value.indexOf(',') + 1);
   return Buffer.from(base64, 'base64');
 }
+
+/**
+ * The painted mask, checked like any image and brought to the size of the image it belongs to:
+ * white (opaque, bright) means repaint, everything else keeps the original pixels.
+ */
+export async function normalizeMask(
+  data: Buffer | undefined,
+  width: number,
+  height: number,
+): Promise<Buffer> {
+  if (!data || data.length === 0) throw new BadRequestException(JobMessages.maskRequired);
+  const checked = await normalizeImage(data);
+  return sharp(checked.data).resize(width, height, { fit: 'fill' }).png().toBuffer();
+}

@@ -5,7 +5,9 @@ import { DomainEvents, JobSocketEvents, TOOL_LABELS, type ContentItem } from '@s
 import { LedgerService } from '../billing/ledger.service';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
+import { FoldersService } from '../folders/folders.service';
 import { StoragePort } from '../storage/storage.port';
+import { batchStatus } from './batch-status';
 import { Job, reservationKeyOf, type JobRecord } from './job.schema';
 import { toJobView } from './job-view';
 
@@ -25,6 +27,7 @@ export class JobLifecycle {
     private readonly events: DomainEventBus,
     private readonly realtime: RealtimePublisher,
     private readonly storage: StoragePort,
+    private readonly folders: FoldersService,
   ) {}
 
   async started(job: JobRecord): Promise<JobRecord> {
@@ -90,5 +93,21 @@ export class JobLifecycle {
       ),
     );
     await this.jobs.updateOne({ _id: new Types.ObjectId(jobId) }, { $set: { settled: true } });
+    if (job.params.batchId)
+      await this.reportBatch(job.params.batchId, job.params.batchName ?? 'Bulk inpaint');
+  }
+
+  /** A bulk batch's status line: how many of its jobs are done, then its name (and failures). */
+  private async reportBatch(batchId: string, name: string): Promise<void> {
+    const children = await this.jobs.find({ 'params.batchId': batchId }, { state: 1 }).lean();
+    const done = children.filter((c) => c.state === 'succeeded' || c.state === 'failed').length;
+    const failed = children.filter((c) => c.state === 'failed').length;
+    const title =
+      done < children.length
+        ? batchStatus(name, done, children.length)
+        : failed > 0
+          ? `${name} (${failed} of ${children.length} failed, refunded)`
+          : name;
+    await this.folders.setBatchTitle(batchId, title);
   }
 }

@@ -4,7 +4,16 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { Job as BullJob, Queue } from 'bull';
 import { Model, Types } from 'mongoose';
 import { createHash } from 'node:crypto';
-import { JobMessages, JobTools, TOOL_LABELS, type ContentItem } from '@studio/contracts';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  GENERATED_IMAGE_SIZE,
+  JobMessages,
+  JobTools,
+  TOOL_LABELS,
+  type ContentItem,
+} from '@studio/contracts';
 import {
   CapabilityUnavailableError,
   EngineInputError,
@@ -22,7 +31,19 @@ import { concurrencyOf, runsQueue, toolQueueToken } from './job-queues';
 /** Progress is written and pushed at most this often per job. */
 const PROGRESS_EVERY_MS = 250;
 
-const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
+const CONTENT_TYPES = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  mp4: 'video/mp4',
+} as const;
+
+interface EncodedVideo {
+  data: Buffer;
+  format: 'mp4';
+}
+/** What a job makes: images, or one video. */
+type Output = EncodedImage | EncodedVideo;
 
 /**
  * The worker side of the pipeline: takes jobs from the tool queues this process runs
@@ -88,12 +109,12 @@ export class JobRunner implements OnApplicationBootstrap {
     engine: InferenceEngine,
     job: JobRecord,
     onProgress: (fraction: number) => void,
-  ): Promise<EncodedImage[]> {
+  ): Promise<Output[]> {
     const inputs = await Promise.all(job.inputs.map((key) => this.readInput(key)));
     switch (job.tool) {
       case 'clone': {
         const amount = job.params.amount ?? 1;
-        const made: EncodedImage[] = [];
+        const made: Output[] = [];
         for (const [i, image] of inputs.entries()) {
           const share = (f: number) => onProgress((i + f) / inputs.length);
           made.push(...(await engine.clone({ image, amount }, { onProgress: share })));
@@ -104,8 +125,45 @@ export class JobRunner implements OnApplicationBootstrap {
         return [await engine.superResolve({ image: inputs[0], scale: 2 }, { onProgress })];
       case 'faceSwap':
         return [await engine.faceSwap({ face: inputs[0], target: inputs[1] }, { onProgress })];
-      default:
-        throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);
+      case 'inpaint':
+        return [
+          await engine.inpaint(
+            { image: inputs[0], mask: inputs[1], prompt: job.params.prompt ?? '' },
+            { onProgress },
+          ),
+        ];
+      case 'generate':
+        return [
+          await engine.generate(
+            {
+              prompt: job.params.prompt ?? '',
+              width: job.params.width ?? GENERATED_IMAGE_SIZE,
+              height: job.params.height ?? GENERATED_IMAGE_SIZE,
+            },
+            { onProgress },
+          ),
+        ];
+      case 'faceSwapVideo':
+        return [await this.swapVideo(engine, inputs[0], inputs[1], onProgress)];
+    }
+  }
+
+  /** The engine works on files: the video goes to a temporary folder and the result comes back. */
+  private async swapVideo(
+    engine: InferenceEngine,
+    video: Buffer,
+    face: Buffer,
+    onProgress: (fraction: number) => void,
+  ): Promise<EncodedVideo> {
+    const dir = await mkdtemp(join(tmpdir(), 'video-swap-'));
+    try {
+      const videoPath = join(dir, 'input');
+      const outputPath = join(dir, 'output.mp4');
+      await writeFile(videoPath, video);
+      await engine.faceSwapVideo({ videoPath, face, outputPath }, { onProgress });
+      return { data: await readFile(outputPath), format: 'mp4' };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   }
 
@@ -116,7 +174,7 @@ export class JobRunner implements OnApplicationBootstrap {
   }
 
   /** Stores each result as an item with an id derived from the job, so a rerun stores it once. */
-  private async store(job: JobRecord, images: EncodedImage[]): Promise<ContentItem[]> {
+  private async store(job: JobRecord, images: Output[]): Promise<ContentItem[]> {
     const owner = { id: String(job.owner), username: job.username, role: 'user' as const };
     const items: ContentItem[] = [];
     for (const [i, image] of images.entries()) {
@@ -124,7 +182,7 @@ export class JobRunner implements OnApplicationBootstrap {
         await this.folders.addItem(owner, String(job.folder), {
           itemId: outputItemId(String(job._id), i),
           data: image.data,
-          kind: 'image',
+          kind: image.format === 'mp4' ? 'video' : 'image',
           contentType: CONTENT_TYPES[image.format],
           title: images.length > 1 ? `${TOOL_LABELS[job.tool]} ${i + 1}` : TOOL_LABELS[job.tool],
           jobId: String(job._id),

@@ -6,6 +6,16 @@ import type { ContentItem, JobState, JobTool } from '@studio/contracts';
 export interface JobParams {
   /** Clones per input image. */
   amount?: number;
+  /** Inpaint and generation prompt (generation prompts always state adult age). */
+  prompt?: string;
+  /** Size of a generated image. */
+  width?: number;
+  height?: number;
+  /** The bulk inpaint batch the job belongs to. */
+  batchId?: string;
+  batchName?: string;
+  /** Measured duration of a video input, seconds. */
+  durationSeconds?: number;
 }
 
 /**

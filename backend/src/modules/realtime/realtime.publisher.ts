@@ -27,6 +27,11 @@ export class RealtimePublisher {
     this.emitter.to(SocketRooms.user(userId)).emit(event, payload);
   }
 
+  /** Every connected browser (maintenance notices, feature flags). */
+  toAll<E extends keyof SocketEventPayloads>(event: E, payload: SocketEventPayloads[E]): void {
+    this.emitter.emit(event, payload);
+  }
+
   toAdmins<E extends keyof SocketEventPayloads>(event: E, payload: SocketEventPayloads[E]): void {
     this.emitter.to(SocketRooms.admins).emit(event, payload);
   }

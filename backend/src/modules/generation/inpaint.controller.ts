@@ -1,0 +1,81 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  HttpCode,
+  Inject,
+  Post,
+  UploadedFiles,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
+import { BULK_INPAINT_AMOUNT, JobMessages, Messages, UPLOAD_LIMITS } from '@studio/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { CurrentUser } from '../auth/auth.decorators';
+import type { AuthUser } from '../auth/auth-user';
+import { BulkInpaintDto, InpaintDto } from './generation.dto';
+import { fileNamed, toolUploads, type UploadedFile } from './generation-uploads';
+import { InpaintService } from './inpaint.service';
+
+/** Magic Brush: one image, or a bulk batch of images with the same mask and prompt. */
+@ApiTags('generation')
+@Controller()
+@UseGuards(ThrottlerGuard)
+@SkipThrottle({ auth: true })
+@ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" })
+export class InpaintController {
+  constructor(
+    private readonly inpaint: InpaintService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('inpaintImage')
+  @HttpCode(200)
+  @UseInterceptors(toolUploads(2))
+  @ApiOperation({ summary: 'Magic Brush: repaint the masked part of one image (1 credit)' })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: InpaintDto })
+  @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
+  async inpaintImage(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: InpaintDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
+    return this.inpaint.single(
+      user,
+      { ...dto, original: fileNamed(files, 'original')?.buffer, mask: fileNamed(files, 'mask')?.buffer },
+      this.config.JOB_WAIT_MS,
+    );
+  }
+
+  @Post('bulkInpaintImage')
+  @HttpCode(200)
+  @UseInterceptors(toolUploads(2 + UPLOAD_LIMITS.bulkExtraImages))
+  @ApiOperation({
+    summary: 'Magic Brush in bulk: the same mask and prompt on the original and extra images',
+    description: `amount (${BULK_INPAINT_AMOUNT.min}..${BULK_INPAINT_AMOUNT.max}) outputs per image; every field other than original and mask is an extra image. Cost: amount × images.`,
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: BulkInpaintDto })
+  @ApiOkResponse({ description: "{message: 'processing', content: {batch, jobs}}" })
+  async bulkInpaintImage(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: BulkInpaintDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
+    if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
+    const extras = files.filter((f) => f.fieldname !== 'original' && f.fieldname !== 'mask');
+    if (extras.length > UPLOAD_LIMITS.bulkExtraImages)
+      throw new BadRequestException(JobMessages.tooManyImages);
+    const result = await this.inpaint.bulk(user, {
+      ...dto,
+      folder: dto.folder,
+      original: fileNamed(files, 'original')?.buffer,
+      mask: fileNamed(files, 'mask')?.buffer,
+      extras: extras.map((f) => f.buffer),
+    });
+    return { message: 'processing', content: result };
+  }
+}

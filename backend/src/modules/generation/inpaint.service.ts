@@ -1,0 +1,110 @@
+import { BadRequestException, Injectable } from '@nestjs/common';
+import {
+  BULK_INPAINT_AMOUNT,
+  PromptMessages,
+  minorReference,
+  type ApiResponse,
+  type InpaintEntry,
+  type JobSubmitContent,
+  type JobView,
+} from '@studio/contracts';
+import type { AuthUser } from '../auth/auth-user';
+import { FoldersService } from '../folders/folders.service';
+import { GenerationService, imageInputs, type JobRequest } from './generation.service';
+import { batchStatus } from './batch-status';
+import { normalizeImage, normalizeMask } from './image-input';
+
+export interface InpaintInput {
+  author?: string;
+  prompt?: string;
+  folder?: string;
+  inpaintName?: string;
+  amount?: string;
+  original?: Buffer;
+  mask?: Buffer;
+}
+
+const BATCH_DEFAULT_NAME = 'Bulk inpaint';
+
+/**
+ * Magic Brush requests. A bulk request becomes a batch entry in the folder plus one job per output
+ * (amount × images), all reserved before any is queued; the batch title reports its status.
+ */
+@Injectable()
+export class InpaintService {
+  constructor(
+    private readonly generation: GenerationService,
+    private readonly folders: FoldersService,
+  ) {}
+
+  async single(user: AuthUser, input: InpaintInput, waitMs: number): Promise<ApiResponse<JobSubmitContent>> {
+    const prompt = checkedPrompt(input.prompt);
+    const [request] = await this.requests([input.original], input, prompt, 1);
+    const job = await this.generation.submit(user, request);
+    return this.generation.answer(user, job, waitMs);
+  }
+
+  async bulk(
+    user: AuthUser,
+    input: InpaintInput & { folder: string; extras: Buffer[] },
+  ): Promise<{ batch: InpaintEntry; jobs: JobView[] }> {
+    const prompt = checkedPrompt(input.prompt);
+    const amount = parseBulkAmount(input.amount);
+    await this.folders.assertFolder(user, input.folder);
+    const requests = await this.requests([input.original, ...input.extras], input, prompt, amount);
+    const total = requests.length;
+    const name = input.inpaintName?.trim() || BATCH_DEFAULT_NAME;
+    const batch = await this.folders.createBatch(user, input.folder, batchStatus(name, 0, total), total);
+    const jobs = await this.generation
+      .submitMany(
+        user,
+        requests.map((r) => ({ ...r, params: { ...r.params, batchId: batch._id, batchName: name } })),
+      )
+      .catch(async (err) => {
+        await this.folders.setBatchTitle(batch._id, `${name} (not started)`);
+        throw err;
+      });
+    return { batch, jobs };
+  }
+
+  /** One job request per output: each image (with the mask fitted to it) `amount` times. */
+  private async requests(
+    originals: (Buffer | undefined)[],
+    input: InpaintInput,
+    prompt: string,
+    amount: number,
+  ): Promise<JobRequest[]> {
+    const requests: JobRequest[] = [];
+    for (const original of originals) {
+      const image = await normalizeImage(original);
+      const mask = await normalizeMask(input.mask, image.width, image.height);
+      for (let i = 0; i < amount; i++) {
+        requests.push({
+          tool: 'inpaint',
+          author: input.author,
+          folderId: input.folder || undefined,
+          inputs: [...imageInputs([image]), { data: mask, extension: 'png' }],
+          units: 1,
+          params: { prompt },
+        });
+      }
+    }
+    return requests;
+  }
+}
+
+function checkedPrompt(prompt: string | undefined): string {
+  const text = (prompt ?? '').trim();
+  if (minorReference(text)) throw new BadRequestException(PromptMessages.refused);
+  return text;
+}
+
+function parseBulkAmount(value: string | undefined): number {
+  const amount = Number(value ?? BULK_INPAINT_AMOUNT.default);
+  if (!Number.isInteger(amount) || amount < BULK_INPAINT_AMOUNT.min || amount > BULK_INPAINT_AMOUNT.max) {
+    throw new BadRequestException(
+      `Amount must be a whole number from ${BULK_INPAINT_AMOUNT.min} to ${BULK_INPAINT_AMOUNT.max}`,
+    );
+  }
+  return amount;
+}

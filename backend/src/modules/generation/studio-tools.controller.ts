@@ -1,0 +1,105 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  ForbiddenException,
+  HttpCode,
+  Inject,
+  Post,
+  UploadedFiles,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
+import {
+  GENERATED_IMAGE_SIZE,
+  JobMessages,
+  Messages,
+  PromptMessages,
+  UPLOAD_LIMITS,
+  minorReference,
+  withAdultAge,
+} from '@studio/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { CurrentUser } from '../auth/auth.decorators';
+import type { AuthUser } from '../auth/auth-user';
+import { OperationsService } from '../operations/operations.service';
+import { FaceSwapVideoDto, GenerateImageDto } from './generation.dto';
+import { fileNamed, toolUploads, type UploadedFile } from './generation-uploads';
+import { GenerationService, imageInputs } from './generation.service';
+import { normalizeImage } from './image-input';
+import { measureVideo } from './video-input';
+
+/** Generate from tags and video face swap. */
+@ApiTags('generation')
+@Controller()
+@UseGuards(ThrottlerGuard)
+@SkipThrottle({ auth: true })
+@ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" })
+export class StudioToolsController {
+  constructor(
+    private readonly generation: GenerationService,
+    private readonly operations: OperationsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('generateImage')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Generate an image from the tag prompt (1 credit; needs a remote engine)' })
+  @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
+  @ApiResponse({ status: 503, description: "'Image generation is not configured' (nothing charged)" })
+  @ApiResponse({ status: 400, description: "'This prompt is not allowed' (points at minors)" })
+  async generateImage(@CurrentUser() user: AuthUser, @Body() dto: GenerateImageDto) {
+    const prompt = dto.prompt.trim();
+    if (!prompt) throw new BadRequestException(PromptMessages.promptRequired);
+    if (minorReference(prompt) || minorReference(dto.title ?? '')) {
+      throw new BadRequestException(PromptMessages.refused);
+    }
+    const job = await this.generation.submit(user, {
+      tool: 'generate',
+      author: dto.author,
+      inputs: [],
+      units: 1,
+      params: { prompt: withAdultAge(prompt), width: GENERATED_IMAGE_SIZE, height: GENERATED_IMAGE_SIZE },
+    });
+    return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
+  }
+
+  @Post('faceSwapVideo')
+  @HttpCode(200)
+  @UseInterceptors(toolUploads(2, UPLOAD_LIMITS.videoBytes))
+  @ApiOperation({
+    summary: 'Video face swap (beta, behind a feature flag): the face of SwapVideo1 onto SwapVideo0',
+    description:
+      'The duration is measured with ffprobe; `length` is ignored. Cost: floor(5 × 0.2 × ceil(d / 0.2)).',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: FaceSwapVideoDto })
+  @ApiOkResponse({ description: "{message: 'processing', content: {job}}" })
+  @ApiResponse({ status: 403, description: 'The feature is turned off' })
+  async faceSwapVideo(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: FaceSwapVideoDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
+    if (!(await this.operations.flags()).videoFaceSwap)
+      throw new ForbiddenException(JobMessages.videoSwapOff);
+    const video = fileNamed(files, 'SwapVideo0');
+    const face = fileNamed(files, 'SwapVideo1');
+    if (!video || !face) throw new BadRequestException(JobMessages.videoRequired);
+    if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
+    if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
+    const measured = await measureVideo(video.buffer);
+    const image = await normalizeImage(face.buffer);
+    const job = await this.generation.submit(user, {
+      tool: 'faceSwapVideo',
+      author: dto.author,
+      folderId: dto.folder,
+      inputs: [{ data: measured.data, extension: 'mp4' }, ...imageInputs([image])],
+      units: measured.durationSeconds,
+      params: { durationSeconds: measured.durationSeconds },
+    });
+    return this.generation.answer(user, job, 0);
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { EnginesModule } from '../generation/engines.module';
+import { RealtimeModule } from '../realtime/realtime.module';
+import { OperationsController } from './operations.controller';
+import { OperationsSetting, OperationsSettingSchema } from './operations.schema';
+import { OperationsService } from './operations.service';
+
+@Module({
+  imports: [
+    MongooseModule.forFeature([{ name: OperationsSetting.name, schema: OperationsSettingSchema }]),
+    EnginesModule,
+    RealtimeModule,
+  ],
+  controllers: [OperationsController],
+  providers: [OperationsService],
+  exports: [OperationsService],
+})
+export class OperationsModule {}
