@@ -178,9 +178,21 @@ export class FoldersService {
   }
 
   /** A bulk inpaint batch entry in one of the caller's folders; its title shows its status. */
-  async createBatch(user: AuthUser, folderId: string, title: string, amount: number): Promise<InpaintEntry> {
+  async createBatch(
+    user: AuthUser,
+    folderId: string,
+    title: string,
+    amount: number,
+    batchId?: string,
+  ): Promise<InpaintEntry> {
     const folder = await this.requireFolder(user, folderId);
-    const batch = await this.batches.create({ owner: folder.owner, folder: folder._id, title, amount });
+    const batch = await this.batches.create({
+      ...(batchId ? { _id: new Types.ObjectId(batchId) } : {}),
+      owner: folder.owner,
+      folder: folder._id,
+      title,
+      amount,
+    });
     return { _id: String(batch._id), title: batch.title, amount: batch.amount };
   }
 

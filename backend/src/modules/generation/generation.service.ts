@@ -104,10 +104,16 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
    * Several jobs that stand or fall together (a bulk batch): every reservation is made before any
    * job is queued; if one is refused, those already made are refunded and nothing is queued.
    */
-  async submitMany(user: AuthUser, requests: JobRequest[]): Promise<JobView[]> {
+  async submitMany(
+    user: AuthUser,
+    requests: JobRequest[],
+    /** Runs once every reservation has been made, before any job is recorded. */
+    beforeQueue?: () => Promise<void>,
+  ): Promise<JobView[]> {
     const prepared: JobRecord[] = [];
     try {
       for (const request of requests) prepared.push(await this.reserve(user, request));
+      await beforeQueue?.();
     } catch (err) {
       for (const job of prepared) {
         await this.ledger.refund(reservationKeyOf(String(job._id)), 'Batch not started');

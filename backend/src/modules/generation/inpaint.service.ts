@@ -1,4 +1,5 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
+import { Types } from 'mongoose';
 import {
   BULK_INPAINT_AMOUNT,
   PromptMessages,
@@ -54,17 +55,23 @@ export class InpaintService {
     const requests = await this.requests([input.original, ...input.extras], input, prompt, amount);
     const total = requests.length;
     const name = input.inpaintName?.trim() || BATCH_DEFAULT_NAME;
-    const batch = await this.folders.createBatch(user, input.folder, batchStatus(name, 0, total), total);
-    const jobs = await this.generation
-      .submitMany(
-        user,
-        requests.map((r) => ({ ...r, params: { ...r.params, batchId: batch._id, batchName: name } })),
-      )
-      .catch(async (err) => {
-        await this.folders.setBatchTitle(batch._id, `${name} (not started)`);
-        throw err;
-      });
-    return { batch, jobs };
+    const batchId = new Types.ObjectId().toHexString();
+    let batch: InpaintEntry | undefined;
+    // The batch entry appears only once every output is paid for: a refused batch leaves nothing.
+    const jobs = await this.generation.submitMany(
+      user,
+      requests.map((r) => ({ ...r, params: { ...r.params, batchId, batchName: name } })),
+      async () => {
+        batch = await this.folders.createBatch(
+          user,
+          input.folder,
+          batchStatus(name, 0, total),
+          total,
+          batchId,
+        );
+      },
+    );
+    return { batch: batch!, jobs };
   }
 
   /** One job request per output: each image (with the mask fitted to it) `amount` times. */
