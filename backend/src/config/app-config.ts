@@ -6,6 +6,8 @@ import { z } from 'zod';
  */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+const engineKind = z.enum(['local', 'a1111']);
+
 const LOCAL_SESSION_SECRET = 'local-development-session-secret-change-me';
 
 export const configSchema = z
@@ -64,12 +66,21 @@ export const configSchema = z
       .default('100kb'),
     /** Run the worker's processors inside the API process (local mode). */
     WORKER_INLINE: bool.default('true'),
-    /** Inference engine per tool. 'local' runs on this machine's CPU (models shipped in npm packages). */
+    /**
+     * Inference engine per tool: 'local' runs on this machine's CPU (models shipped in npm
+     * packages; it cannot generate images), 'a1111' calls an Automatic1111-compatible server.
+     */
     ENGINE_CLONE: z.enum(['local']).default('local'),
-    ENGINE_SUPER_RESOLUTION: z.enum(['local']).default('local'),
-    ENGINE_FACE_SWAP: z.enum(['local']).default('local'),
-    ENGINE_INPAINT: z.enum(['local']).default('local'),
-    ENGINE_GENERATE: z.enum(['local']).default('local'),
+    ENGINE_SUPER_RESOLUTION: engineKind.default('local'),
+    ENGINE_FACE_SWAP: engineKind.default('local'),
+    ENGINE_INPAINT: engineKind.default('local'),
+    ENGINE_GENERATE: engineKind.default('local'),
+    /** The Automatic1111-compatible server (Automatic1111, Forge, SD.Next) for 'a1111' tools. */
+    A1111_URL: z.string().url().optional(),
+    A1111_USERNAME: z.string().min(1).optional(),
+    A1111_PASSWORD: z.string().min(1).optional(),
+    A1111_TOKEN: z.string().min(1).optional(),
+    A1111_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
     /** Which tool queues this process works on: 'all', 'none', or a comma list (clone,faceSwap). */
     WORKER_QUEUES: z
       .string()
@@ -114,6 +125,19 @@ export const configSchema = z
         code: z.ZodIssueCode.custom,
         path: ['S3_BUCKET'],
         message: 'is required when STORAGE_DRIVER=s3',
+      });
+    }
+    const remote = [
+      cfg.ENGINE_SUPER_RESOLUTION,
+      cfg.ENGINE_FACE_SWAP,
+      cfg.ENGINE_INPAINT,
+      cfg.ENGINE_GENERATE,
+    ].includes('a1111');
+    if (remote && !cfg.A1111_URL) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['A1111_URL'],
+        message: "is required when a tool's engine is a1111",
       });
     }
     if (cfg.ADMIN_PASSWORD && !cfg.ADMIN_USERNAME) {

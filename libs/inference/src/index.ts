@@ -11,3 +11,15 @@ export type { SwapTuning } from './face-swap';
 export { AI_GENERATED_MARK, IPTC_COMPOSITE_WITH_AI } from './provenance';
 export type { EngineLogger } from './logger';
 export { SerialQueue } from './serial-queue';
+export { inpaintImage, decodeMask, INPAINT_RADIUS } from './inpaint';
+export type { BinaryMask } from './inpaint';
+export {
+  probeVideo,
+  isVideoTooLong,
+  swapFaceInVideo,
+  AI_GENERATED_VIDEO_COMMENT,
+  VIDEO_DURATION_TOLERANCE_SECONDS,
+  VIDEO_MAX_FPS,
+} from './video-swap';
+export type { VideoInfo, VideoFaceSwapOptions, VideoFaceSwapResult } from './video-swap';
+export * from './remote';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { JobTool } from '@studio/contracts';
-import { LocalCpuEngine, type Capability, type InferenceEngine } from '@studio/inference';
+import { A1111Engine, LocalCpuEngine, type Capability, type InferenceEngine } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
 /** The engine capability each tool needs. */
@@ -44,8 +44,9 @@ export class EngineRegistry implements OnModuleDestroy {
       case 'superResolution':
         return this.config.ENGINE_SUPER_RESOLUTION;
       case 'faceSwap':
-      case 'faceSwapVideo':
         return this.config.ENGINE_FACE_SWAP;
+      case 'faceSwapVideo':
+        return 'local'; // frame by frame with ffmpeg; the A1111 API has no video endpoint
       case 'inpaint':
         return this.config.ENGINE_INPAINT;
       case 'generate':
@@ -56,7 +57,17 @@ export class EngineRegistry implements OnModuleDestroy {
   private engineOfKind(kind: string): InferenceEngine {
     let engine = this.engines.get(kind);
     if (!engine) {
-      engine = new LocalCpuEngine({ logger: this.logger });
+      engine =
+        kind === 'a1111'
+          ? new A1111Engine({
+              baseUrl: this.config.A1111_URL!,
+              username: this.config.A1111_USERNAME,
+              password: this.config.A1111_PASSWORD,
+              token: this.config.A1111_TOKEN,
+              timeoutMs: this.config.A1111_TIMEOUT_MS,
+              logger: this.logger,
+            })
+          : new LocalCpuEngine({ logger: this.logger });
       this.engines.set(kind, engine);
     }
     return engine;
