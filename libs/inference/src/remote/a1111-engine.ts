@@ -1,0 +1,409 @@
+import {
+  Capability,
+  CapabilityUnavailableError,
+  CloneRequest,
+  EncodedImage,
+  EngineInputError,
+  FaceSwapRequest,
+  FaceSwapVideoRequest,
+  GenerateRequest,
+  InferenceEngine,
+  InpaintRequest,
+  RunContext,
+  SuperResolveRequest,
+} from '../engine.port';
+import { EngineLogger, silentLogger } from '../logger';
+import { A1111Client, A1111Error, isRecord, noFaceError } from './a1111-client';
+import { decodeBase64, finishImage, prepareImage, prepareMask, samePixels } from './remote-images';
+
+/** The capabilities an Automatic1111-compatible server can offer. */
+export const A1111_CAPABILITIES = ['generate', 'inpaint', 'superResolve', 'faceSwap'] as const;
+export type A1111Capability = (typeof A1111_CAPABILITIES)[number];
+
+/** Generation settings sent with every request (the server's names in the comments). */
+export interface A1111Settings {
+  /** steps */
+  steps: number;
+  /** cfg_scale */
+  cfgScale: number;
+  /** sampler_name; "Euler a" exists on every A1111, Forge and SD.Next */
+  sampler: string;
+  /** negative_prompt */
+  negativePrompt: string;
+  /** upscaler_1 of extra-single-image */
+  upscaler: string;
+  /** denoising_strength of inpainting */
+  denoisingStrength: number;
+  /** mask_blur (px) */
+  maskBlur: number;
+  /** inpaint_full_res_padding (px) around the masked area */
+  inpaintPadding: number;
+  /**
+   * Long side of the working size for inpainting (multiple of 8): the masked area is cropped,
+   * repainted at this size and pasted back. 512–768 for SD 1.5 models, 1024 for SDXL.
+   */
+  inpaintResolution: number;
+  /** ReActor: face_restorer ("None", "CodeFormer", "GFPGAN") */
+  faceRestorer: string;
+  /** ReActor: swap model file name */
+  reactorModel: string;
+  /** ReActor: device ("CUDA" or "CPU"; older ReActor versions ignore it) */
+  reactorDevice: string;
+}
+
+export const DEFAULT_A1111_SETTINGS: A1111Settings = {
+  steps: 25,
+  cfgScale: 7,
+  sampler: 'Euler a',
+  negativePrompt: '',
+  upscaler: 'R-ESRGAN 4x+',
+  denoisingStrength: 0.75,
+  maskBlur: 4,
+  inpaintPadding: 32,
+  inpaintResolution: 768,
+  faceRestorer: 'CodeFormer',
+  reactorModel: 'inswapper_128.onnx',
+  reactorDevice: 'CUDA',
+};
+
+export interface A1111EngineOptions {
+  /** e.g. http://gpu-box:7860 (a path prefix is kept; credentials in the URL become basic auth) */
+  baseUrl: string;
+  /** HTTP basic auth, as the server's `--api-auth user:pass` */
+  username?: string;
+  password?: string;
+  /** Bearer token, for a proxy in front of the server (not together with username/password) */
+  token?: string;
+  /** Timeout of each request in ms (the whole answer, body included). Default 120000. */
+  timeoutMs?: number;
+  /** Which capabilities to offer. Default: all four. */
+  capabilities?: readonly A1111Capability[];
+  /** Overrides of DEFAULT_A1111_SETTINGS */
+  defaults?: Partial<A1111Settings>;
+  /**
+   * Extra fields merged into the request bodies, for settings this adapter does not name:
+   * `{ txt2img: { override_settings: { sd_model_checkpoint: '…' }, scheduler: 'Karras' } }`.
+   */
+  extra?: {
+    txt2img?: Record<string, unknown>;
+    img2img?: Record<string, unknown>;
+    extras?: Record<string, unknown>;
+    reactor?: Record<string, unknown>;
+  };
+  /** Inputs larger than this per side are scaled down before sending. Default 2048. */
+  maxInputSide?: number;
+  /** How often to poll /sdapi/v1/progress while a call runs, in ms. Default 500. */
+  progressIntervalMs?: number;
+  /**
+   * On cancellation or timeout, also POST /sdapi/v1/interrupt so the GPU stops working on the
+   * abandoned job. Only for a server dedicated to this app: it interrupts whatever job is
+   * running. Default false.
+   */
+  interruptOnAbort?: boolean;
+  /**
+   * Treat a ReActor answer showing the target unchanged as "no face found" (what ReActor does
+   * when it finds no face in either image). Default true.
+   */
+  detectUnchangedFaceSwap?: boolean;
+  logger?: EngineLogger;
+}
+
+/** Largest width or height a generate request may ask for. */
+export const MAX_GENERATE_SIDE = 2048;
+const MIN_GENERATE_SIDE = 64;
+
+/** The message when ReActor returns the target unchanged: it does not say which image lacked a face. */
+export const NO_FACE_EITHER = 'No face found in the face image or in the target image';
+
+/**
+ * The engine on a remote GPU server speaking the Automatic1111 web UI API (Automatic1111 with
+ * `--api`, Forge, SD.Next): generate (txt2img), inpaint (img2img with a mask), superResolve
+ * (extra-single-image) and faceSwap (the ReActor extension's /reactor/image).
+ *
+ * Failures: HTTP 4xx → EngineInputError (the job fails without retries), a missing route →
+ * CapabilityUnavailableError, 401/403, 5xx, network errors, timeouts and garbled answers →
+ * A1111Error (retried). Cancellation rejects with the signal's reason.
+ */
+export class A1111Engine implements InferenceEngine {
+  readonly name = 'a1111';
+  readonly capabilities: ReadonlySet<Capability>;
+  private readonly client: A1111Client;
+  private readonly settings: A1111Settings;
+  private readonly logger: EngineLogger;
+  private readonly maxInputSide: number;
+  private readonly progressIntervalMs: number;
+
+  constructor(private readonly options: A1111EngineOptions) {
+    this.logger = options.logger ?? silentLogger;
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    if (!(timeoutMs > 0)) throw new Error('A1111 engine: timeoutMs must be positive');
+    this.client = new A1111Client({
+      baseUrl: options.baseUrl,
+      username: options.username,
+      password: options.password,
+      token: options.token,
+      timeoutMs,
+      logger: this.logger,
+    });
+    const offered = options.capabilities ?? A1111_CAPABILITIES;
+    for (const capability of offered) {
+      if (!(A1111_CAPABILITIES as readonly string[]).includes(capability)) {
+        throw new Error(`A1111 engine: unknown capability ${String(capability)}`);
+      }
+    }
+    this.capabilities = new Set<Capability>(offered);
+    this.settings = { ...DEFAULT_A1111_SETTINGS, ...options.defaults };
+    this.maxInputSide = options.maxInputSide ?? 2048;
+    this.progressIntervalMs = options.progressIntervalMs ?? 500;
+  }
+
+  /** The server's address without credentials. */
+  get url(): string {
+    return this.client.url;
+  }
+
+  /**
+   * Checks that the server answers and accepts the credentials (GET /sdapi/v1/options), and
+   * that ReActor is installed when faceSwap is offered (warns otherwise). Rejects with an
+   * A1111Error when the server cannot be used.
+   */
+  async warmup(): Promise<void> {
+    const started = Date.now();
+    await this.client.request('GET', '/sdapi/v1/options', undefined, { timeoutMs: 15_000 });
+    if (this.capabilities.has('faceSwap')) {
+      try {
+        await this.client.request('GET', '/reactor/models', undefined, { timeoutMs: 15_000 });
+      } catch (error) {
+        this.logger.warn(
+          `A1111 server ${this.url}: ReActor not reachable, face swaps will fail (${String(error)})`,
+        );
+      }
+    }
+    this.logger.log(`A1111 server ${this.url} answered in ${Date.now() - started} ms`);
+  }
+
+  async generate(request: GenerateRequest, context: RunContext = {}): Promise<EncodedImage> {
+    this.require('generate');
+    const { width, height } = request;
+    for (const side of [width, height]) {
+      if (!Number.isInteger(side) || side < MIN_GENERATE_SIDE || side > MAX_GENERATE_SIDE) {
+        throw new EngineInputError(
+          'bad_request',
+          `Image sizes must be whole numbers from ${MIN_GENERATE_SIDE} to ${MAX_GENERATE_SIDE}`,
+        );
+      }
+    }
+    const s = this.settings;
+    const body = {
+      prompt: request.prompt,
+      negative_prompt: s.negativePrompt,
+      // Stable Diffusion works in multiples of 8; the result is stretched back to the request.
+      width: roundTo8(width),
+      height: roundTo8(height),
+      steps: s.steps,
+      cfg_scale: s.cfgScale,
+      sampler_name: s.sampler,
+      seed: -1,
+      batch_size: 1,
+      n_iter: 1,
+      save_images: false,
+      send_images: true,
+      ...this.options.extra?.txt2img,
+    };
+    const answer = await this.call('generate', '/sdapi/v1/txt2img', body, context);
+    const image = await finishImage(firstImage(answer, 'txt2img'), {
+      format: 'png',
+      aiGenerated: 'image generation',
+      size: { width, height },
+    });
+    return this.done(image, context);
+  }
+
+  async inpaint(request: InpaintRequest, context: RunContext = {}): Promise<EncodedImage> {
+    this.require('inpaint');
+    const image = await prepareImage(request.image, this.maxInputSide);
+    const mask = await prepareMask(request.mask, image.width, image.height);
+    context.signal?.throwIfAborted();
+    const s = this.settings;
+    const scale = s.inpaintResolution / Math.max(image.width, image.height);
+    const body = {
+      init_images: [image.base64],
+      mask: mask.base64,
+      mask_blur: s.maskBlur,
+      inpainting_fill: 1, // start from the original pixels under the mask
+      inpaint_full_res: true, // repaint the masked area at full resolution, paste it back
+      inpaint_full_res_padding: s.inpaintPadding,
+      inpainting_mask_invert: 0,
+      denoising_strength: s.denoisingStrength,
+      resize_mode: 0,
+      width: roundTo8(image.width * scale),
+      height: roundTo8(image.height * scale),
+      prompt: request.prompt,
+      negative_prompt: s.negativePrompt,
+      steps: s.steps,
+      cfg_scale: s.cfgScale,
+      sampler_name: s.sampler,
+      seed: -1,
+      batch_size: 1,
+      n_iter: 1,
+      include_init_images: false,
+      save_images: false,
+      send_images: true,
+      ...this.options.extra?.img2img,
+    };
+    const answer = await this.call('inpaint', '/sdapi/v1/img2img', body, context);
+    const result = await finishImage(firstImage(answer, 'img2img'), {
+      format: 'png',
+      aiGenerated: 'inpainting',
+      size: { width: image.width, height: image.height },
+    });
+    return this.done(result, context);
+  }
+
+  async superResolve(request: SuperResolveRequest, context: RunContext = {}): Promise<EncodedImage> {
+    this.require('superResolve');
+    const scale = request.scale ?? 2;
+    if (!Number.isFinite(scale) || scale < 1 || scale > 8) {
+      throw new EngineInputError('bad_request', 'The upscaling factor must be from 1 to 8');
+    }
+    const image = await prepareImage(request.image, this.maxInputSide);
+    context.signal?.throwIfAborted();
+    const body = {
+      image: image.base64,
+      resize_mode: 0,
+      upscaling_resize: scale,
+      upscaler_1: this.settings.upscaler,
+      upscaler_2: 'None',
+      extras_upscaler_2_visibility: 0,
+      gfpgan_visibility: 0,
+      codeformer_visibility: 0,
+      show_extras_results: true,
+      ...this.options.extra?.extras,
+    };
+    const answer = await this.call('superResolve', '/sdapi/v1/extra-single-image', body, context);
+    const result = await finishImage(stringField(answer, 'image', 'extra-single-image'), { format: 'png' });
+    return this.done(result, context);
+  }
+
+  async faceSwap(request: FaceSwapRequest, context: RunContext = {}): Promise<EncodedImage> {
+    this.require('faceSwap');
+    const [face, target] = await Promise.all([
+      prepareImage(request.face, this.maxInputSide),
+      prepareImage(request.target, this.maxInputSide),
+    ]);
+    context.signal?.throwIfAborted();
+    const s = this.settings;
+    const body = {
+      source_image: face.base64,
+      target_image: target.base64,
+      source_faces_index: [0],
+      face_index: [0],
+      upscaler: 'None',
+      scale: 1,
+      upscale_visibility: 1,
+      face_restorer: s.faceRestorer,
+      restorer_visibility: 1,
+      codeformer_weight: 0.5,
+      restore_first: 1,
+      model: s.reactorModel,
+      device: s.reactorDevice,
+      gender_source: 0,
+      gender_target: 0,
+      save_to_file: 0,
+      result_file_path: '',
+      ...this.options.extra?.reactor,
+    };
+    const answer = await this.call('faceSwap', '/reactor/image', body, context);
+    // Forks may explain a failure next to (or instead of) the image.
+    if (isRecord(answer)) {
+      for (const key of ['error', 'detail', 'info', 'message']) {
+        const value = answer[key];
+        const noFace = typeof value === 'string' ? noFaceError(value) : undefined;
+        if (noFace) throw noFace;
+      }
+    }
+    const swapped = stringField(answer, 'image', 'reactor/image');
+    if (this.options.detectUnchangedFaceSwap ?? true) {
+      const unchanged = await samePixels(decodeBase64(swapped), decodeBase64(target.base64)).catch(
+        () => false,
+      );
+      if (unchanged) throw new EngineInputError('no_face_target', NO_FACE_EITHER);
+    }
+    const result = await finishImage(swapped, { format: 'jpeg', aiGenerated: 'face swap' });
+    return this.done(result, context);
+  }
+
+  async clone(_request: CloneRequest, _context?: RunContext): Promise<EncodedImage[]> {
+    throw new CapabilityUnavailableError('clone');
+  }
+
+  async faceSwapVideo(_request: FaceSwapVideoRequest, _context?: RunContext): Promise<void> {
+    throw new CapabilityUnavailableError('faceSwapVideo');
+  }
+
+  /** Aborts the calls in flight (they reject with a retryable A1111Error); later calls fail. */
+  async close(): Promise<void> {
+    this.client.close();
+  }
+
+  private require(capability: A1111Capability): void {
+    if (!this.capabilities.has(capability)) throw new CapabilityUnavailableError(capability);
+  }
+
+  /** One POST with progress polling, logging and (optionally) an interrupt when abandoned. */
+  private async call(
+    capability: A1111Capability,
+    path: string,
+    body: object,
+    context: RunContext,
+  ): Promise<unknown> {
+    const started = Date.now();
+    const progress = context.onProgress
+      ? this.client.pollProgress(context.onProgress, this.progressIntervalMs)
+      : undefined;
+    try {
+      const answer = await this.client.request('POST', path, body, { signal: context.signal, capability });
+      this.logger.log(`A1111 ${path} done in ${Date.now() - started} ms`);
+      return answer;
+    } catch (error) {
+      const abandoned = context.signal?.aborted || (error instanceof A1111Error && error.kind === 'timeout');
+      if (abandoned && this.options.interruptOnAbort) {
+        this.client
+          .request('POST', '/sdapi/v1/interrupt', {}, { timeoutMs: 10_000 })
+          .catch((err: unknown) => {
+            this.logger.warn(`A1111 interrupt failed: ${String(err)}`);
+          });
+      }
+      if (!context.signal?.aborted) {
+        this.logger.warn(`A1111 ${path} failed after ${Date.now() - started} ms: ${String(error)}`);
+      }
+      throw error;
+    } finally {
+      progress?.stop();
+    }
+  }
+
+  private done(image: EncodedImage, context: RunContext): EncodedImage {
+    context.onProgress?.(1);
+    return image;
+  }
+}
+
+function roundTo8(value: number): number {
+  return Math.max(MIN_GENERATE_SIDE, Math.round(value / 8) * 8);
+}
+
+function firstImage(answer: unknown, what: string): string {
+  const images = isRecord(answer) ? answer.images : undefined;
+  if (!Array.isArray(images) || typeof images[0] !== 'string' || !images[0]) {
+    throw new A1111Error('protocol', `A1111 ${what} answered without an image`);
+  }
+  return images[0];
+}
+
+function stringField(answer: unknown, key: string, what: string): string {
+  const value = isRecord(answer) ? answer[key] : undefined;
+  if (typeof value !== 'string' || !value)
+    throw new A1111Error('protocol', `A1111 ${what} answered without an image`);
+  return value;
+}

@@ -1,0 +1,411 @@
+import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+
+/**
+ * A stand-in for an Automatic1111-compatible GPU server in tests: the same routes and JSON shapes,
+ * deterministic images made with sharp instead of a model.
+ *
+ * - POST /sdapi/v1/txt2img: a gradient of width×height
+ * - POST /sdapi/v1/img2img: init_images[0] with the mask's white area painted magenta
+ * - POST /sdapi/v1/extra-single-image: the image resized by upscaling_resize
+ * - POST /reactor/image: target_image with a green patch in its middle third (the "face"); with
+ *   `noFace` set, target_image unchanged, as ReActor does when it finds no face
+ * - GET /sdapi/v1/progress: the elapsed fraction of the running request's delay (0 when idle)
+ * - GET /sdapi/v1/options, GET /reactor/models, POST /sdapi/v1/interrupt, GET /internal/ping
+ * - anything else: 404 {"detail":"Not Found"}
+ *
+ * With `auth`, every route but /internal/ping wants that basic auth or bearer token (401
+ * otherwise). Bodies over `bodyLimitBytes` get 413, bad JSON 422, undecodable images 500
+ * (A1111's "Invalid encoded image").
+ */
+export interface FakeA1111Options {
+  /** Default 0: a free port. */
+  port?: number;
+  auth?: { username: string; password: string } | { token: string };
+  /** Default 32 MiB. */
+  bodyLimitBytes?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Without the query string */
+  path: string;
+  query: string;
+  /** Parsed JSON with long strings (base64 images) cut to their first 64 characters + "…(N chars)" */
+  body: unknown;
+  headers: IncomingHttpHeaders;
+}
+
+/** Paths that do work (and so wait `delayMs`, and answer `failNext`). */
+const WORK = new Set([
+  '/sdapi/v1/txt2img',
+  '/sdapi/v1/img2img',
+  '/sdapi/v1/extra-single-image',
+  '/reactor/image',
+]);
+const KEPT_CHARS = 64;
+
+export class FakeA1111Server {
+  /** Every request received, progress polls included, oldest first. */
+  readonly requests: RecordedRequest[] = [];
+  /** How long work routes take before answering, in ms. */
+  delayMs = 0;
+  /** ReActor finds no face: /reactor/image returns the target unchanged. */
+  noFace = false;
+  private readonly failures: { status: number; body: unknown }[] = [];
+  private readonly running = new Set<{ started: number; delayMs: number }>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly bodyLimit: number;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: FakeA1111Options,
+    /** http://127.0.0.1:port */
+    readonly url: string,
+  ) {
+    this.bodyLimit = options.bodyLimitBytes ?? 32 * 1024 * 1024;
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.handle(req, res).catch(() => res.destroy());
+    });
+  }
+
+  static async start(options: FakeA1111Options = {}): Promise<FakeA1111Server> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    return new FakeA1111Server(server, options, `http://127.0.0.1:${port}`);
+  }
+
+  /** The next work request answers `status` with `body` (JSON) instead of working. */
+  failNext(
+    status: number,
+    body: unknown = { error: 'HTTPException', detail: `Fake failure ${status}` },
+  ): void {
+    this.failures.push({ status, body });
+  }
+
+  /** The recorded requests to `path` (without query string). */
+  requestsTo(path: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const [path, query = ''] = (req.url ?? '/').split('?');
+    const method = req.method ?? 'GET';
+    const raw = await readBody(req, this.bodyLimit);
+    let body: unknown;
+    let bodyError: string | undefined;
+    if (raw === 'too large') {
+      bodyError = 'too large';
+    } else if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        bodyError = 'bad json';
+      }
+    }
+    this.requests.push({ method, path, query, body: shorten(body), headers: req.headers });
+
+    if (path !== '/internal/ping' && !this.authorized(req.headers.authorization)) {
+      return send(
+        res,
+        401,
+        { error: 'HTTPException', detail: 'Incorrect username or password' },
+        {
+          'www-authenticate': 'Basic',
+        },
+      );
+    }
+    if (bodyError === 'too large') return send(res, 413, { detail: 'Request body too large' });
+    if (bodyError) {
+      return send(res, 422, {
+        detail: [{ loc: ['body'], msg: 'Invalid JSON', type: 'value_error.jsondecode' }],
+      });
+    }
+    const work = method === 'POST' && WORK.has(path);
+    const failure = work ? this.failures.shift() : undefined;
+    if (failure) return send(res, failure.status, failure.body);
+
+    try {
+      if (work) await this.delay(res);
+      if (res.destroyed) return;
+      const answer = await this.route(method, path, isObject(body) ? body : {});
+      if (!answer) return send(res, 404, { detail: 'Not Found' });
+      send(res, answer.status ?? 200, answer.body);
+    } catch (error) {
+      if (error === CLIENT_GONE || res.destroyed) return;
+      send(res, 500, {
+        error: 'HTTPException',
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  private async route(
+    method: string,
+    path: string,
+    body: Record<string, unknown>,
+  ): Promise<{ status?: number; body: unknown } | undefined> {
+    const route = `${method} ${path}`;
+    switch (route) {
+      case 'GET /internal/ping':
+        return { body: {} };
+      case 'GET /sdapi/v1/options':
+        return { body: { sd_model_checkpoint: 'fake.safetensors', samples_format: 'png' } };
+      case 'GET /reactor/models':
+        return { body: { models: ['inswapper_128.onnx'] } };
+      case 'POST /sdapi/v1/interrupt':
+        return { body: {} };
+      case 'GET /sdapi/v1/progress':
+        return { body: this.progress() };
+      case 'POST /sdapi/v1/txt2img': {
+        const width = int(body.width, 512);
+        const height = int(body.height, 512);
+        if (!width || !height || width > 4096 || height > 4096)
+          return invalid('width/height', 'invalid size');
+        return { body: { images: [await gradient(width, height)], parameters: body, info: '{}' } };
+      }
+      case 'POST /sdapi/v1/img2img': {
+        const init = Array.isArray(body.init_images) ? body.init_images[0] : undefined;
+        if (typeof init !== 'string') return { status: 404, body: { detail: 'Init image not found' } };
+        const image = await paintMask(
+          decodeImage(init),
+          typeof body.mask === 'string' ? decodeImage(body.mask) : undefined,
+        );
+        return { body: { images: [image], parameters: {}, info: '{}' } };
+      }
+      case 'POST /sdapi/v1/extra-single-image': {
+        if (typeof body.image !== 'string') return invalid('image', 'field required');
+        const factor = typeof body.upscaling_resize === 'number' ? body.upscaling_resize : 2;
+        return { body: { image: await upscale(decodeImage(body.image), factor), html_info: '' } };
+      }
+      case 'POST /reactor/image': {
+        if (typeof body.source_image !== 'string' || typeof body.target_image !== 'string') {
+          return invalid('source_image', 'field required');
+        }
+        decodeImage(body.source_image);
+        const target = decodeImage(body.target_image);
+        return { body: { image: this.noFace ? await reencode(target) : await patchFace(target) } };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private authorized(header: string | undefined): boolean {
+    const auth = this.options.auth;
+    if (!auth) return true;
+    if ('token' in auth) return header === `Bearer ${auth.token}`;
+    const expected = Buffer.from(`${auth.username}:${auth.password}`).toString('base64');
+    return header === `Basic ${expected}`;
+  }
+
+  /** Like A1111: 0 and job_count 0 when idle, else the running job's fraction. */
+  private progress(): Record<string, unknown> {
+    const now = Date.now();
+    let progress = 0;
+    for (const job of this.running) {
+      progress = Math.max(
+        progress,
+        job.delayMs > 0 ? Math.min(0.99, (now - job.started) / job.delayMs) : 0.99,
+      );
+    }
+    const busy = this.running.size > 0;
+    return {
+      progress,
+      eta_relative: busy ? Math.max(0, (1 - progress) * 10) : 0,
+      state: {
+        skipped: false,
+        interrupted: false,
+        job: busy ? 'fake' : '',
+        job_count: this.running.size,
+        job_no: 0,
+      },
+      current_image: null,
+      textinfo: null,
+    };
+  }
+
+  /** Waits `delayMs`, counted as a running job; rejects with CLIENT_GONE when the client leaves. */
+  private delay(res: ServerResponse): Promise<void> {
+    const job = { started: Date.now(), delayMs: this.delayMs };
+    this.running.add(job);
+    return new Promise<void>((resolve, reject) => {
+      const finish = () => {
+        this.timers.delete(timer);
+        this.running.delete(job);
+        res.off('close', gone);
+      };
+      const gone = () => {
+        clearTimeout(timer);
+        finish();
+        reject(CLIENT_GONE);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        resolve();
+      }, job.delayMs);
+      this.timers.add(timer);
+      res.on('close', gone);
+    });
+  }
+}
+
+/** Starts a fake Automatic1111 server on 127.0.0.1. */
+export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeA1111Server> {
+  return FakeA1111Server.start(options);
+}
+
+const CLIENT_GONE = Symbol('client gone');
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk); // past the limit: keep reading, drop the bytes
+    });
+    req.on('end', () => resolve(size > limit ? 'too large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body ?? null);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+function invalid(field: string, msg: string) {
+  return { status: 422, body: { detail: [{ loc: ['body', field], msg, type: 'value_error' }] } };
+}
+
+/** A copy of a parsed JSON body with long strings shortened. */
+function shorten(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.length > KEPT_CHARS * 2 ? `${value.slice(0, KEPT_CHARS)}…(${value.length} chars)` : value;
+  }
+  if (Array.isArray(value)) return value.map(shorten);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function int(value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+class InvalidImage extends Error {
+  constructor() {
+    super('Invalid encoded image');
+  }
+}
+
+function decodeImage(base64: string): Buffer {
+  const comma = base64.startsWith('data:') ? base64.indexOf(',') : -1;
+  const bytes = Buffer.from(comma >= 0 ? base64.slice(comma + 1) : base64, 'base64');
+  if (bytes.length === 0) throw new InvalidImage();
+  return bytes;
+}
+
+async function png(pipeline: sharp.Sharp): Promise<string> {
+  try {
+    return (await pipeline.png().toBuffer()).toString('base64');
+  } catch {
+    throw new InvalidImage();
+  }
+}
+
+function gradient(width: number, height: number): Promise<string> {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 3;
+      data[o] = Math.round((255 * x) / width);
+      data[o + 1] = Math.round((255 * y) / height);
+      data[o + 2] = 128;
+    }
+  }
+  return png(sharp(data, { raw: { width, height, channels: 3 } }));
+}
+
+async function paintMask(image: Buffer, mask: Buffer | undefined): Promise<string> {
+  if (!mask) return reencode(image);
+  try {
+    const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const grey = await sharp(mask)
+      .flatten({ background: '#000000' })
+      .resize(info.width, info.height, { fit: 'fill' })
+      .toColourspace('b-w')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    for (let p = 0; p < info.width * info.height; p++) {
+      if (grey.data[p * grey.info.channels] >= 128) data.set([255, 0, 255], p * info.channels);
+    }
+    return await png(
+      sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }),
+    );
+  } catch {
+    throw new InvalidImage();
+  }
+}
+
+async function upscale(image: Buffer, factor: number): Promise<string> {
+  try {
+    const { width = 0, height = 0 } = await sharp(image).metadata();
+    return await png(
+      sharp(image).resize(Math.round(width * factor), Math.round(height * factor), { fit: 'fill' }),
+    );
+  } catch {
+    throw new InvalidImage();
+  }
+}
+
+async function patchFace(image: Buffer): Promise<string> {
+  try {
+    const { width = 0, height = 0 } = await sharp(image).metadata();
+    const patch = {
+      create: {
+        width: Math.max(1, Math.round(width / 3)),
+        height: Math.max(1, Math.round(height / 3)),
+        channels: 3 as const,
+        background: '#00ff00',
+      },
+    };
+    return await png(
+      sharp(image).composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }]),
+    );
+  } catch {
+    throw new InvalidImage();
+  }
+}
+
+function reencode(image: Buffer): Promise<string> {
+  return png(sharp(image));
+}
