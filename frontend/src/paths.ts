@@ -9,6 +9,7 @@ export const Paths = {
   profile: '/profile',
   refill: '/profile/refill',
   magic: '/magic',
+  generate: '/generate',
   swap: '/swap',
   superResolution: '/superresolution',
   swapVideo: '/swapvideo',

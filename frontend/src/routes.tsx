@@ -1,6 +1,8 @@
 import type { RouteObject } from 'react-router-dom';
 import { AppLayout } from './layout/AppLayout';
 import { FaceSwapPage } from './pages/FaceSwap/FaceSwapPage';
+import { GeneratePage } from './pages/Generate/GeneratePage';
+import { MagicBrushPage } from './pages/MagicBrush/MagicBrushPage';
 import { FolderContentsPage } from './pages/FolderContents/FolderContentsPage';
 import { HomePage } from './pages/Home/HomePage';
 import { LoginPage } from './pages/Login/LoginPage';
@@ -11,10 +13,11 @@ import { RefillPage } from './pages/Refill/RefillPage';
 import { RegisterPage } from './pages/Register/RegisterPage';
 import { StripeResultPage } from './pages/StripeResult/StripeResultPage';
 import { SuperResolutionPage } from './pages/SuperResolution/SuperResolutionPage';
+import { VideoSwapPage } from './pages/VideoSwap/VideoSwapPage';
 
 /**
- * The one route table (spec section 2). Screens that later issues add (Magic Brush, Video Face
- * Swap, admin logs ...) go here; until then the catch-all shows Not Found.
+ * The one route table (spec section 2). Screens that later issues add (admin logs ...) go here;
+ * until then the catch-all shows Not Found.
  */
 export const routes: RouteObject[] = [
   {
@@ -24,6 +27,9 @@ export const routes: RouteObject[] = [
       { index: true, element: <HomePage /> },
       { path: 'superresolution', element: <SuperResolutionPage /> },
       { path: 'swap', element: <FaceSwapPage /> },
+      { path: 'swapvideo', element: <VideoSwapPage /> },
+      { path: 'magic', element: <MagicBrushPage /> },
+      { path: 'generate', element: <GeneratePage /> },
       { path: 'login', element: <LoginPage /> },
       { path: 'register', element: <RegisterPage /> },
       { path: 'profile', element: <ProfilePage /> },

@@ -19,6 +19,8 @@ interface JobModalProps {
   renderResult(job: TrayJob, url: string | undefined): ReactNode;
   /** Clone: a click closes it at any time (the tray keeps following the job). Otherwise only once a message shows. */
   closableWhileGenerating?: boolean;
+  /** Seconds left before the modal may close (Generate: 5 s after the request, spec section 4). */
+  closeLockedSeconds?: number;
   width?: number;
 }
 
@@ -29,11 +31,13 @@ export function JobModal({
   submission,
   renderResult,
   closableWhileGenerating = false,
+  closeLockedSeconds = 0,
   width = 560,
 }: JobModalProps) {
   const { state, job, progress, reset } = submission;
   const hasMessage = state.phase === 'success' || state.phase === 'processing';
-  const closable = hasMessage || closableWhileGenerating;
+  const locked = closeLockedSeconds > 0;
+  const closable = (hasMessage || closableWhileGenerating) && !locked;
   const close = () => {
     if (closable) reset();
   };
@@ -87,6 +91,7 @@ export function JobModal({
               <CheckCircleFilled style={{ color: '#16a34a' }} /> {ModalTexts.success}
             </Typography.Title>
             <FolderLink folderId={state.job.folderId} />
+            <CloseCountdown seconds={closeLockedSeconds} />
           </>
         )}
         {state.phase === 'processing' && (
@@ -105,10 +110,20 @@ export function JobModal({
               aria-label="Job progress"
             />
             <FolderLink folderId={state.job.folderId} />
+            <CloseCountdown seconds={closeLockedSeconds} />
           </>
         )}
       </div>
     </Modal>
+  );
+}
+
+function CloseCountdown({ seconds }: { seconds: number }) {
+  if (seconds <= 0) return null;
+  return (
+    <Typography.Text type="secondary" data-testid="close-countdown">
+      You can close this in {seconds} s
+    </Typography.Text>
   );
 }
 

@@ -1,4 +1,11 @@
-import { CopyOutlined, ExpandOutlined, SmileOutlined } from '@ant-design/icons';
+import {
+  BgColorsOutlined,
+  CopyOutlined,
+  ExpandOutlined,
+  PictureOutlined,
+  SmileOutlined,
+  VideoCameraOutlined,
+} from '@ant-design/icons';
 import { Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { NavLink } from 'react-router-dom';
@@ -9,6 +16,9 @@ const TOOLS = [
   { to: Paths.home, label: 'Clone', icon: <CopyOutlined /> },
   { to: Paths.superResolution, label: 'Super resolution', icon: <ExpandOutlined /> },
   { to: Paths.swap, label: 'Face swap', icon: <SmileOutlined /> },
+  { to: Paths.magic, label: 'Magic Brush', icon: <BgColorsOutlined /> },
+  { to: Paths.generate, label: 'Generate', icon: <PictureOutlined /> },
+  { to: Paths.swapVideo, label: 'Video swap', icon: <VideoCameraOutlined /> },
 ];
 
 interface ToolFrameProps {

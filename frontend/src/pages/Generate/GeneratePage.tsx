@@ -1,0 +1,126 @@
+import { PictureOutlined, ReloadOutlined } from '@ant-design/icons';
+import {
+  buildGenerationRequest,
+  initialTagChoices,
+  MODAL_CLOSE_DELAY_MS,
+  Messages,
+  PromptMessages,
+  quoteTool,
+  TAG_CATEGORIES,
+  TOOL_PRICES,
+  type JobSubmitContent,
+  type TagChoices,
+} from '@studio/contracts';
+import { Alert, Button, Card, Col, Row, Typography } from 'antd';
+import { useState } from 'react';
+import { apiPost } from '../../api/client';
+import { JobModal } from '../../jobs/JobModal';
+import { useJobSubmission } from '../../jobs/useJobSubmission';
+import { useOperations } from '../../operations/useOperations';
+import { useRequireLogin } from '../../session/useRequireLogin';
+import { useSession } from '../../session/useSession';
+import { ToolFrame } from '../../ui/ToolFrame';
+import { useToast } from '../../ui/toast';
+import { TagChooser } from './TagChooser';
+import { useCountdown } from './useCountdown';
+
+const UNAVAILABLE = 503;
+
+/**
+ * Generate (spec section 2): one tag per category, then 'Generate'. The modal shows the progress,
+ * then the image or 'Check Later!', and may close 5 s after the request at the earliest.
+ */
+export function GeneratePage() {
+  return useRequireLogin() ? <GenerateScreen /> : null;
+}
+
+function GenerateScreen() {
+  const { account, balance, refresh } = useSession();
+  const toast = useToast();
+  const operations = useOperations();
+  const submission = useJobSubmission('generate');
+  const countdown = useCountdown(MODAL_CLOSE_DELAY_MS);
+  const [choices, setChoices] = useState<TagChoices>(() => initialTagChoices());
+  const [refused503, setRefused503] = useState(false);
+
+  const notConfigured = refused503 || (operations.loaded && operations.capabilities.generate === false);
+  const request = buildGenerationRequest(choices);
+
+  const choose = (key: string, value: string) => setChoices((current) => ({ ...current, [key]: value }));
+  const shuffle = () => setChoices(initialTagChoices());
+
+  const generate = async () => {
+    if (!account) return;
+    if (quoteTool('generate', 1) > (balance ?? 0)) {
+      toast.error(Messages.notEnoughCredits);
+      return;
+    }
+    countdown.start();
+    await submission.submit(async () => {
+      const result = await apiPost<JobSubmitContent | string>('/generateImage', {
+        ...request,
+        author: account,
+      });
+      if (result.status === UNAVAILABLE) setRefused503(true);
+      return result;
+    });
+    // The spec polls the profile after the request: balance and badges.
+    void refresh();
+  };
+
+  return (
+    <ToolFrame
+      title="Generate"
+      description="Choose how she looks and where she is; the AI paints the picture."
+      price={`${TOOL_PRICES.generate} credit per image`}
+    >
+      {notConfigured && (
+        <Alert
+          type="warning"
+          showIcon
+          message={PromptMessages.notConfigured}
+          description="No image generation engine is set up on this server yet, so nothing can be generated and nothing is charged."
+          data-testid="generate-not-configured"
+        />
+      )}
+      <Card className="tool-card">
+        <Row gutter={[20, 16]}>
+          {TAG_CATEGORIES.map((category) => (
+            <Col key={category.key} xs={24} sm={12} md={8}>
+              <TagChooser category={category} value={choices[category.key]} onChange={choose} />
+            </Col>
+          ))}
+        </Row>
+        <div className="generate-summary">
+          <Typography.Text type="secondary">Your picture</Typography.Text>
+          <Typography.Text strong data-testid="generate-title">
+            {request.title}
+          </Typography.Text>
+        </div>
+        <div className="tool-actions tool-actions-split">
+          <Button size="large" icon={<ReloadOutlined />} onClick={shuffle}>
+            Shuffle
+          </Button>
+          <Button
+            type="primary"
+            size="large"
+            icon={<PictureOutlined />}
+            disabled={notConfigured || submission.busy}
+            onClick={() => void generate()}
+          >
+            Generate
+          </Button>
+        </div>
+      </Card>
+      <JobModal
+        submission={submission}
+        closeLockedSeconds={countdown.remaining}
+        width={640}
+        renderResult={(job, url) => {
+          const src = url ?? job.items[0]?.url;
+          return src ? <img className="job-result-image" src={src} alt="Generated image" /> : null;
+        }}
+      />
+    </ToolFrame>
+  );
+}

@@ -1,0 +1,37 @@
+import { BULK_INPAINT_AMOUNT } from '@studio/contracts';
+import type { PickedImage } from '../../images/scaleImage';
+
+export type InpaintStep = 'prompt' | 'bulk' | 'images';
+
+/** What the 'Create new inpaint' modal collects. */
+export interface InpaintForm {
+  step: InpaintStep;
+  prompt: string;
+  folder: string | undefined;
+  name: string;
+  /** Outputs per image, 1..100 (null while the field is empty). */
+  amount: number | null;
+  /** The extra images of a bulk inpaint; the painted image is always the first. */
+  extras: ExtraImage[];
+}
+
+export interface ExtraImage {
+  /** The name of the file as the user chose it. */
+  name: string;
+  image: PickedImage;
+}
+
+export const emptyInpaintForm: InpaintForm = {
+  step: 'prompt',
+  prompt: '',
+  folder: undefined,
+  name: '',
+  amount: BULK_INPAINT_AMOUNT.default,
+  extras: [],
+};
+
+export const InpaintTexts = {
+  bulkProcessing: 'Bulk inpaint processing',
+  imagesAdded: (n: number) => `${n} Images Added`,
+  paintFirst: 'Paint over the part of the image you want to change.',
+} as const;

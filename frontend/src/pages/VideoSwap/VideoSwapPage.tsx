@@ -1,0 +1,181 @@
+import { SmileOutlined, SwapOutlined } from '@ant-design/icons';
+import {
+  JobMessages,
+  Messages,
+  VIDEO_CREDITS_PER_SECOND,
+  VIDEO_MAX_SECONDS,
+  videoSwapCost,
+  type JobSubmitContent,
+} from '@studio/contracts';
+import { Alert, Button, Card, Checkbox, Col, Row, Select, Typography } from 'antd';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { apiUpload, errorText, NO_RESPONSE } from '../../api/client';
+import { useOwnFolders } from '../../folders/useOwnFolders';
+import { usePickedImage } from '../../images/usePickedImage';
+import { useJobs } from '../../jobs/useJobs';
+import { NoticeAlerts } from '../../operations/NoticeAlerts';
+import { useOperations } from '../../operations/useOperations';
+import { Paths } from '../../paths';
+import { useRequireLogin } from '../../session/useRequireLogin';
+import { useSession } from '../../session/useSession';
+import { ImageDropzone } from '../../ui/ImageDropzone';
+import { ToolFrame } from '../../ui/ToolFrame';
+import { useToast } from '../../ui/toast';
+import { CONSENT_TEXT } from '../FaceSwap/FaceSwapPage';
+import { VideoDropzone } from './VideoDropzone';
+
+export const VideoSwapTexts = {
+  beta: 'Video face swapping is in beta: expect issues, and keep your videos short.',
+  cost: (credits: number) => `This swap will cost ${credits} credits`,
+  tooLong: `Max video length is ${VIDEO_MAX_SECONDS} seconds.`,
+  switchedOff: 'Video face swap is switched off for now.',
+  inProgress: 'Video Face Swap in Progress',
+} as const;
+
+/**
+ * Video face swap (BETA, spec section 2): folder, video, face image. The price follows the
+ * video's length; the Swap button works only while admins have the feature switched on.
+ */
+export function VideoSwapPage() {
+  return useRequireLogin() ? <VideoSwapScreen /> : null;
+}
+
+function VideoSwapScreen() {
+  const { account, balance } = useSession();
+  const { track } = useJobs();
+  const toast = useToast();
+  const navigate = useNavigate();
+  const operations = useOperations();
+  const { folders, loading } = useOwnFolders();
+  const face = usePickedImage();
+  const [folder, setFolder] = useState<string>();
+  const [video, setVideo] = useState<File | null>(null);
+  const [duration, setDuration] = useState<number | null>(null);
+  const [consent, setConsent] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const enabled = operations.flags.videoFaceSwap;
+  const tooLong = duration !== null && duration > VIDEO_MAX_SECONDS;
+  const cost = duration !== null ? videoSwapCost(duration) : null;
+  const affordable = cost !== null && cost <= (balance ?? 0);
+  const ready = enabled && !!folder && !!video && !!face.image && duration !== null && !tooLong && affordable;
+
+  const swap = async () => {
+    if (!account) {
+      toast.error(Messages.needLogin);
+      navigate(Paths.login);
+      return;
+    }
+    if (!ready || !video || !face.image || !folder || duration === null) return;
+    const form = new FormData();
+    form.append('SwapVideo0', video, video.name);
+    form.append('SwapVideo1', face.image.blob, face.image.fileName);
+    form.append('author', account);
+    form.append('folder', folder);
+    form.append('length', String(duration));
+    form.append('consent', 'true');
+    setBusy(true);
+    const result = await apiUpload<JobSubmitContent | string>('/faceSwapVideo', form);
+    setBusy(false);
+    const content = result.body?.content;
+    if (result.ok && content && typeof content === 'object') {
+      track(content.job);
+      toast.success(VideoSwapTexts.inProgress);
+    } else if (result.status !== NO_RESPONSE) {
+      toast.error(errorText(result));
+    }
+  };
+
+  return (
+    <ToolFrame
+      title="Video face swap"
+      description="Put the face from an image onto the person in a short video."
+      price={`${VIDEO_CREDITS_PER_SECOND} credits per second of video`}
+    >
+      <NoticeAlerts
+        operations={operations}
+        tool="faceSwapVideo"
+        before={<Alert type="info" showIcon message={VideoSwapTexts.beta} data-testid="beta-notice" />}
+      />
+      <Card className="tool-card">
+        <div className="swap-folder">
+          <label htmlFor="video-swap-folder">Parent Folder*</label>
+          <Select
+            id="video-swap-folder"
+            size="large"
+            loading={loading}
+            disabled={!loading && folders.length === 0}
+            placeholder={!loading && folders.length === 0 ? JobMessages.createFolderFirst : 'Choose a folder'}
+            value={folder}
+            onChange={setFolder}
+            options={folders.map((f) => ({ value: f._id, label: f.title }))}
+            style={{ width: '100%' }}
+          />
+          {!loading && folders.length === 0 && (
+            <Typography.Text type="secondary">
+              <Link to={Paths.profile}>Go to your profile</Link> to create one.
+            </Typography.Text>
+          )}
+        </div>
+        <Row gutter={[24, 24]}>
+          <Col xs={24} md={12}>
+            <Typography.Title level={5}>Video</Typography.Title>
+            <VideoDropzone label="Video" file={video} onFile={setVideo} onDuration={setDuration} />
+          </Col>
+          <Col xs={24} md={12}>
+            <Typography.Title level={5}>Image</Typography.Title>
+            <ImageDropzone
+              text="Drop the face here"
+              hint="A clear, frontal face works best."
+              label="Image"
+              icon={<SmileOutlined />}
+              image={face.image}
+              reading={face.reading}
+              onFile={(file) => void face.pick(file)}
+            />
+          </Col>
+        </Row>
+        <div className="video-swap-facts" data-testid="video-facts">
+          {duration !== null && (
+            <Typography.Text type="secondary" data-testid="video-length">
+              Length {duration.toFixed(1)} s
+            </Typography.Text>
+          )}
+          {cost !== null && !tooLong && (
+            <Typography.Text strong data-testid="video-cost">
+              {VideoSwapTexts.cost(cost)}
+            </Typography.Text>
+          )}
+          {tooLong && (
+            <Typography.Text type="danger" strong data-testid="video-too-long">
+              {VideoSwapTexts.tooLong}
+            </Typography.Text>
+          )}
+          {cost !== null && !tooLong && !affordable && (
+            <Typography.Text type="danger">{Messages.notEnoughCredits}</Typography.Text>
+          )}
+        </div>
+        <div className="tool-actions tool-actions-split">
+          <Checkbox checked={consent} onChange={(e) => setConsent(e.target.checked)}>
+            {CONSENT_TEXT}
+          </Checkbox>
+          {!enabled && operations.loaded && (
+            <Typography.Text type="secondary" data-testid="video-swap-off">
+              {VideoSwapTexts.switchedOff}
+            </Typography.Text>
+          )}
+          <Button
+            type="primary"
+            size="large"
+            icon={<SwapOutlined />}
+            disabled={!ready || !consent || busy}
+            onClick={() => void swap()}
+          >
+            {busy ? 'Loading...' : 'Swap'}
+          </Button>
+        </div>
+      </Card>
+    </ToolFrame>
+  );
+}
