@@ -89,3 +89,29 @@ export function nextEvent<T = unknown>(socket: Socket, event: string, timeoutMs 
     });
   });
 }
+
+export type Client = Awaited<ReturnType<typeof signIn>>;
+
+/** The client's balance as its profile shows it. */
+export async function balanceOf(client: Client): Promise<number> {
+  return (await client.agent.get(`/api/getProfile/${client.username}`)).body.content.balance as number;
+}
+
+/** Makes a folder as the client; returns its id. */
+export async function makeFolder(client: Client, title: string): Promise<string> {
+  return (await client.agent.post('/api/makeFolder').send({ author: client.username, title })).body.content
+    ._id as string;
+}
+
+/** The bytes behind an API url (content items), as the client. */
+export async function downloadBytes(client: Client, url: string): Promise<Buffer> {
+  const res = await client.agent
+    .get(url)
+    .buffer(true)
+    .parse((stream, done) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+  return res.body as Buffer;
+}

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { JobView } from '@studio/contracts';
-import { eventually, grantCredits, signIn, uniqueName } from '../../../test/clients';
+import {
+  balanceOf,
+  downloadBytes,
+  eventually,
+  grantCredits,
+  signIn,
+  uniqueName,
+} from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
 const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
@@ -89,18 +96,7 @@ describe('a worker killed mid-job (SIGKILL)', () => {
       return current;
     }, 150_000);
     expect(done.items).toHaveLength(1);
-    const meta = await sharp(
-      (
-        await user.agent
-          .get(done.items[0].url)
-          .buffer(true)
-          .parse((r, cb) => {
-            const chunks: Buffer[] = [];
-            r.on('data', (c: Buffer) => chunks.push(c));
-            r.on('end', () => cb(null, Buffer.concat(chunks)));
-          })
-      ).body as Buffer,
-    ).metadata();
+    const meta = await sharp(await downloadBytes(user, done.items[0].url)).metadata();
     expect([meta.width, meta.height]).toEqual([1280, 1280]);
 
     // Charged once: one reservation and one capture for the job, no refund; the balance says so.
@@ -116,8 +112,7 @@ describe('a worker killed mid-job (SIGKILL)', () => {
           .sort(),
       ).toEqual(['capture', 'reservation']);
     }, 30_000);
-    const profile = await user.agent.get(`/api/getProfile/${user.username}`);
-    expect(profile.body.content.balance).toBe(10 - 2);
+    expect(await balanceOf(user)).toBe(10 - 2);
     // One item in the folder, not one per attempt.
     const contents = await user.agent.get(`/api/getBulkInpaints/${done.folderId}`);
     expect(contents.body.content.inpaints).toHaveLength(1);

@@ -8,30 +8,15 @@ import {
   Param,
   Post,
   UploadedFiles,
-  UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
-import {
-  CLONE_AMOUNT,
-  JobFields,
-  JobMessages,
-  Messages,
-  UPLOAD_LIMITS,
-  type JobView,
-} from '@studio/contracts';
+import { ApiBody, ApiConsumes, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import { CLONE_AMOUNT, JobFields, JobMessages, Messages, type JobView } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser } from '../auth/auth.decorators';
+import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
 import { FaceSwapDto, GenerateNoiseDto, SuperResolutionDto } from './generation.dto';
 import { GenerationService, imageInputs } from './generation.service';
@@ -44,13 +29,8 @@ const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
  * The spec's tool endpoints. Each one checks its input, submits one job and waits a little for it
  * (JOB_WAIT_MS): 'success' when it finished meanwhile, 'processing' otherwise.
  */
-@ApiTags('generation')
+@ToolEndpoints()
 @Controller()
-@UseGuards(ThrottlerGuard)
-@SkipThrottle({ auth: true })
-@ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" })
-@ApiResponse({ status: 429, description: 'Too many tool requests' })
-@ApiResponse({ status: 503, description: "'This tool is not available right now' (no engine)" })
 export class GenerationController {
   constructor(
     private readonly generation: GenerationService,

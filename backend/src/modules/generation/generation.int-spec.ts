@@ -13,12 +13,16 @@ import {
 } from '@studio/contracts';
 import { FaceAnalyzer, type InferenceEngine } from '@studio/inference';
 import {
+  balanceOf,
   connectSocket,
+  downloadBytes,
   eventually,
   grantCredits,
+  makeFolder,
   nextEvent,
   signIn,
   uniqueName,
+  type Client,
 } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
@@ -26,8 +30,6 @@ import { EngineRegistry } from './engine-registry';
 
 const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));
-
-type Client = Awaited<ReturnType<typeof signIn>>;
 
 /** Mean squared error → PSNR in dB between two raw RGB buffers of the same size. */
 function psnr(a: Buffer, b: Buffer): number {
@@ -45,22 +47,6 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
   let socket: Socket;
   const events: { name: string; payload: unknown }[] = [];
 
-  const balanceOf = async (client: Client) =>
-    (await client.agent.get(`/api/getProfile/${client.username}`)).body.content.balance as number;
-  const makeFolder = async (client: Client, title: string) =>
-    (await client.agent.post('/api/makeFolder').send({ author: client.username, title })).body.content
-      ._id as string;
-  const download = async (client: Client, url: string) =>
-    (
-      await client.agent
-        .get(url)
-        .buffer(true)
-        .parse((res, cb) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => cb(null, Buffer.concat(chunks)));
-        })
-    ).body as Buffer;
   const jobEvents = (jobId: string) =>
     events.filter((e) => {
       const p = e.payload as { job?: JobView; jobId?: string };
@@ -97,7 +83,7 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     expect(res.body.content.url).toBe(job.items[0].url);
 
     const original = await rgb(sharp(fixture('cgi-model-1.jpg')).resize(1024, 576));
-    const copies = await Promise.all(job.items.map((item) => download(alice, item.url)));
+    const copies = await Promise.all(job.items.map((item) => downloadBytes(alice, item.url)));
     for (const copy of copies) {
       const meta = await sharp(copy).metadata();
       expect([meta.width, meta.height]).toEqual([1024, 576]);
@@ -165,7 +151,7 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     expect(res.body.message).toBe('success');
     const job = res.body.content.job as JobView;
     expect(job).toMatchObject({ tool: 'superResolution', cost: 2 });
-    const upscaled = await download(alice, res.body.content.url);
+    const upscaled = await downloadBytes(alice, res.body.content.url);
     const meta = await sharp(upscaled).metadata();
     expect([meta.width, meta.height]).toEqual([256, 256]);
     const truth = await rgb(original);
@@ -202,7 +188,7 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     expect(res.body.message).toBe('processing');
     const { job } = await completed;
     expect(job).toMatchObject({ _id: res.body.content.job._id, state: 'succeeded', folderId, cost: 1 });
-    const swapped = await download(alice, job.items[0].url);
+    const swapped = await downloadBytes(alice, job.items[0].url);
     const target = await sharp(fixture('cgi-model-3.jpg'))
       .resize(1024, 1024, { fit: 'inside' })
       .png()

@@ -6,25 +6,21 @@ import {
   Inject,
   Post,
   UploadedFiles,
-  UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { BULK_INPAINT_AMOUNT, JobMessages, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser } from '../auth/auth.decorators';
+import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
 import { BulkInpaintDto, InpaintDto } from './generation.dto';
 import { fileNamed, toolUploads, type UploadedFile } from './generation-uploads';
 import { InpaintService } from './inpaint.service';
 
 /** Magic Brush: one image, or a bulk batch of images with the same mask and prompt. */
-@ApiTags('generation')
+@ToolEndpoints()
 @Controller()
-@UseGuards(ThrottlerGuard)
-@SkipThrottle({ auth: true })
-@ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" })
 export class InpaintController {
   constructor(
     private readonly inpaint: InpaintService,

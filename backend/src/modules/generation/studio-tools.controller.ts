@@ -7,11 +7,9 @@ import {
   Inject,
   Post,
   UploadedFiles,
-  UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import {
   GENERATED_IMAGE_SIZE,
   JobMessages,
@@ -23,6 +21,7 @@ import {
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser } from '../auth/auth.decorators';
+import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
 import { OperationsService } from '../operations/operations.service';
 import { FaceSwapVideoDto, GenerateImageDto } from './generation.dto';
@@ -32,11 +31,8 @@ import { normalizeImage } from './image-input';
 import { measureVideo } from './video-input';
 
 /** Generate from tags and video face swap. */
-@ApiTags('generation')
+@ToolEndpoints()
 @Controller()
-@UseGuards(ThrottlerGuard)
-@SkipThrottle({ auth: true })
-@ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" })
 export class StudioToolsController {
   constructor(
     private readonly generation: GenerationService,

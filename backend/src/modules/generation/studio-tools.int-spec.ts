@@ -12,30 +12,20 @@ import {
   type JobView,
 } from '@studio/contracts';
 import { startFakeA1111, type FakeA1111Server } from '@studio/inference';
-import { eventually, grantCredits, signIn, uniqueName } from '../../../test/clients';
+import {
+  balanceOf,
+  downloadBytes,
+  eventually,
+  grantCredits,
+  makeFolder,
+  signIn,
+  uniqueName,
+  type Client,
+} from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
 const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));
-
-type Client = Awaited<ReturnType<typeof signIn>>;
-
-const balanceOf = async (client: Client) =>
-  (await client.agent.get(`/api/getProfile/${client.username}`)).body.content.balance as number;
-const makeFolder = async (client: Client, title: string) =>
-  (await client.agent.post('/api/makeFolder').send({ author: client.username, title })).body.content
-    ._id as string;
-const download = async (client: Client, url: string) =>
-  (
-    await client.agent
-      .get(url)
-      .buffer(true)
-      .parse((res, cb) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => cb(null, Buffer.concat(chunks)));
-      })
-  ).body as Buffer;
 
 /** A mask the size of the image: white (repaint) in a rectangle, transparent elsewhere. */
 async function rectangleMask(
@@ -89,7 +79,7 @@ describe('Magic Brush, Generate and video face swap with the local engine', () =
       .attach('mask', mask, 'mask.png');
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('success');
-    const out = await download(user, res.body.content.url);
+    const out = await downloadBytes(user, res.body.content.url);
     const [a, b] = await Promise.all([
       sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true }),
       sharp(out).removeAlpha().raw().toBuffer({ resolveWithObject: true }),
@@ -288,7 +278,7 @@ describe('Magic Brush, Generate and video face swap with the local engine', () =
       expect(done.items[0]).toMatchObject({ kind: 'video' });
       expect(done.items[0].url).toMatch(/\.mp4$/);
       const outPath = join(dir, 'out.mp4');
-      writeFileSync(outPath, await download(user, done.items[0].url));
+      writeFileSync(outPath, await downloadBytes(user, done.items[0].url));
       const [inInfo, outInfo] = [probe(input), probe(outPath)];
       expect(Math.abs(Number(outInfo.format.duration) - Number(inInfo.format.duration))).toBeLessThan(0.25);
       const frames = (info: typeof inInfo) =>
@@ -338,7 +328,7 @@ describe('generation through a remote Automatic1111-compatible engine (fake serv
       .send({ title: 'portrait', prompt: 'woman, 20 year old, red hair, beach', author: user.username });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('success');
-    const image = await download(user, res.body.content.url);
+    const image = await downloadBytes(user, res.body.content.url);
     const meta = await sharp(image).metadata();
     expect([meta.width, meta.height]).toEqual([512, 512]);
     const call = fake.requests.find((r) => r.path === '/sdapi/v1/txt2img')!;
@@ -352,7 +342,7 @@ describe('generation through a remote Automatic1111-compatible engine (fake serv
     const small = await sharp(fixture('ai-face.jpg')).resize(100, 100).png().toBuffer();
     const res = await user.agent.post('/api/superResolution').attach('original', small, 's.png');
     expect(res.status).toBe(200);
-    const meta = await sharp(await download(user, res.body.content.url)).metadata();
+    const meta = await sharp(await downloadBytes(user, res.body.content.url)).metadata();
     expect([meta.width, meta.height]).toEqual([200, 200]);
     const call = fake.requests.find((r) => r.path === '/sdapi/v1/extra-single-image')!;
     expect((call.body as { upscaling_resize: number }).upscaling_resize).toBe(2);

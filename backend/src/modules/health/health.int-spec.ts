@@ -55,6 +55,13 @@ describe('health and API document', () => {
         'POST /api/faceSwap',
         'GET /api/jobs',
         'GET /api/jobs/{id}',
+        'POST /api/inpaintImage',
+        'POST /api/bulkInpaintImage',
+        'POST /api/generateImage',
+        'POST /api/faceSwapVideo',
+        'GET /api/operations',
+        'PUT /api/admin/notices/{tool}',
+        'PUT /api/admin/flags',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');

@@ -42,9 +42,9 @@ describe('operations: maintenance notices and feature flags', () => {
     expect((await request(t.url).put('/api/admin/flags').send({ videoFaceSwap: true })).status).toBe(401);
     expect((await user.agent.put('/api/admin/flags').send({ videoFaceSwap: true })).status).toBe(403);
     expect((await admin.agent.put('/api/admin/notices/nonsense').send(notice)).status).toBe(404);
-    expect((await admin.agent.put('/api/admin/notices/inpaint').send({ ...notice, severity: 'loud' })).status).toBe(
-      400,
-    );
+    expect(
+      (await admin.agent.put('/api/admin/notices/inpaint').send({ ...notice, severity: 'loud' })).status,
+    ).toBe(400);
     expect((await request(t.url).get('/api/operations')).body.content.notices).toEqual([]);
   });
 
