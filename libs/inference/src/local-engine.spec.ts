@@ -18,17 +18,39 @@ describe('LocalCpuEngine', () => {
 
   afterAll(() => engine.close());
 
-  it('has clone, superResolve and faceSwap; the rest is unavailable', async () => {
-    expect([...engine.capabilities].sort()).toEqual(['clone', 'faceSwap', 'superResolve']);
-    await expect(
-      engine.inpaint({ image: Buffer.alloc(0), mask: Buffer.alloc(0), prompt: 'x' }),
-    ).rejects.toEqual(new CapabilityUnavailableError('inpaint'));
-    await expect(engine.generate({ prompt: 'x', width: 64, height: 64 })).rejects.toBeInstanceOf(
-      CapabilityUnavailableError,
+  it('has every capability but generate', async () => {
+    expect([...engine.capabilities].sort()).toEqual([
+      'clone',
+      'faceSwap',
+      'faceSwapVideo',
+      'inpaint',
+      'superResolve',
+    ]);
+    await expect(engine.generate({ prompt: 'x', width: 64, height: 64 })).rejects.toEqual(
+      new CapabilityUnavailableError('generate'),
     );
+  });
+
+  it('inpaints (OpenCV) and swaps faces in videos (ffmpeg)', async () => {
+    const image = await sharp(fixture('ai-face.jpg')).resize(128, 128).png().toBuffer();
+    const mask = await sharp({ create: { width: 128, height: 128, channels: 4, background: '#00000000' } })
+      .composite([
+        {
+          input: { create: { width: 20, height: 20, channels: 4, background: '#ffffff' } },
+          top: 10,
+          left: 10,
+        },
+      ])
+      .png()
+      .toBuffer();
+    await expect(engine.inpaint({ image, mask, prompt: 'ignored' })).resolves.toMatchObject({
+      format: 'png',
+      width: 128,
+      height: 128,
+    });
     await expect(
-      engine.faceSwapVideo({ videoPath: '/tmp/in.mp4', face: Buffer.alloc(0), outputPath: '/tmp/out.mp4' }),
-    ).rejects.toBeInstanceOf(CapabilityUnavailableError);
+      engine.faceSwapVideo({ videoPath: '/nonexistent/in.mp4', face: image, outputPath: '/tmp/out.mp4' }),
+    ).rejects.toEqual(new EngineInputError('bad_request', JobMessages.badVideo));
   });
 
   describe('faceSwap', () => {

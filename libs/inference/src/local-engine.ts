@@ -18,9 +18,11 @@ import {
 import { FaceAnalyzer } from './face-analyzer';
 import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace } from './face-swap';
 import { decodeRgb, fromRgb } from './image-io';
+import { inpaintImage } from './inpaint';
 import { EngineLogger, silentLogger } from './logger';
 import { markAiGenerated } from './provenance';
 import { SuperResolver } from './super-resolution';
+import { swapFaceInVideo } from './video-swap';
 
 export interface LocalCpuEngineOptions {
   /**
@@ -32,25 +34,34 @@ export interface LocalCpuEngineOptions {
   logger?: EngineLogger;
   /** Overrides of the face swap's blending knobs. */
   swapTuning?: Partial<SwapTuning>;
+  /** Where video face swaps keep their temporary frames; default: the OS's temp folder. */
+  tempDir?: string;
 }
 
 /** JPEG quality of face swap results. */
 const SWAP_JPEG_QUALITY = 92;
 
 /**
- * The engine that runs on the worker's own CPU: clones (sharp), 2x super resolution (ESRGAN-slim)
- * and face swap (Human's face mesh, landmark warp and blend), on tfjs' wasm backend. Models load
- * on first use or on `warmup()`. Safe to call concurrently: model work is serialised through one
+ * The engine that runs on the worker's own CPU: clones (sharp), 2x super resolution (ESRGAN-slim),
+ * face swap on images and videos (Human's face mesh, landmark warp and blend; ffmpeg for videos), on
+ * tfjs' wasm backend, and inpainting (OpenCV.js). Models load on first use or on `warmup()`. Safe to call concurrently: model work is serialised through one
  * in-process queue, image encoding and decoding (sharp) runs in parallel.
  */
 export class LocalCpuEngine implements InferenceEngine {
   readonly name = 'local-cpu';
-  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>(['clone', 'superResolve', 'faceSwap']);
+  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>([
+    'clone',
+    'superResolve',
+    'faceSwap',
+    'inpaint',
+    'faceSwapVideo',
+  ]);
   /** Face detection and embeddings, shared with the face swap. */
   readonly faces: FaceAnalyzer;
   private readonly superResolver: SuperResolver;
   private readonly logger: EngineLogger;
   private readonly swapTuning: SwapTuning;
+  private readonly tempDir?: string;
 
   constructor(options: LocalCpuEngineOptions = {}) {
     this.logger = options.logger ?? silentLogger;
@@ -64,6 +75,7 @@ export class LocalCpuEngine implements InferenceEngine {
       logger: this.logger,
     });
     this.swapTuning = { ...DEFAULT_SWAP_TUNING, ...options.swapTuning };
+    this.tempDir = options.tempDir;
   }
 
   /** Loads every model now rather than on the first job. Rejects if the face models cannot load. */
@@ -103,16 +115,22 @@ export class LocalCpuEngine implements InferenceEngine {
     return { data, format: 'jpeg', width: swapped.width, height: swapped.height };
   }
 
-  async inpaint(_request: InpaintRequest, _context?: RunContext): Promise<EncodedImage> {
-    throw new CapabilityUnavailableError('inpaint');
+  /** OpenCV's Telea inpainting of the masked area; the prompt is not used (see inpaint.ts). */
+  inpaint(request: InpaintRequest, context?: RunContext): Promise<EncodedImage> {
+    return inpaintImage(request, context);
   }
 
   async generate(_request: GenerateRequest, _context?: RunContext): Promise<EncodedImage> {
     throw new CapabilityUnavailableError('generate');
   }
 
-  async faceSwapVideo(_request: FaceSwapVideoRequest, _context?: RunContext): Promise<void> {
-    throw new CapabilityUnavailableError('faceSwapVideo');
+  /** The image face swap on every frame, re-encoded to H.264 with the original audio (video-swap.ts). */
+  async faceSwapVideo(request: FaceSwapVideoRequest, context?: RunContext): Promise<void> {
+    await swapFaceInVideo(
+      request,
+      { faces: this.faces, tuning: this.swapTuning, logger: this.logger, tempDir: this.tempDir },
+      context,
+    );
   }
 
   async close(): Promise<void> {
