@@ -228,6 +228,11 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   /** Steps 2 and 3 for a pending entry; safe to run again after a crash. */
   async complete(entry: LedgerEntryDoc, fresh = false): Promise<LedgerOutcome> {
     const userId = String(entry.userId);
+    if (entry.amount === 0) {
+      // A capture moves no credits (its reservation did): it needs no balance version, and taking
+      // one would only make every capture contend with the owner's other balance changes.
+      return this.finalize(entry, (await this.accounts.balanceOf(userId)).balance);
+    }
     const change = await this.perAccount.run(userId, () =>
       this.accounts.applyBalanceChange(userId, String(entry._id), entry.amount, fresh),
     );
