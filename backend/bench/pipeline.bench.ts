@@ -9,7 +9,9 @@
 import 'reflect-metadata';
 import type { Queue } from 'bull';
 import Bull from 'bull';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -201,6 +203,33 @@ async function engines(): Promise<void> {
     console.log(
       `super resolution ${side}→${side * 2} px: ESRGAN ${(srMs / 1000).toFixed(2)} s | Lanczos ${fmt(lanczosMs)} | ratio ${(srMs / lanczosMs).toFixed(0)}x`,
     );
+  }
+  // Magic Brush: a 1024 px image with a round mask of 130 px radius.
+  const big = await sharp(target).resize(1024, 1024, { fit: 'cover' }).png().toBuffer();
+  const circle = Buffer.from(
+    '<svg width="1024" height="1024"><circle cx="512" cy="400" r="130" fill="white"/></svg>',
+  );
+  const mask = await sharp(circle).png().toBuffer();
+  await engine.inpaint({ image: big, mask, prompt: '' });
+  const inpaintMs = await timeEach(3, () => engine.inpaint({ image: big, mask, prompt: '' }));
+  console.log(`inpaint per 1024 px image (Telea, r=130 px mask): ${(inpaintMs / 1000).toFixed(2)} s`);
+
+  // Video face swap: a 3 s, 10 fps, 384 px clip made from a test face.
+  const dir = mkdtempSync(join(tmpdir(), 'bench-video-'));
+  try {
+    const clip = join(dir, 'clip.mp4');
+    execFileSync('ffmpeg', [
+      ...['-y', '-loglevel', 'error', '-loop', '1', '-i', join(FIXTURES, 'cgi-model-22.jpg')],
+      ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=3', '-t', '3'],
+      ...['-vf', "scale=384:-2,zoompan=z='1+0.002*on':d=1:s=384x384:fps=10"],
+      ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', clip],
+    ]);
+    const t0 = performance.now();
+    await engine.faceSwapVideo({ videoPath: clip, face, outputPath: join(dir, 'out.mp4') });
+    const seconds = (performance.now() - t0) / 1000;
+    console.log(`video face swap (384 px, 10 fps): ${(seconds / 3).toFixed(2)} s per video second`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
   await engine.close?.();
 }
