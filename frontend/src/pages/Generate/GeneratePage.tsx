@@ -11,7 +11,7 @@ import {
   type JobSubmitContent,
   type TagChoices,
 } from '@studio/contracts';
-import { Alert, Button, Card, Col, Row, Typography } from 'antd';
+import { Alert, Button, Card, Typography } from 'antd';
 import { useState } from 'react';
 import { apiPost } from '../../api/client';
 import { JobModal } from '../../jobs/JobModal';
@@ -84,13 +84,16 @@ function GenerateScreen() {
         />
       )}
       <Card className="tool-card">
-        <Row gutter={[20, 16]}>
+        <div className="tag-grid">
           {TAG_CATEGORIES.map((category) => (
-            <Col key={category.key} xs={24} sm={12} md={8}>
-              <TagChooser category={category} value={choices[category.key]} onChange={choose} />
-            </Col>
+            <TagChooser
+              key={category.key}
+              category={category}
+              value={choices[category.key]}
+              onChange={choose}
+            />
           ))}
-        </Row>
+        </div>
         <div className="generate-summary">
           <Typography.Text type="secondary">Your picture</Typography.Text>
           <Typography.Text strong data-testid="generate-title">
