@@ -184,7 +184,7 @@ export class JobRunner implements OnApplicationBootstrap {
           data: image.data,
           kind: image.format === 'mp4' ? 'video' : 'image',
           contentType: CONTENT_TYPES[image.format],
-          title: images.length > 1 ? `${TOOL_LABELS[job.tool]} ${i + 1}` : TOOL_LABELS[job.tool],
+          title: titleOf(job, i, images.length),
           jobId: String(job._id),
         }),
       );
@@ -224,6 +224,12 @@ export class JobRunner implements OnApplicationBootstrap {
 export function outputItemId(jobId: string, index: number): string {
   const digest = createHash('sha256').update(`${jobId}:output:${index}`).digest('hex');
   return new Types.ObjectId(`${jobId.slice(0, 8)}${digest.slice(0, 16)}`).toHexString();
+}
+
+/** Item titles: a batch's name, else the tool's, numbered when a job makes several. */
+function titleOf(job: JobRecord, index: number, count: number): string {
+  const name = job.params.batchName ?? TOOL_LABELS[job.tool];
+  return count > 1 ? `${name} ${index + 1}` : name;
 }
 
 function userMessage(err: unknown): string {
