@@ -93,7 +93,7 @@ export class JobLifecycle {
       ),
     );
     await this.jobs.updateOne({ _id: new Types.ObjectId(jobId) }, { $set: { settled: true } });
-    if (job.params.batchId)
+    if (job.params?.batchId)
       await this.reportBatch(job.params.batchId, job.params.batchName ?? 'Bulk inpaint');
   }
 

@@ -228,7 +228,7 @@ export function outputItemId(jobId: string, index: number): string {
 
 /** Item titles: a batch's name, else the tool's, numbered when a job makes several. */
 function titleOf(job: JobRecord, index: number, count: number): string {
-  const name = job.params.batchName ?? TOOL_LABELS[job.tool];
+  const name = job.params?.batchName ?? TOOL_LABELS[job.tool];
   return count > 1 ? `${name} ${index + 1}` : name;
 }
 

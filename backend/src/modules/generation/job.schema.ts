@@ -22,7 +22,7 @@ export interface JobParams {
  * One record per tool request: who asked, what it costs, where its results go, and how far it got.
  * The credits are held by the ledger reservation `job:<_id>` until the job settles.
  */
-@Schema({ collection: 'jobs', versionKey: false })
+@Schema({ collection: 'jobs', versionKey: false, minimize: false })
 export class Job {
   _id!: Types.ObjectId;
 
