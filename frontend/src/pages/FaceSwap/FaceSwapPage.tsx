@@ -1,11 +1,10 @@
 import { SmileOutlined, SwapOutlined, UserOutlined } from '@ant-design/icons';
-import { JobMessages, quoteTool, TOOL_PRICES } from '@studio/contracts';
-import { Button, Card, Checkbox, Col, Row, Select, Typography } from 'antd';
+import { quoteTool, TOOL_PRICES } from '@studio/contracts';
+import { Button, Card, Checkbox, Col, Row, Typography } from 'antd';
 import { useState } from 'react';
-import { Link } from 'react-router-dom';
+import { ParentFolderField } from '../../folders/ParentFolderField';
 import { useOwnFolders } from '../../folders/useOwnFolders';
 import { usePickedImage } from '../../images/usePickedImage';
-import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { ImageDropzone } from '../../ui/ImageDropzone';
 import { ToolFrame } from '../../ui/ToolFrame';
@@ -32,25 +31,13 @@ export function FaceSwapPage() {
       price={`${TOOL_PRICES.faceSwap} credit per swap`}
     >
       <Card className="tool-card">
-        <div className="swap-folder">
-          <label htmlFor="swap-folder">Parent Folder*</label>
-          <Select
-            id="swap-folder"
-            size="large"
-            loading={loading}
-            disabled={!loading && folders.length === 0}
-            placeholder={!loading && folders.length === 0 ? JobMessages.createFolderFirst : 'Choose a folder'}
-            value={folder}
-            onChange={setFolder}
-            options={folders.map((f) => ({ value: f._id, label: f.title }))}
-            style={{ width: '100%' }}
-          />
-          {!loading && folders.length === 0 && (
-            <Typography.Text type="secondary">
-              <Link to={Paths.profile}>Go to your profile</Link> to create one.
-            </Typography.Text>
-          )}
-        </div>
+        <ParentFolderField
+          id="swap-folder"
+          folders={folders}
+          loading={loading}
+          value={folder}
+          onChange={setFolder}
+        />
         <Row gutter={[24, 24]}>
           <Col xs={24} md={12}>
             <Typography.Title level={5}>Face Image</Typography.Title>

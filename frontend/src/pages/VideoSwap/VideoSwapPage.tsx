@@ -1,16 +1,16 @@
 import { SmileOutlined, SwapOutlined } from '@ant-design/icons';
 import {
-  JobMessages,
   Messages,
   VIDEO_CREDITS_PER_SECOND,
   VIDEO_MAX_SECONDS,
   videoSwapCost,
   type JobSubmitContent,
 } from '@studio/contracts';
-import { Alert, Button, Card, Checkbox, Col, Row, Select, Typography } from 'antd';
+import { Alert, Button, Card, Checkbox, Col, Row, Typography } from 'antd';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { useNavigate } from 'react-router-dom';
 import { apiUpload, errorText, NO_RESPONSE } from '../../api/client';
+import { ParentFolderField } from '../../folders/ParentFolderField';
 import { useOwnFolders } from '../../folders/useOwnFolders';
 import { usePickedImage } from '../../images/usePickedImage';
 import { useJobs } from '../../jobs/useJobs';
@@ -99,25 +99,13 @@ function VideoSwapScreen() {
         before={<Alert type="info" showIcon message={VideoSwapTexts.beta} data-testid="beta-notice" />}
       />
       <Card className="tool-card">
-        <div className="swap-folder">
-          <label htmlFor="video-swap-folder">Parent Folder*</label>
-          <Select
-            id="video-swap-folder"
-            size="large"
-            loading={loading}
-            disabled={!loading && folders.length === 0}
-            placeholder={!loading && folders.length === 0 ? JobMessages.createFolderFirst : 'Choose a folder'}
-            value={folder}
-            onChange={setFolder}
-            options={folders.map((f) => ({ value: f._id, label: f.title }))}
-            style={{ width: '100%' }}
-          />
-          {!loading && folders.length === 0 && (
-            <Typography.Text type="secondary">
-              <Link to={Paths.profile}>Go to your profile</Link> to create one.
-            </Typography.Text>
-          )}
-        </div>
+        <ParentFolderField
+          id="video-swap-folder"
+          folders={folders}
+          loading={loading}
+          value={folder}
+          onChange={setFolder}
+        />
         <Row gutter={[24, 24]}>
           <Col xs={24} md={12}>
             <Typography.Title level={5}>Video</Typography.Title>
