@@ -11,3 +11,4 @@ export * from './jobs';
 export * from './operations';
 export * from './prompt-safety';
 export * from './tags';
+export * from './admin';

@@ -1,0 +1,60 @@
+import type { LogEntry } from './audit';
+import type { Page } from './billing';
+import type { Role } from './roles';
+
+/**
+ * The admin and support console (issue 7): activity log paging and statistics, user lookup,
+ * badges and takedowns. Prices in dollars use DOLLARS_PER_CREDIT (pricing.ts).
+ */
+
+/** GET /api/admin/logs query: server-side paging and filters (dates are ISO strings). */
+export interface LogQuery {
+  page?: number;
+  pageSize?: number;
+  category?: string;
+  /** Exact user name (case-insensitive). */
+  user?: string;
+  from?: string;
+  to?: string;
+}
+export type LogPage = Page<LogEntry>;
+
+export const LOG_PAGE_SIZE = { default: 50, max: 200 } as const;
+
+export interface CreditTotal {
+  credits: number;
+  dollars: number;
+}
+
+/** GET /api/admin/stats?tz=<IANA zone>: the admin screen's totals and chart, computed on the server. */
+export interface AdminStats {
+  timeZone: string;
+  totals: { today: CreditTotal; yesterday: CreditTotal; week: CreditTotal; month: CreditTotal };
+  /** 30 days including today, oldest first; `day` is 'DD-MM' in the admin's zone. */
+  faceSwapsPerDay: { day: string; date: string; faceSwaps: number; dollars: number }[];
+}
+
+/** GET /api/support/users?query=: people support can look up. */
+export interface UserSummary {
+  username: string;
+  role: Role;
+  verified: boolean;
+  early: boolean;
+  balance: number;
+  createdAt?: string;
+}
+
+/** PUT /api/admin/users/{username}/badges */
+export interface SetBadgesRequest {
+  verified?: boolean;
+  early?: boolean;
+}
+
+/** POST /api/admin/content/{itemId}/takedown: hide (the owner sees why) or delete with a reason. */
+export interface TakedownRequest {
+  reason: string;
+  mode: 'hide' | 'delete';
+}
+
+/** The queue board (bull-board), served behind the admin session. */
+export const QUEUE_BOARD_PATH = '/api/admin/queues';
