@@ -1,10 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
-import { SocketEvents, type LogEntry } from '@studio/contracts';
+import { Model, Types, type FilterQuery } from 'mongoose';
+import {
+  AuditCategory,
+  LOG_PAGE_SIZE,
+  SocketEvents,
+  type AdminStats,
+  type LogEntry,
+  type LogPage,
+  type LogQuery,
+} from '@studio/contracts';
 import { isDuplicateKeyError } from '../accounts/accounts.repository';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { AuditEntry } from './audit-entry.schema';
+import { buildStats, CREDITS_PATTERN, statsWindow, SWAPPED_PATTERN, type StatsRow } from './audit-stats';
 
 export interface NewAuditEntry {
   category: string;
@@ -44,6 +53,63 @@ export class AuditService {
     const rows = await this.model.find().sort({ createdOn: -1, _id: -1 }).limit(limit).lean();
     return rows.map(toLogEntry);
   }
+
+  /** One page of the log, newest first, filtered by category, exact user name and date range. */
+  async page(query: LogQuery): Promise<LogPage> {
+    const page = Math.max(1, query.page ?? 1);
+    const pageSize = Math.min(Math.max(1, query.pageSize ?? LOG_PAGE_SIZE.default), LOG_PAGE_SIZE.max);
+    const filter: FilterQuery<AuditEntry> = {};
+    if (query.category) filter.category = query.category;
+    if (query.user) filter['author.username'] = { $regex: `^${escapeRegex(query.user)}$`, $options: 'i' };
+    if (query.from || query.to) {
+      filter.createdOn = {
+        ...(query.from ? { $gte: new Date(query.from) } : {}),
+        ...(query.to ? { $lte: new Date(query.to) } : {}),
+      };
+    }
+    const [rows, total] = await Promise.all([
+      this.model
+        .find(filter)
+        .sort({ createdOn: -1, _id: -1 })
+        .skip((page - 1) * pageSize)
+        .limit(pageSize)
+        .lean(),
+      this.model.countDocuments(filter),
+    ]);
+    return { items: rows.map(toLogEntry), total, page, pageSize };
+  }
+
+  /**
+   * Credits used today, yesterday, this week and this month, and face swaps per day over 30 days,
+   * by the calendar of `timeZone`. The database narrows the rows to the window and to the two
+   * message patterns and returns only the three fields read; Node parses the numbers and buckets
+   * them by day (FerretDB has no reliable $regexFind or zone-aware $dateToString).
+   */
+  async stats(timeZone: string, now = new Date()): Promise<AdminStats> {
+    const window = statsWindow(timeZone, now);
+    const rows = await this.model.collection
+      .aggregate<StatsRow>([
+        {
+          $match: {
+            createdOn: {
+              $gte: new Date(window.starts[0]),
+              $lt: new Date(window.starts[window.starts.length - 1]),
+            },
+            $or: [
+              { message: { $regex: CREDITS_PATTERN } },
+              { category: AuditCategory.faceSwap, message: { $regex: SWAPPED_PATTERN } },
+            ],
+          },
+        },
+        { $project: { _id: 0, createdOn: 1, category: 1, message: 1 } },
+      ])
+      .toArray();
+    return buildStats(window, rows);
+  }
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export function toLogEntry(row: AuditEntry & { _id: Types.ObjectId | string }): LogEntry {

@@ -30,6 +30,8 @@ describe('health and API document', () => {
         'GET /api/getProfile/{account}',
         'POST /api/makeFolder',
         'GET /api/getlogs',
+        'GET /api/admin/logs',
+        'GET /api/admin/stats',
         'GET /api/billing/status',
         'POST /api/createCheckoutSession',
         'POST /api/createPortalSession',
@@ -62,6 +64,8 @@ describe('health and API document', () => {
         'GET /api/operations',
         'PUT /api/admin/notices/{tool}',
         'PUT /api/admin/flags',
+        'GET /api/support/users',
+        'PUT /api/admin/users/{username}/badges',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');
