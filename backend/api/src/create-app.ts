@@ -7,12 +7,13 @@ import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { API_PREFIX } from '@studio/contracts';
+import { API_PREFIX, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
 import { bodyParsers, IMAGE_JSON_BODY_LIMIT } from '../../src/common/body-parsing';
 import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
 import { createValidationPipe } from '../../src/common/validation';
 import { SESSION_MIDDLEWARE } from '../../src/modules/auth/session';
+import { mountQueueBoard } from '../../src/modules/operations/queue-board';
 import { SessionIoAdapter } from '../../src/modules/realtime/socket-io.adapter';
 import { AppModule } from './app.module';
 
@@ -47,6 +48,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use(`${API_PREFIX}/superResolution`, ...bodyParsers(IMAGE_JSON_BODY_LIMIT));
   for (const parser of bodyParsers(config.JSON_BODY_LIMIT)) app.use(parser);
   app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
+  mountQueueBoard(app);
 
   app.setGlobalPrefix(API_PREFIX.slice(1));
   app.useGlobalPipes(createValidationPipe());
@@ -58,7 +60,10 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     app,
     new DocumentBuilder()
       .setTitle('AI Studio API')
-      .setDescription('Credit-based studio for AI image and video work. Sessions are httpOnly cookies.')
+      .setDescription(
+        'Credit-based studio for AI image and video work. Sessions are httpOnly cookies. ' +
+          `Admins also have the queue board (bull-board) at ${QUEUE_BOARD_PATH}.`,
+      )
       .setVersion('0.1.0')
       .addCookieAuth('studio.sid')
       .build(),

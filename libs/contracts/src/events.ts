@@ -20,6 +20,7 @@ export const DomainEvents = {
   jobCompleted: 'generation.completed',
   jobFailed: 'generation.failed',
   operationsChanged: 'operations.changed',
+  badgesChanged: 'account.badges_changed',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -55,6 +56,8 @@ export interface DomainEventPayloads {
   'generation.failed': AccountRef & { jobId: string; tool: JobTool; message: string; refunded: number };
   /** An admin changed a maintenance notice or a feature flag. */
   'operations.changed': AccountRef & { change: string };
+  /** An admin set a user's badges. */
+  'account.badges_changed': AccountRef & { verified?: boolean; early?: boolean; by: string };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */

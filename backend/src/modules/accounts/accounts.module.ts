@@ -6,6 +6,8 @@ import { BalanceVersion, BalanceVersionSchema } from './balance-version.schema';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
+import { StaffUsersController } from './staff-users.controller';
+import { StaffUsersService } from './staff-users.service';
 
 /** Accounts and their repository (global: the session guard and the gateway read accounts). */
 @Global()
@@ -17,8 +19,8 @@ import { AccountsService } from './accounts.service';
     ]),
     FoldersModule,
   ],
-  controllers: [AccountsController],
-  providers: [AccountsRepository, AccountsService],
+  controllers: [AccountsController, StaffUsersController],
+  providers: [AccountsRepository, AccountsService, StaffUsersService],
   exports: [AccountsRepository, AccountsService],
 })
 export class AccountsModule {}

@@ -135,6 +135,22 @@ export class AccountsRepository {
     );
   }
 
+  /** Accounts whose name starts with `prefix` (case-insensitive), by name. */
+  async searchByName(prefix: string, limit: number): Promise<(AccountRecord & { createdAt?: Date })[]> {
+    const escaped = prefix.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const rows = await this.model
+      .find({ usernameKey: { $regex: `^${escaped}` } })
+      .sort({ usernameKey: 1 })
+      .limit(limit)
+      .lean();
+    return rows.map((row) => ({ ...toRecord(row)!, createdAt: row.createdAt }));
+  }
+
+  async setBadges(id: string, badges: { verified?: boolean; early?: boolean }): Promise<void> {
+    const set = Object.fromEntries(Object.entries(badges).filter(([, v]) => typeof v === 'boolean'));
+    if (Object.keys(set).length > 0) await this.model.updateOne({ _id: id }, { $set: set });
+  }
+
   async setVerified(id: string): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { verified: true } });
   }

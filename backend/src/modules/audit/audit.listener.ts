@@ -152,6 +152,20 @@ export class AuditListener {
     });
   }
 
+  @OnDomainEvent(DomainEvents.badgesChanged)
+  async onBadgesChanged({ id, payload }: DomainEventEnvelope<'account.badges_changed'>): Promise<void> {
+    const parts = [
+      payload.verified !== undefined && `verified ${payload.verified ? 'on' : 'off'}`,
+      payload.early !== undefined && `early supporter ${payload.early ? 'on' : 'off'}`,
+    ].filter(Boolean);
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.account,
+      author: { username: payload.by },
+      message: `Set badges of ${payload.username}: ${parts.join(', ')}.`,
+    });
+  }
+
   @OnDomainEvent(DomainEvents.operationsChanged)
   async onOperationsChanged({ id, payload }: DomainEventEnvelope<'operations.changed'>): Promise<void> {
     await this.audit.append({

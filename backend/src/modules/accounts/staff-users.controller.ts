@@ -1,0 +1,60 @@
+import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import {
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ok } from '../../common/api-response';
+import { CurrentUser, Roles } from '../auth/auth.decorators';
+import type { AuthUser } from '../auth/auth-user';
+import { StaffUsersService } from './staff-users.service';
+
+export class UserSearchDto {
+  @ApiPropertyOptional({ description: 'Start of a user name' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  query?: string;
+}
+
+export class SetBadgesDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  verified?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  early?: boolean;
+}
+
+@ApiTags('support')
+@Controller()
+export class StaffUsersController {
+  constructor(private readonly users: StaffUsersService) {}
+
+  @Get('support/users')
+  @Roles('support', 'admin')
+  @ApiOperation({ summary: 'Find users by the start of their name (support)' })
+  @ApiOkResponse({ description: '{message, content: UserSummary[]}' })
+  @ApiForbiddenResponse({ description: 'Support and admins only' })
+  async search(@CurrentUser() staff: AuthUser, @Query() dto: UserSearchDto) {
+    return ok(await this.users.search(staff, dto.query ?? ''));
+  }
+
+  @Put('admin/users/:username/badges')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Set the verified and early-supporter badges (admins)' })
+  @ApiForbiddenResponse({ description: 'Admins only' })
+  async setBadges(
+    @CurrentUser() admin: AuthUser,
+    @Param('username') username: string,
+    @Body() dto: SetBadgesDto,
+  ) {
+    return ok(await this.users.setBadges(admin, username, dto));
+  }
+}

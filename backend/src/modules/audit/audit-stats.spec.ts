@@ -1,0 +1,68 @@
+import { buildStats, civilDateAt, startOfDay, statsWindow, zoneFormatter, zoneOffset } from './audit-stats';
+
+const ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'America/Santiago',
+  'Asia/Kolkata',
+  'Australia/Lord_Howe',
+];
+
+describe('admin statistics: days in a time zone', () => {
+  it('knows a zone offset at an instant, summer and winter', () => {
+    const berlin = zoneFormatter('Europe/Berlin');
+    expect(zoneOffset(berlin, Date.parse('2026-07-01T12:00:00Z'))).toBe(2 * 3600_000);
+    expect(zoneOffset(berlin, Date.parse('2026-12-01T12:00:00Z'))).toBe(3600_000);
+    expect(zoneOffset(zoneFormatter('Asia/Kolkata'), Date.parse('2026-12-01T12:00:00Z'))).toBe(
+      5.5 * 3600_000,
+    );
+  });
+
+  it('finds the first instant of every day of 2026 in zones with DST, half hours and skipped midnights', () => {
+    for (const zone of ZONES) {
+      const fmt = zoneFormatter(zone);
+      for (let d = 0; d < 366; d += 1) {
+        const day = new Date(Date.UTC(2026, 0, 1 + d));
+        const date = { year: day.getUTCFullYear(), month: day.getUTCMonth() + 1, day: day.getUTCDate() };
+        const start = startOfDay(fmt, date);
+        expect([zone, civilDateAt(fmt, start)]).toEqual([zone, date]);
+        expect([zone, civilDateAt(fmt, start - 1000)]).not.toEqual([zone, date]);
+      }
+    }
+  });
+
+  it('gives 30 chart days, Monday and the 1st of the month around a DST change', () => {
+    const w = statsWindow('Europe/Berlin', new Date('2026-11-01T10:00:00Z'));
+    expect(w.dates[w.today]).toBe('2026-11-01');
+    expect(w.dates[w.chartFirst]).toBe('2026-10-03');
+    expect(w.dates[w.weekFirst]).toBe('2026-10-26');
+    expect(w.dates[w.monthFirst]).toBe('2026-11-01');
+    expect(new Date(w.starts[w.weekFirst]).toISOString()).toBe('2026-10-25T23:00:00.000Z');
+    expect(new Date(w.starts[w.weekFirst - 1]).toISOString()).toBe('2026-10-24T22:00:00.000Z');
+    // The 31st: the month starts before the chart's first day.
+    const end = statsWindow('UTC', new Date('2026-12-31T10:00:00Z'));
+    expect(end.dates[0]).toBe('2026-12-01');
+    expect(end.dates[end.chartFirst]).toBe('2026-12-02');
+  });
+
+  it('reads the numbers from the messages', () => {
+    const w = statsWindow('UTC', new Date('2026-11-04T10:00:00Z'));
+    const at = new Date('2026-11-04T01:00:00Z');
+    const s = buildStats(w, [
+      { createdOn: at, category: 'Credits', message: 'Spent 12 credits.' },
+      { createdOn: at, category: 'Credits', message: 'Spent 3 credits' },
+      { createdOn: at, category: 'FaceSwap', message: 'Swapped 10 images.' },
+      { createdOn: at, category: 'Generation', message: 'Swapped 10 images.' },
+      { createdOn: new Date('2026-11-05T00:00:00Z'), category: 'Credits', message: 'Spent 99 credits.' },
+    ]);
+    expect(s.totals.today).toEqual({ credits: 12, dollars: 0.6 });
+    expect(s.totals.week).toEqual({ credits: 12, dollars: 0.6 });
+    expect(s.faceSwapsPerDay.at(-1)).toEqual({
+      day: '04-11',
+      date: '2026-11-04',
+      faceSwaps: 10,
+      dollars: 0.5,
+    });
+  });
+});
