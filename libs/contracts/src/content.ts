@@ -12,6 +12,8 @@ export interface ContentItem {
   visible?: boolean;
   createdAt: string;
   jobId?: string;
+  /** Set when an admin took the item down: why, and whether the file was deleted. */
+  takedown?: { reason: string; mode: 'hide' | 'delete'; at: string };
 }
 
 /** An inpaint batch entry: a title and how many images it makes; 'STATUS: ...' while processing. */
@@ -39,6 +41,7 @@ export const ContentMessages = {
   noInpaints: 'No inpaints found.',
   processing: 'Please wait, we are processing your request.',
   noTitle: 'No Title',
+  takenDown: 'This item was taken down',
 } as const;
 
 /** Download names when an item has no title (spec section 7). */

@@ -21,6 +21,7 @@ export const DomainEvents = {
   jobFailed: 'generation.failed',
   operationsChanged: 'operations.changed',
   badgesChanged: 'account.badges_changed',
+  contentTakenDown: 'content.taken_down',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -56,6 +57,14 @@ export interface DomainEventPayloads {
   'generation.failed': AccountRef & { jobId: string; tool: JobTool; message: string; refunded: number };
   /** An admin changed a maintenance notice or a feature flag. */
   'operations.changed': AccountRef & { change: string };
+  /** An admin hid or deleted a user's item. */
+  'content.taken_down': AccountRef & {
+    itemId: string;
+    title?: string;
+    reason: string;
+    mode: 'hide' | 'delete';
+    by: string;
+  };
   /** An admin set a user's badges. */
   'account.badges_changed': AccountRef & { verified?: boolean; early?: boolean; by: string };
 }
@@ -78,6 +87,7 @@ export const SocketEvents = {
 
 export interface SocketEventPayloads extends JobSocketPayloads {
   'operations.changed': OperationsState;
+  'content.taken_down': { itemId: string; title?: string; reason: string; mode: 'hide' | 'delete' };
   'session.ready': { username: string };
   'balance.changed': { balance: number; delta: number; reason: string };
   'audit.appended': LogEntry;

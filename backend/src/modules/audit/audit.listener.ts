@@ -152,6 +152,17 @@ export class AuditListener {
     });
   }
 
+  @OnDomainEvent(DomainEvents.contentTakenDown)
+  async onTakenDown({ id, payload }: DomainEventEnvelope<'content.taken_down'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.folders,
+      author: { username: payload.by },
+      message: `${payload.mode === 'delete' ? 'Deleted' : 'Hid'} ${payload.title ?? 'an item'} of ${payload.username}.`,
+      detail: `Item ${payload.itemId} · ${payload.reason}`,
+    });
+  }
+
   @OnDomainEvent(DomainEvents.badgesChanged)
   async onBadgesChanged({ id, payload }: DomainEventEnvelope<'account.badges_changed'>): Promise<void> {
     const parts = [

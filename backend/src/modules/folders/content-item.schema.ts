@@ -30,6 +30,10 @@ export class ContentItem {
   @Prop()
   jobId?: string;
 
+  /** An admin's takedown: the reason the owner reads, and whether the file was deleted. */
+  @Prop({ type: Object })
+  takedown?: { reason: string; mode: 'hide' | 'delete'; by: string; at: Date };
+
   @Prop({ required: true, default: () => new Date() })
   createdAt!: Date;
 }

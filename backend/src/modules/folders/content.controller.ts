@@ -3,10 +3,10 @@ import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nest
 import type { Response } from 'express';
 import { ContentMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser, Roles } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
 import { SameOriginGuard } from '../auth/same-origin.guard';
-import { DownloadContentDto, RenameFolderDto } from './folders.dto';
+import { DownloadContentDto, RenameFolderDto, TakedownDto } from './folders.dto';
 import { FoldersService } from './folders.service';
 
 @ApiTags('folders')
@@ -70,5 +70,15 @@ export class ContentController {
     res.setHeader('Content-Type', object.contentType);
     res.setHeader('Content-Length', String(object.size));
     object.stream.pipe(res);
+  }
+
+  @Post('admin/content/:itemId/takedown')
+  @HttpCode(200)
+  @Roles('admin')
+  @ApiOperation({ summary: "Take down any user's item: hide it or delete its file, with a reason (admins)" })
+  @ApiOkResponse({ description: '{message, content: the item with its takedown}' })
+  @ApiNotFoundResponse({ description: "'Item not found'" })
+  async takeDown(@CurrentUser() admin: AuthUser, @Param('itemId') itemId: string, @Body() dto: TakedownDto) {
+    return ok(await this.folders.takeDown(admin, itemId, dto));
   }
 }

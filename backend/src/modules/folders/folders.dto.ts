@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { FOLDER_TITLE_MAX, Messages } from '@studio/contracts';
 import { trimmed } from '../../common/validation';
 
@@ -36,4 +36,16 @@ export class DownloadContentDto {
   @IsString({ message: 'title must be text' })
   @MaxLength(200)
   title?: string;
+}
+
+export class TakedownDto {
+  @ApiProperty({ description: 'Why the item is taken down (the owner reads it)', maxLength: 500 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(500)
+  reason!: string;
+
+  @ApiProperty({ enum: ['hide', 'delete'] })
+  @IsIn(['hide', 'delete'])
+  mode!: 'hide' | 'delete';
 }

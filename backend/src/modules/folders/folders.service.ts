@@ -1,4 +1,4 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, HttpException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model, Types } from 'mongoose';
 import { createHash } from 'node:crypto';
@@ -13,7 +13,7 @@ import {
   type FolderSummary,
   type InpaintEntry,
 } from '@studio/contracts';
-import { isDuplicateKeyError } from '../accounts/accounts.repository';
+import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { newStorageKey, StoragePort, type StoredObject } from '../storage/storage.port';
@@ -48,6 +48,7 @@ export class FoldersService {
     @InjectModel(InpaintBatch.name) private readonly batches: Model<InpaintBatch>,
     private readonly storage: StoragePort,
     private readonly events: DomainEventBus,
+    private readonly accounts: AccountsRepository,
   ) {}
 
   async create(user: AuthUser, input: { author?: string; title: string }): Promise<FolderSummary> {
@@ -254,7 +255,35 @@ export class FoldersService {
     return { ...(await this.open(item)), contentType: item.contentType };
   }
 
+  /**
+   * An admin hides an item (kept, not served, the owner reads why) or deletes its file (the record
+   * stays as the notice). Either way the owner is told at once and the log says who did it.
+   */
+  async takeDown(
+    admin: AuthUser,
+    itemId: string,
+    input: { reason: string; mode: 'hide' | 'delete' },
+  ): Promise<ContentItemView> {
+    const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
+    if (!item) throw new NotFoundException(ContentMessages.itemNotFound);
+    const takedown = { reason: input.reason, mode: input.mode, by: admin.username, at: new Date() };
+    await this.items.updateOne({ _id: item._id }, { $set: { visible: false, takedown } });
+    if (input.mode === 'delete') await this.storage.delete(item.storageKey);
+    const owner = await this.accounts.findById(String(item.owner));
+    await this.events.publish(DomainEvents.contentTakenDown, {
+      userId: String(item.owner),
+      username: owner?.username ?? String(item.owner),
+      itemId,
+      title: item.title,
+      reason: input.reason,
+      mode: input.mode,
+      by: admin.username,
+    });
+    return toItemView({ ...item, visible: false, takedown });
+  }
+
   private async open(item: ContentItem): Promise<StoredObject> {
+    if (item.takedown) throw new HttpException(`${ContentMessages.takenDown}: ${item.takedown.reason}`, 451);
     const object = await this.storage.get(item.storageKey);
     if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
     return object;
@@ -287,5 +316,9 @@ function toItemView(row: ContentItem & { _id: unknown }): ContentItemView {
   if (row.title) view.title = row.title;
   if (row.visible !== undefined) view.visible = row.visible;
   if (row.jobId) view.jobId = row.jobId;
+  if (row.takedown) {
+    const { reason, mode, at } = row.takedown;
+    view.takedown = { reason, mode, at: new Date(at).toISOString() };
+  }
   return view;
 }

@@ -65,6 +65,7 @@ describe('health and API document', () => {
         'PUT /api/admin/notices/{tool}',
         'PUT /api/admin/flags',
         'GET /api/support/users',
+        'POST /api/admin/content/{itemId}/takedown',
         'PUT /api/admin/users/{username}/badges',
       ].sort(),
     );

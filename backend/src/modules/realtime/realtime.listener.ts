@@ -8,6 +8,12 @@ import { RealtimePublisher } from './realtime.publisher';
 export class RealtimeListener {
   constructor(private readonly publisher: RealtimePublisher) {}
 
+  @OnDomainEvent(DomainEvents.contentTakenDown)
+  onTakenDown({ payload }: DomainEventEnvelope<'content.taken_down'>): void {
+    const { itemId, title, reason, mode } = payload;
+    this.publisher.toUser(payload.userId, 'content.taken_down', { itemId, title, reason, mode });
+  }
+
   @OnDomainEvent(DomainEvents.balanceChanged)
   onBalanceChanged({ payload }: DomainEventEnvelope<'account.balance_changed'>): void {
     this.publisher.toUser(payload.userId, SocketEvents.balanceChanged, {
