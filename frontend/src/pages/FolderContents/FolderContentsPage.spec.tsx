@@ -63,6 +63,25 @@ describe('FolderContentsPage', () => {
     expect(container.querySelectorAll('img[src="/api/content/a1.png"]')).toHaveLength(1);
   });
 
+  it('tells the owner why an admin took an item down, instead of showing it', async () => {
+    const { container } = showFolder({
+      inpaint: [],
+      inpaints: [
+        item('b1', { title: 'Kept' }),
+        item('b2', {
+          title: 'Beach',
+          visible: false,
+          takedown: { reason: 'Reported as a real person', mode: 'hide', at: '2026-11-21T08:00:00.000Z' },
+        }),
+      ],
+    });
+    expect(await screen.findByText('Kept')).toBeInTheDocument();
+    const notice = screen.getByTestId('takedown-notice');
+    expect(notice).toHaveTextContent('Beach: this item was taken down');
+    expect(notice).toHaveTextContent('Reported as a real person');
+    expect(container.querySelectorAll('img[src="/api/content/b2.png"]')).toHaveLength(0);
+  });
+
   it('sends a visitor without an account home', async () => {
     mockFetch({});
     const view = renderApp(`/profile/bulkInpaints/${FOLDER}`);

@@ -34,6 +34,7 @@ export function FolderContentsPage() {
   const { inpaint, inpaints } = state.contents;
   // The spec hides items whose visible flag is defined (taken down or hidden).
   const items = inpaints.filter((item) => item.visible === undefined);
+  const takenDown = inpaints.filter((item) => item.takedown);
   const statusLines = inpaint.filter((entry) => entry.title.includes('STATUS:') && entry.amount > 1);
 
   const remove = async (item: ContentItem) => {
@@ -57,6 +58,7 @@ export function FolderContentsPage() {
         <ArrowLeftOutlined /> Back to your folders
       </Link>
       <StatusLines entries={statusLines} />
+      <TakenDownNotices items={takenDown} />
       {inpaint.length === 0 && items.length === 0 ? (
         <Empty description={ContentMessages.noInpaints} />
       ) : items.length === 0 ? (
@@ -73,6 +75,25 @@ export function FolderContentsPage() {
           )}
         />
       )}
+    </Space>
+  );
+}
+
+/** Items an admin took down: hidden from the grid, but the owner reads why. */
+function TakenDownNotices({ items }: { items: ContentItem[] }) {
+  if (items.length === 0) return null;
+  return (
+    <Space direction="vertical" style={{ width: '100%' }}>
+      {items.map((item) => (
+        <Alert
+          key={item._id}
+          type="warning"
+          showIcon
+          data-testid="takedown-notice"
+          message={`${item.title ?? ContentMessages.noTitle}: ${ContentMessages.takenDown.toLowerCase()}`}
+          description={item.takedown!.reason}
+        />
+      ))}
     </Space>
   );
 }
