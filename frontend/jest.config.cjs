@@ -18,6 +18,8 @@ module.exports = {
     '\\.css$': '<rootDir>/src/test/styleStub.cjs',
     // Unit tests never open a real socket: every io() call gets a fake the tests can drive.
     '^socket.io-client$': '<rootDir>/src/test/fakeSocket.ts',
+    // The charts draw on a canvas jsdom lacks: a stub renders the points it was given.
+    '^@ant-design/charts$': '<rootDir>/src/test/fakeCharts.tsx',
   },
   setupFiles: ['<rootDir>/src/test/polyfills.ts'],
   setupFilesAfterEnv: ['<rootDir>/src/test/setupTests.ts'],

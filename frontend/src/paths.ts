@@ -14,6 +14,8 @@ export const Paths = {
   superResolution: '/superresolution',
   swapVideo: '/swapvideo',
   adminLogs: '/admin/logs',
+  adminSupport: '/admin/support',
+  adminOperations: '/admin/operations',
   userProfile: (username: string) => `/profile/${encodeURIComponent(username)}`,
   inpaints: (username: string) => `/profile/inpaints/${encodeURIComponent(username)}`,
   // The spec navigates with this spelling; route matching is case-insensitive.

@@ -1,5 +1,8 @@
 import type { RouteObject } from 'react-router-dom';
 import { AppLayout } from './layout/AppLayout';
+import { AdminLogsPage } from './pages/AdminLogs/AdminLogsPage';
+import { AdminOperationsPage } from './pages/AdminOperations/AdminOperationsPage';
+import { SupportPage } from './pages/AdminSupport/SupportPage';
 import { FaceSwapPage } from './pages/FaceSwap/FaceSwapPage';
 import { GeneratePage } from './pages/Generate/GeneratePage';
 import { MagicBrushPage } from './pages/MagicBrush/MagicBrushPage';
@@ -16,8 +19,8 @@ import { SuperResolutionPage } from './pages/SuperResolution/SuperResolutionPage
 import { VideoSwapPage } from './pages/VideoSwap/VideoSwapPage';
 
 /**
- * The one route table (spec section 2). Screens that later issues add (admin logs ...) go here;
- * until then the catch-all shows Not Found.
+ * The one route table (spec section 2). The admin and support console's screens check the role
+ * themselves (RequireRole) and show Not Found to everyone else.
  */
 export const routes: RouteObject[] = [
   {
@@ -41,6 +44,9 @@ export const routes: RouteObject[] = [
       { path: 'stripe/:status/:session', element: <StripeResultPage /> },
       { path: 'patreon', element: <PatreonPage /> },
       { path: 'patreon/:secret', element: <PatreonPage /> },
+      { path: 'admin/logs', element: <AdminLogsPage /> },
+      { path: 'admin/support', element: <SupportPage /> },
+      { path: 'admin/operations', element: <AdminOperationsPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -16,7 +16,7 @@ export interface ApiResult<T> {
  * come back with status NO_RESPONSE.
  */
 export async function apiRequest<T>(
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   payload?: unknown,
 ): Promise<ApiResult<T>> {
@@ -56,6 +56,18 @@ async function send<T>(path: string, init: RequestInit): Promise<ApiResult<T>> {
 export const apiGet = <T>(path: string) => apiRequest<T>('GET', path);
 
 export const apiPost = <T>(path: string, payload?: unknown) => apiRequest<T>('POST', path, payload);
+
+export const apiPut = <T>(path: string, payload?: unknown) => apiRequest<T>('PUT', path, payload);
+
+/** A query string from the defined, non-empty values, in the order given. */
+export function queryString(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== '') search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
 
 async function readJson<T>(response: Response): Promise<ApiResponse<T> | null> {
   try {

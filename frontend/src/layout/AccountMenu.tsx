@@ -10,7 +10,7 @@ import { loggedInEntries, loggedOutEntries, MenuActions } from './accountMenuEnt
 
 /** The profile dropdown; opens on click and is labelled with the account name. */
 export function AccountMenu() {
-  const { account, isAdmin, logout } = useSession();
+  const { account, role, logout } = useSession();
   const navigate = useNavigate();
   const openBillingPortal = useBillingPortal();
 
@@ -34,7 +34,7 @@ export function AccountMenu() {
     <Dropdown
       trigger={['click']}
       placement="bottomRight"
-      menu={{ items: account ? loggedInEntries(isAdmin) : loggedOutEntries, onClick }}
+      menu={{ items: account ? loggedInEntries(role) : loggedOutEntries, onClick }}
     >
       <Button type="text" data-testid="account-menu" icon={<UserOutlined />} style={{ color: '#fff' }}>
         {account ?? 'Account'}

@@ -1,7 +1,9 @@
 import {
   BgColorsOutlined,
   CopyOutlined,
+  ControlOutlined,
   CreditCardOutlined,
+  CustomerServiceOutlined,
   LoginOutlined,
   LogoutOutlined,
   SendOutlined,
@@ -12,6 +14,7 @@ import {
   UserOutlined,
   VideoCameraOutlined,
 } from '@ant-design/icons';
+import { canSupport, type Role } from '@studio/contracts';
 import type { MenuProps } from 'antd';
 import { Paths } from '../paths';
 
@@ -30,8 +33,19 @@ export const loggedOutEntries: MenuItems = [
   { key: Paths.register, label: 'Register', icon: <UserAddOutlined /> },
 ];
 
-/** The logged-in menu (spec section 2); Logs only for admins, as the server decides the role. */
-export function loggedInEntries(isAdmin: boolean): MenuItems {
+/**
+ * The logged-in menu (spec section 2). The console's entries follow the role the server reports:
+ * Logs and Operations for admins, Support for support staff and admins.
+ */
+export function loggedInEntries(role: Role | null): MenuItems {
+  const isAdmin = role === 'admin';
+  const consoleEntries: MenuItems = [
+    ...(isAdmin ? [{ key: Paths.adminLogs, label: 'Logs', icon: <UnorderedListOutlined /> }] : []),
+    ...(role && canSupport(role)
+      ? [{ key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> }]
+      : []),
+    ...(isAdmin ? [{ key: Paths.adminOperations, label: 'Operations', icon: <ControlOutlined /> }] : []),
+  ];
   return [
     { key: Paths.profile, label: 'Profile', icon: <UserOutlined /> },
     { type: 'divider' },
@@ -43,7 +57,7 @@ export function loggedInEntries(isAdmin: boolean): MenuItems {
     { key: Paths.refill, label: 'Buy Coins', icon: <ShoppingCartOutlined /> },
     { key: MenuActions.billing, label: 'Billing', icon: <CreditCardOutlined /> },
     { key: MenuActions.telegram, label: 'Join Telegram', icon: <SendOutlined /> },
-    ...(isAdmin ? [{ key: Paths.adminLogs, label: 'Logs', icon: <UnorderedListOutlined /> }] : []),
+    ...(consoleEntries.length > 0 ? [{ type: 'divider' as const }, ...consoleEntries] : []),
     { type: 'divider' },
     { key: MenuActions.logout, label: 'Log out', icon: <LogoutOutlined />, danger: true },
   ];
