@@ -1,6 +1,7 @@
 import { Messages, SocketEvents } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { TELEGRAM_URL } from '../config';
+import { logPageAnswer, logsKey, statsAnswer, statsKey } from '../test/admin';
 import { openSocket } from '../test/fakeSocket';
 import { mockFetch, sentBody, sessionAnswer } from '../test/fetchMock';
 import { rememberAccount, renderApp } from '../test/renderApp';
@@ -49,17 +50,36 @@ describe('AppHeader', () => {
     ]);
   });
 
-  it('adds Logs for an admin session', async () => {
+  it('adds Logs, Support and Operations for an admin session', async () => {
     rememberAccount('root');
-    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'root', role: 'admin' }) });
+    mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'root', role: 'admin' }),
+      [statsKey()]: statsAnswer(),
+      [logsKey()]: logPageAnswer([]),
+    });
     const app = renderApp('/');
     await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('0'));
     // Role is only known once the server answered.
     await waitFor(() => expect(screen.getByTestId('account-menu')).toHaveTextContent('root'));
 
-    await openAccountMenu();
+    const labels = menuLabels(await openAccountMenu());
+    expect(labels.slice(-4)).toEqual(['Logs', 'Support', 'Operations', 'Log out']);
     fireEvent.click(await screen.findByRole('menuitem', { name: /Logs/ }));
     await waitFor(() => expect(app.pathname()).toBe('/admin/logs'));
+  });
+
+  it('adds only Support for a support session', async () => {
+    rememberAccount('helper');
+    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'helper', role: 'support' }) });
+    const app = renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('0'));
+
+    const labels = menuLabels(await openAccountMenu());
+    expect(labels).not.toContain('Logs');
+    expect(labels).not.toContain('Operations');
+    expect(labels.slice(-2)).toEqual(['Support', 'Log out']);
+    fireEvent.click(await screen.findByRole('menuitem', { name: /Support/ }));
+    await waitFor(() => expect(app.pathname()).toBe('/admin/support'));
   });
 
   it('forgets a remembered account the server no longer knows', async () => {

@@ -295,6 +295,7 @@ describe('credits ledger (real FerretDB)', () => {
         .lean();
       // Every reservation is settled or still held (the last one, with its hold running).
       expect(reservations.filter((r) => r.settlement === undefined).length).toBeLessThanOrEqual(1);
-    });
+      // The child boots the whole app with ts-node first (models included): slow on a busy machine.
+    }, 180_000);
   });
 });
