@@ -1,0 +1,63 @@
+import { LOG_PAGE_SIZE } from '@studio/contracts';
+import { Card, Flex, Space, Spin, Typography } from 'antd';
+import { lazy, Suspense, useState } from 'react';
+import { ADMIN_ONLY, RequireRole } from '../../admin/RequireRole';
+import { useSocketEvent } from '../../realtime/useRealtime';
+import { LogFiltersBar } from './LogFiltersBar';
+import { LogTable } from './LogTable';
+import { StatsTotals } from './StatsTotals';
+import { useAdminStats } from './useAdminStats';
+import { useAuditLog, type LogFilters } from './useAuditLog';
+
+// The chart library is large: load it only when an admin opens this screen.
+const FaceSwapChart = lazy(() => import('./FaceSwapChart'));
+
+/** /admin/logs: face swaps per day, credit totals and the activity log, updated live. */
+export function AdminLogsPage() {
+  return (
+    <RequireRole roles={ADMIN_ONLY}>
+      <AdminLogs />
+    </RequireRole>
+  );
+}
+
+function AdminLogs() {
+  const [filters, setFilters] = useState<LogFilters>({});
+  const [paging, setPaging] = useState({ page: 1, pageSize: LOG_PAGE_SIZE.default as number });
+  const { stats, loading: statsLoading, reloadSoon } = useAdminStats();
+  const log = useAuditLog(filters, paging.page, paging.pageSize);
+
+  useSocketEvent('audit.appended', (entry) => {
+    log.prepend(entry);
+    reloadSoon();
+  });
+
+  const onFiltersChange = (next: LogFilters) => {
+    setFilters(next);
+    setPaging((current) => ({ ...current, page: 1 }));
+  };
+
+  return (
+    <Space direction="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        Logs
+      </Typography.Title>
+      <Card title="Face swaps per day" size="small">
+        <Suspense fallback={<Spin style={{ display: 'block', margin: '120px auto' }} />}>
+          <FaceSwapChart stats={stats} />
+        </Suspense>
+      </Card>
+      <StatsTotals totals={stats.totals} loading={statsLoading} />
+      <Card size="small" title="Activity">
+        <Flex gap="small" wrap style={{ marginBottom: 16 }}>
+          <LogFiltersBar value={filters} onChange={onFiltersChange} />
+        </Flex>
+        <LogTable
+          data={log.data}
+          loading={log.loading}
+          onPageChange={(page, pageSize) => setPaging({ page, pageSize })}
+        />
+      </Card>
+    </Space>
+  );
+}

@@ -1,0 +1,64 @@
+import { LOG_PAGE_SIZE, type LogEntry, type LogPage, type LogQuery } from '@studio/contracts';
+import { useCallback, useEffect, useState } from 'react';
+import { apiGet, queryString } from '../../api/client';
+
+/** The table's filters; dates are ISO strings. */
+export type LogFilters = Pick<LogQuery, 'category' | 'user' | 'from' | 'to'>;
+
+function emptyPage(page: number, pageSize: number): LogPage {
+  return { items: [], total: 0, page, pageSize };
+}
+
+function isPage(value: unknown): value is LogPage {
+  const page = value as Partial<LogPage> | null;
+  return !!page && typeof page === 'object' && Array.isArray(page.items);
+}
+
+/** Whether a live entry belongs in the table under these filters. */
+export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
+  if (filters.category && entry.category !== filters.category) return false;
+  if (filters.user && entry.author?.username.toLowerCase() !== filters.user.trim().toLowerCase())
+    return false;
+  const at = new Date(entry.createdOn).getTime();
+  if (filters.from && at < new Date(filters.from).getTime()) return false;
+  if (filters.to && at > new Date(filters.to).getTime()) return false;
+  return true;
+}
+
+/**
+ * One page of GET /api/admin/logs with server-side paging and filters. prepend() adds a live
+ * entry on top of page 1 when it matches the filters (newest first, the page size kept).
+ */
+export function useAuditLog(filters: LogFilters, page: number, pageSize: number = LOG_PAGE_SIZE.default) {
+  const [data, setData] = useState<LogPage>(() => emptyPage(page, pageSize));
+  const [loading, setLoading] = useState(true);
+  const { category, user, from, to } = filters;
+
+  useEffect(() => {
+    let current = true;
+    setLoading(true);
+    const query = queryString({ page, pageSize, category, user: user?.trim(), from, to });
+    void apiGet<LogPage>(`/admin/logs${query}`).then((result) => {
+      if (!current) return;
+      const content = result.body?.content;
+      setData(result.ok && isPage(content) ? content : emptyPage(page, pageSize));
+      setLoading(false);
+    });
+    return () => {
+      current = false;
+    };
+  }, [page, pageSize, category, user, from, to]);
+
+  const prepend = useCallback(
+    (entry: LogEntry) => {
+      if (page !== 1 || !matchesFilters(entry, { category, user, from, to })) return;
+      setData((known) => {
+        if (known.items.some((item) => item._id === entry._id)) return known;
+        return { ...known, items: [entry, ...known.items].slice(0, pageSize), total: known.total + 1 };
+      });
+    },
+    [page, pageSize, category, user, from, to],
+  );
+
+  return { data, loading, prepend };
+}

@@ -1,0 +1,72 @@
+import type { CreditHistoryEntry, LedgerKind, Page } from '@studio/contracts';
+import { Table, Tag, Typography, type TableColumnsType } from 'antd';
+import { formatLocalDateTime } from '../../admin/format';
+
+const KIND_COLORS: Record<LedgerKind, string> = {
+  purchase: 'green',
+  reservation: 'orange',
+  capture: 'default',
+  refund: 'blue',
+  reimbursement: 'cyan',
+  grant: 'purple',
+  adjustment: 'gold',
+};
+
+const columns: TableColumnsType<CreditHistoryEntry> = [
+  {
+    title: 'Date',
+    dataIndex: 'createdAt',
+    width: 180,
+    render: (createdAt: string) => formatLocalDateTime(createdAt),
+  },
+  {
+    title: 'Kind',
+    dataIndex: 'kind',
+    width: 130,
+    render: (kind: LedgerKind) => <Tag color={KIND_COLORS[kind]}>{kind}</Tag>,
+  },
+  {
+    title: 'Amount',
+    dataIndex: 'amount',
+    width: 100,
+    align: 'right',
+    render: (amount: number) => (
+      <Typography.Text type={amount > 0 ? 'success' : amount < 0 ? 'danger' : 'secondary'}>
+        {amount > 0 ? `+${amount}` : amount}
+      </Typography.Text>
+    ),
+  },
+  { title: 'Balance', dataIndex: 'balanceAfter', width: 100, align: 'right' },
+  { title: 'Tool', dataIndex: 'tool', width: 120 },
+  { title: 'Reason', dataIndex: 'reason' },
+  { title: 'By', dataIndex: 'by', width: 120 },
+];
+
+/** A user's credit history, newest first, paged by the server. */
+export function CreditHistoryTable({
+  data,
+  loading,
+  onPageChange,
+}: {
+  data: Page<CreditHistoryEntry>;
+  loading: boolean;
+  onPageChange(page: number, pageSize: number): void;
+}) {
+  return (
+    <Table<CreditHistoryEntry>
+      rowKey="_id"
+      size="small"
+      columns={columns}
+      dataSource={data.items}
+      loading={loading}
+      scroll={{ x: 800 }}
+      pagination={{
+        current: data.page,
+        pageSize: data.pageSize,
+        total: data.total,
+        onChange: onPageChange,
+        showTotal: (total) => `${total} entries`,
+      }}
+    />
+  );
+}

@@ -1,0 +1,179 @@
+import { CheckCircleFilled, StarFilled } from '@ant-design/icons';
+import type { SetBadgesRequest, UserSummary } from '@studio/contracts';
+import { Alert, Card, Col, Descriptions, Empty, Input, List, Row, Space, Tag, Typography } from 'antd';
+import { useState } from 'react';
+import { creditsAsDollars, formatLocalDateTime } from '../../admin/format';
+import { RequireRole, SUPPORT_STAFF } from '../../admin/RequireRole';
+import { useSession } from '../../session/useSession';
+import { BadgesEditor } from './BadgesEditor';
+import { BulkReimburseCard } from './BulkReimburseCard';
+import { CreditChangeForm } from './CreditChangeForm';
+import { CreditHistoryTable } from './CreditHistoryTable';
+import { PatreonSecretCard } from './PatreonSecretCard';
+import { useCreditHistory } from './useCreditHistory';
+import { useUserSearch } from './useUserSearch';
+
+/** /admin/support: find a user, see their credits, reimburse; admins also badges, grants, Patreon. */
+export function SupportPage() {
+  return (
+    <RequireRole roles={SUPPORT_STAFF}>
+      <Support />
+    </RequireRole>
+  );
+}
+
+function Support() {
+  const { isAdmin } = useSession();
+  const lookup = useUserSearch();
+  const [selected, setSelected] = useState<UserSummary | null>(null);
+
+  return (
+    <Space direction="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        Support
+      </Typography.Title>
+      <Row gutter={[16, 16]}>
+        <Col xs={24} lg={8}>
+          <Card size="small" title="Find a user">
+            <Input.Search
+              aria-label="Find a user"
+              placeholder="Username or email"
+              enterButton
+              allowClear
+              loading={lookup.searching}
+              onSearch={(query) => void lookup.search(query)}
+            />
+            {lookup.error && <Alert style={{ marginTop: 12 }} type="error" showIcon message={lookup.error} />}
+            <List
+              style={{ marginTop: 12 }}
+              size="small"
+              dataSource={lookup.users}
+              locale={{ emptyText: 'No users found' }}
+              renderItem={(user) => (
+                <List.Item
+                  role="button"
+                  tabIndex={0}
+                  style={{ cursor: 'pointer' }}
+                  onClick={() => setSelected(user)}
+                  onKeyDown={(event) => {
+                    if (event.key === 'Enter') setSelected(user);
+                  }}
+                  aria-selected={selected?.username === user.username}
+                  data-testid={`user-${user.username}`}
+                >
+                  <Space>
+                    <Typography.Text strong={selected?.username === user.username}>
+                      {user.username}
+                    </Typography.Text>
+                    {user.role !== 'user' && <Tag>{user.role}</Tag>}
+                  </Space>
+                  <Typography.Text type="secondary">{user.balance} credits</Typography.Text>
+                </List.Item>
+              )}
+            />
+          </Card>
+        </Col>
+        <Col xs={24} lg={16}>
+          {selected ? (
+            <UserPanel key={selected.username} user={selected} isAdmin={isAdmin} onChange={setSelected} />
+          ) : (
+            <Card size="small">
+              <Empty description="Pick a user to see their credits" />
+            </Card>
+          )}
+        </Col>
+      </Row>
+      <Row gutter={[16, 16]}>
+        <Col xs={24} lg={isAdmin ? 14 : 24}>
+          <BulkReimburseCard />
+        </Col>
+        {isAdmin && (
+          <Col xs={24} lg={10}>
+            <PatreonSecretCard />
+          </Col>
+        )}
+      </Row>
+    </Space>
+  );
+}
+
+function UserPanel({
+  user,
+  isAdmin,
+  onChange,
+}: {
+  user: UserSummary;
+  isAdmin: boolean;
+  onChange(user: UserSummary): void;
+}) {
+  const history = useCreditHistory(user.username);
+  const creditsChanged = (balance: number) => {
+    onChange({ ...user, balance });
+    history.reload();
+  };
+  const badgesChanged = (badges: SetBadgesRequest) => onChange({ ...user, ...badges });
+
+  return (
+    <Space direction="vertical" size="middle" style={{ width: '100%' }}>
+      <Card size="small" title={user.username} extra={<BadgeTags user={user} />}>
+        <Descriptions size="small" column={{ xs: 1, sm: 3 }}>
+          <Descriptions.Item label="Balance">
+            <span data-testid="user-balance">{user.balance}</span>&nbsp;credits (
+            {creditsAsDollars(user.balance)})
+          </Descriptions.Item>
+          <Descriptions.Item label="Role">{user.role}</Descriptions.Item>
+          {user.createdAt && (
+            <Descriptions.Item label="Joined">{formatLocalDateTime(user.createdAt)}</Descriptions.Item>
+          )}
+        </Descriptions>
+        {isAdmin && <BadgesEditor user={user} onChanged={badgesChanged} />}
+      </Card>
+      <Row gutter={[16, 16]}>
+        <Col xs={24} md={isAdmin ? 12 : 24}>
+          <Card size="small" title="Reimburse">
+            <CreditChangeForm
+              username={user.username}
+              path="/support/reimburse"
+              action="Reimburse"
+              onDone={creditsChanged}
+            />
+          </Card>
+        </Col>
+        {isAdmin && (
+          <Col xs={24} md={12}>
+            <Card size="small" title="Grant credits">
+              <CreditChangeForm
+                username={user.username}
+                path="/admin/credits/grant"
+                action="Grant"
+                onDone={creditsChanged}
+              />
+            </Card>
+          </Col>
+        )}
+      </Row>
+      <Card size="small" title="Credit history">
+        <CreditHistoryTable data={history.data} loading={history.loading} onPageChange={history.changePage} />
+      </Card>
+    </Space>
+  );
+}
+
+/** Both badges as the user has them (the public profile shows only one). */
+function BadgeTags({ user }: { user: UserSummary }) {
+  if (!user.verified && !user.early) return <Tag>No badges</Tag>;
+  return (
+    <Space size={4}>
+      {user.verified && (
+        <Tag color="blue" icon={<CheckCircleFilled />}>
+          Verified
+        </Tag>
+      )}
+      {user.early && (
+        <Tag color="gold" icon={<StarFilled />}>
+          Early supporter
+        </Tag>
+      )}
+    </Space>
+  );
+}
