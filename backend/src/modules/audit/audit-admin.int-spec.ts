@@ -1,8 +1,11 @@
+import { getModelToken } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
 import request from 'supertest';
 import { AuditCategory, type AdminStats, type LogEntry, type LogPage } from '@studio/contracts';
 import { signIn, uniqueName, type Client } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import { AuditEntry } from './audit-entry.schema';
 import { AuditService } from './audit.service';
 
 /**
@@ -149,6 +152,23 @@ describe('admin activity log: statistics and paging', () => {
       });
       expect(s.faceSwapsPerDay.map((d) => d.faceSwaps).slice(-2)).toEqual([1, 3]); // S2 10-31, S1 11-01
       expect(s.faceSwapsPerDay[0].date).toBe('2026-10-03'); // S3 (10-02 22:00Z) is outside
+    });
+
+    it('shares one scan between concurrent calls for the same zone and day', async () => {
+      const collection = t.app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name)).collection;
+      const scans = jest.spyOn(collection, 'aggregate');
+      const audit = t.app.get(AuditService);
+      const [a, b, c] = await Promise.all([
+        audit.stats('Europe/Berlin', new Date(SUNDAY)),
+        audit.stats('Europe/Berlin', new Date('2026-11-01T20:00:00.000Z')),
+        audit.stats('UTC', new Date(SUNDAY)),
+      ]);
+      expect(scans).toHaveBeenCalledTimes(2);
+      expect(b).toEqual(a);
+      expect(c.totals.today.credits).toBe(4);
+      await audit.stats('Europe/Berlin', new Date(SUNDAY)); // a finished scan is not reused
+      expect(scans).toHaveBeenCalledTimes(3);
+      scans.mockRestore();
     });
 
     it('refuses an unknown zone and a bad now with 400', async () => {

@@ -13,7 +13,14 @@ import {
 import { isDuplicateKeyError } from '../accounts/accounts.repository';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { AuditEntry } from './audit-entry.schema';
-import { buildStats, CREDITS_PATTERN, statsWindow, SWAPPED_PATTERN, type StatsRow } from './audit-stats';
+import {
+  buildStats,
+  CREDITS_PATTERN,
+  statsWindow,
+  SWAPPED_PATTERN,
+  type StatsRow,
+  type StatsWindow,
+} from './audit-stats';
 
 export interface NewAuditEntry {
   category: string;
@@ -29,6 +36,8 @@ export const DEFAULT_LOG_LIMIT = 1000;
 
 @Injectable()
 export class AuditService {
+  private readonly statsInFlight = new Map<string, Promise<AdminStats>>();
+
   constructor(
     @InjectModel(AuditEntry.name) private readonly model: Model<AuditEntry>,
     private readonly realtime: RealtimePublisher,
@@ -87,6 +96,17 @@ export class AuditService {
    */
   async stats(timeZone: string, now = new Date()): Promise<AdminStats> {
     const window = statsWindow(timeZone, now);
+    // One scan at a time per zone and day: the admin screen re-reads the statistics after live
+    // entries, and on a large log a scan takes long; callers meanwhile share the running one.
+    const key = `${timeZone}|${window.starts[0]}|${window.starts[window.starts.length - 1]}`;
+    const running = this.statsInFlight.get(key);
+    if (running) return running;
+    const computed = this.computeStats(window).finally(() => this.statsInFlight.delete(key));
+    this.statsInFlight.set(key, computed);
+    return computed;
+  }
+
+  private async computeStats(window: StatsWindow): Promise<AdminStats> {
     const rows = await this.model.collection
       .aggregate<StatsRow>([
         {
