@@ -38,6 +38,7 @@ function Support() {
             <Input.Search
               aria-label="Find a user"
               placeholder="Username or email"
+              maxLength={32}
               enterButton
               allowClear
               loading={lookup.searching}
