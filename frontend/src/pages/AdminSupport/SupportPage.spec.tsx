@@ -38,7 +38,7 @@ function json(init: RequestInit): unknown {
 }
 
 async function pickAlice() {
-  const search = await screen.findByPlaceholderText('Username or email');
+  const search = await screen.findByPlaceholderText('Start of a username');
   fireEvent.change(search, { target: { value: 'ali' } });
   fireEvent.keyDown(search, { key: 'Enter', keyCode: 13 });
   fireEvent.click(await screen.findByTestId('user-alice'));

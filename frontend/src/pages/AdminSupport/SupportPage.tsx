@@ -37,7 +37,7 @@ function Support() {
           <Card size="small" title="Find a user">
             <Input.Search
               aria-label="Find a user"
-              placeholder="Username or email"
+              placeholder="Start of a username"
               maxLength={32}
               enterButton
               allowClear
