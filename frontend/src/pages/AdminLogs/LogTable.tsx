@@ -1,7 +1,8 @@
 import { FileTextOutlined } from '@ant-design/icons';
 import type { LogEntry, LogPage } from '@studio/contracts';
-import { Button, Popover, Table, Tag, Typography, type TableColumnsType } from 'antd';
+import { Button, Popover, Tag, Typography, type TableColumnsType } from 'antd';
 import { formatLocalDateTime } from '../../admin/format';
+import { ServerPagedTable } from '../../admin/ServerPagedTable';
 
 const CATEGORY_COLORS: Record<string, string> = {
   FaceSwap: 'red',
@@ -70,22 +71,12 @@ export function LogTable({
   onPageChange(page: number, pageSize: number): void;
 }) {
   return (
-    <Table<LogEntry>
-      rowKey="_id"
-      size="small"
+    <ServerPagedTable<LogEntry>
       columns={columns}
-      dataSource={data.items}
+      data={data}
       loading={loading}
-      scroll={{ x: 800 }}
-      pagination={{
-        current: data.page,
-        pageSize: data.pageSize,
-        total: data.total,
-        showSizeChanger: true,
-        pageSizeOptions: [20, 50, 100, 200],
-        showTotal: (total) => `${total} entries`,
-        onChange: onPageChange,
-      }}
+      onPageChange={onPageChange}
+      pageSizeOptions={[20, 50, 100, 200]}
     />
   );
 }

@@ -1,6 +1,7 @@
 import type { CreditHistoryEntry, LedgerKind, Page } from '@studio/contracts';
-import { Table, Tag, Typography, type TableColumnsType } from 'antd';
+import { Tag, Typography, type TableColumnsType } from 'antd';
 import { formatLocalDateTime } from '../../admin/format';
+import { ServerPagedTable } from '../../admin/ServerPagedTable';
 
 const KIND_COLORS: Record<LedgerKind, string> = {
   purchase: 'green',
@@ -53,20 +54,11 @@ export function CreditHistoryTable({
   onPageChange(page: number, pageSize: number): void;
 }) {
   return (
-    <Table<CreditHistoryEntry>
-      rowKey="_id"
-      size="small"
+    <ServerPagedTable<CreditHistoryEntry>
       columns={columns}
-      dataSource={data.items}
+      data={data}
       loading={loading}
-      scroll={{ x: 800 }}
-      pagination={{
-        current: data.page,
-        pageSize: data.pageSize,
-        total: data.total,
-        onChange: onPageChange,
-        showTotal: (total) => `${total} entries`,
-      }}
+      onPageChange={onPageChange}
     />
   );
 }
