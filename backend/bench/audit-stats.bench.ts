@@ -14,28 +14,13 @@ import { createApp } from '../api/src/create-app';
 import { loadConfig } from '../src/config/app-config';
 import { AuditEntry } from '../src/modules/audit/audit-entry.schema';
 import { CREDITS_PATTERN, statsWindow, SWAPPED_PATTERN } from '../src/modules/audit/audit-stats';
+import { time } from './timing';
 
 const ENTRIES = Number(process.env.BENCH_LOG_ENTRIES ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const DAYS = 60;
 const TZ = 'Europe/Berlin';
-
-async function time(runs: number, op: () => Promise<number>) {
-  const latencies: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < runs; i += 1) {
-    const t0 = performance.now();
-    bytes = await op();
-    latencies.push(performance.now() - t0);
-  }
-  latencies.sort((a, b) => a - b);
-  return {
-    p50: latencies[Math.floor(runs / 2)],
-    p99: latencies[Math.min(runs - 1, Math.floor(runs * 0.99))],
-    bytes,
-  };
-}
 
 /** The i-th seeded entry: 40% spends, 20% face swaps, the rest other wording; newest first. */
 function entry(i: number, now: number) {

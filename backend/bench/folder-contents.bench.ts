@@ -5,7 +5,6 @@
 import 'reflect-metadata';
 import { getModelToken } from '@nestjs/mongoose';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { Model } from 'mongoose';
 import { Types } from 'mongoose';
 import { createApp } from '../api/src/create-app';
@@ -14,25 +13,10 @@ import { ContentItem } from '../src/modules/folders/content-item.schema';
 import { FoldersService } from '../src/modules/folders/folders.service';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { time } from './timing';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
-
-async function time(runs: number, op: () => Promise<number>) {
-  const latencies: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < runs; i += 1) {
-    const t0 = performance.now();
-    bytes = await op();
-    latencies.push(performance.now() - t0);
-  }
-  latencies.sort((a, b) => a - b);
-  return {
-    p50: latencies[Math.floor(runs / 2)],
-    p99: latencies[Math.min(runs - 1, Math.floor(runs * 0.99))],
-    bytes,
-  };
-}
 
 async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'warn', PASSWORD_SCRYPT_LOG_N: '10' });

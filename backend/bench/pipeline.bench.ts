@@ -20,6 +20,7 @@ import { io } from 'socket.io-client';
 import { JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
 import { LocalCpuEngine, type EncodedImage, type InferenceEngine } from '@studio/inference';
 import { createApp } from '../api/src/create-app';
+import { percentile, time } from './timing';
 import { loadConfig } from '../src/config/app-config';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
@@ -30,8 +31,6 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 200);
 const SUBMITTERS = Number(process.env.BENCH_SUBMITTERS ?? 10);
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 /** An engine that does nothing but hand back a 1x1 PNG: measures the pipeline, not the model. */
@@ -161,16 +160,8 @@ async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number 
   };
 }
 
-async function timeEach(runs: number, op: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await op();
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(runs / 2)];
-}
+/** Median ms of `runs` calls. */
+const timeEach = async (runs: number, op: () => Promise<unknown>) => (await time(runs, op)).p50;
 
 async function engines(): Promise<void> {
   const engine = new LocalCpuEngine();

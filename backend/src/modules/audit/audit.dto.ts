@@ -1,26 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsDateString, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsDateString, IsOptional, IsString, MaxLength } from 'class-validator';
 import { LOG_PAGE_SIZE, type LogQuery } from '@studio/contracts';
+import { PageQueryDto } from '../../common/page-query.dto';
 import { trimmed } from '../../common/validation';
 
 /** GET /api/admin/logs: paging and filters (LogQuery). */
-export class LogQueryDto implements LogQuery {
-  @ApiPropertyOptional({ default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'page must be a whole number' })
-  @Min(1, { message: 'page must be at least 1' })
-  page?: number;
-
-  @ApiPropertyOptional({ default: LOG_PAGE_SIZE.default, maximum: LOG_PAGE_SIZE.max })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'pageSize must be a whole number' })
-  @Min(1, { message: 'pageSize must be at least 1' })
-  @Max(LOG_PAGE_SIZE.max, { message: `pageSize must be at most ${LOG_PAGE_SIZE.max}` })
-  pageSize?: number;
-
+export class LogQueryDto extends PageQueryDto(LOG_PAGE_SIZE) implements LogQuery {
   @ApiPropertyOptional({ example: 'FaceSwap' })
   @IsOptional()
   @Transform(trimmed)

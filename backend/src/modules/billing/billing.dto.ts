@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsDateString,
   IsInt,
@@ -13,6 +13,7 @@ import {
   NotEquals,
 } from 'class-validator';
 import { CREDIT_AMOUNT_MAX, HISTORY_PAGE_SIZE, Messages, REASON_MAX } from '@studio/contracts';
+import { PageQueryDto } from '../../common/page-query.dto';
 import { trimmed } from '../../common/validation';
 
 export class CheckoutDto {
@@ -45,22 +46,7 @@ export class PortalDto {
   cart?: unknown;
 }
 
-export class HistoryQueryDto {
-  @ApiPropertyOptional({ default: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'page must be a whole number' })
-  @Min(1, { message: 'page must be at least 1' })
-  page?: number;
-
-  @ApiPropertyOptional({ default: HISTORY_PAGE_SIZE.default, maximum: HISTORY_PAGE_SIZE.max })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'pageSize must be a whole number' })
-  @Min(1, { message: 'pageSize must be at least 1' })
-  @Max(HISTORY_PAGE_SIZE.max, { message: `pageSize must be at most ${HISTORY_PAGE_SIZE.max}` })
-  pageSize?: number;
-}
+export class HistoryQueryDto extends PageQueryDto(HISTORY_PAGE_SIZE) {}
 
 class CreditChangeDto {
   @ApiProperty({ example: 'alice' })
