@@ -102,6 +102,13 @@ export const configSchema = z
     JOB_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(20_000),
     /** Tool requests per minute per user. */
     JOB_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /**
+     * The admin statistics are counted in Redis as log lines are written; they are recounted from
+     * the log when Redis has none, and this often (hours) to mend any drift.
+     */
+    AUDIT_STATS_RECOUNT_HOURS: z.coerce.number().min(0.01).default(24),
+    /** On SIGTERM a worker stops taking jobs and waits this long for running ones (see README). */
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_PRETTY: bool.default('false'),
   })

@@ -5,7 +5,11 @@ import { AuditCategory, type AdminStats, type LogEntry, type LogPage } from '@st
 import { signIn, uniqueName, type Client } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import type Redis from 'ioredis';
+import { REDIS } from '../../infrastructure/redis.module';
+import { AuditCounters } from './audit-counters';
 import { AuditEntry } from './audit-entry.schema';
+import { buildStats, statsWindow, type StatsRow } from './audit-stats';
 import { AuditService } from './audit.service';
 
 /**
@@ -15,6 +19,7 @@ import { AuditService } from './audit.service';
  */
 const alice = uniqueName('Alice');
 const bob = uniqueName('bob');
+const carol = uniqueName('carol'); // writes during the recount test, outside the seeded log
 const seed: { id: string; at: string; who: string; category: string; message: string }[] = [
   // Credits (Alice): Berlin date in the comment.
   { id: 'B', at: '2026-11-01T09:00:00.000Z', who: alice, category: 'Credits', message: 'Spent 4 credits.' }, // 11-01
@@ -90,6 +95,20 @@ describe('admin activity log: statistics and paging', () => {
     return res.body.content as LogPage;
   };
   const seedIds = (entries: LogEntry[]) => entries.map((e) => e.detail?.replace('seed ', ''));
+  /** What Redis losing its data does to the statistics' counters. */
+  const dropCounters = async () => {
+    const redis = t.app.get<Redis>(REDIS);
+    const keys = await redis.keys(`${t.config.REDIS_PREFIX}:{audit-stats}:*`);
+    expect(keys.length).toBeGreaterThan(1);
+    await redis.del(...keys);
+  };
+  /** The statistics straight from the log, for comparison with the counters. */
+  const scanStats = async (timeZone: string, now: Date) => {
+    const window = statsWindow(timeZone, now);
+    const collection = t.app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name)).collection;
+    const rows = await collection.find<StatsRow>({}).toArray();
+    return buildStats(window, rows);
+  };
 
   describe('roles', () => {
     it.each(['/api/admin/stats', '/api/admin/logs'])(
@@ -154,21 +173,60 @@ describe('admin activity log: statistics and paging', () => {
       expect(s.faceSwapsPerDay[0].date).toBe('2026-10-03'); // S3 (10-02 22:00Z) is outside
     });
 
-    it('shares one scan between concurrent calls for the same zone and day', async () => {
+    it('reads the write-time counters, not the log', async () => {
       const collection = t.app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name)).collection;
       const scans = jest.spyOn(collection, 'aggregate');
+      const s = await stats({ tz: 'Europe/Berlin', now: SUNDAY });
+      expect(s.totals.week).toEqual(money(19, 0.95));
+      expect(scans).not.toHaveBeenCalled();
+      scans.mockRestore();
+    });
+
+    it('without counters (Redis lost) answers from one shared scan, and a recount restores them', async () => {
       const audit = t.app.get(AuditService);
+      const counted = await audit.stats('Europe/Berlin', new Date(SUNDAY));
+      await dropCounters();
+      const collection = t.app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name)).collection;
+      const scans = jest.spyOn(collection, 'aggregate');
       const [a, b, c] = await Promise.all([
         audit.stats('Europe/Berlin', new Date(SUNDAY)),
         audit.stats('Europe/Berlin', new Date('2026-11-01T20:00:00.000Z')),
         audit.stats('UTC', new Date(SUNDAY)),
       ]);
-      expect(scans).toHaveBeenCalledTimes(2);
+      expect(scans).toHaveBeenCalledTimes(2); // Berlin's day shared one scan; UTC had its own
+      expect(a).toEqual(counted);
       expect(b).toEqual(a);
       expect(c.totals.today.credits).toBe(4);
-      await audit.stats('Europe/Berlin', new Date(SUNDAY)); // a finished scan is not reused
-      expect(scans).toHaveBeenCalledTimes(3);
+
+      await t.app.get(AuditCounters).recount();
+      scans.mockClear();
+      // The recount reads the last 100 days of the log; compare at a date inside them.
+      const now = new Date();
+      const scanned = await scanStats('Europe/Berlin', now);
+      expect(await audit.stats('Europe/Berlin', now)).toEqual(scanned);
+      expect(scans).not.toHaveBeenCalled(); // counted again
       scans.mockRestore();
+    });
+
+    it('counts a line written during a recount once, and answers from the old counters meanwhile', async () => {
+      const audit = t.app.get(AuditService);
+      const now = new Date();
+      const before = await audit.stats('UTC', now);
+      const recount = t.app.get(AuditCounters).recount();
+      await new Promise((resolve) => setTimeout(resolve, 200)); // inside the recount's settle time
+      const later = new Date(now.getTime() + 1);
+      await audit.append({
+        category: 'Credits',
+        author: { username: carol },
+        message: 'Spent 6 credits.',
+        createdOn: later,
+      });
+      const during = await audit.stats('UTC', later);
+      expect(during.totals.today.credits).toBe(before.totals.today.credits + 6);
+      await recount;
+      const after = await audit.stats('UTC', later);
+      expect(after.totals.today.credits).toBe(before.totals.today.credits + 6);
+      expect(after).toEqual(await scanStats('UTC', later));
     });
 
     it('refuses an unknown zone and a bad now with 400', async () => {

@@ -116,7 +116,7 @@ export function statsWindow(timeZone: string, now: Date): StatsWindow {
 }
 
 /** Index of the day holding `at` (starts[i] <= at < starts[i + 1]), or -1 outside the window. */
-function dayIndex(starts: number[], at: number): number {
+export function dayIndex(starts: number[], at: number): number {
   let lo = 0;
   let hi = starts.length - 1;
   if (at < starts[0] || at >= starts[hi]) return -1;
@@ -135,21 +135,46 @@ export interface StatsRow {
   message: string;
 }
 
-/** Per-day credits spent and images swapped, then the totals and the chart, in the contract's shape. */
-export function buildStats(window: StatsWindow, rows: Iterable<StatsRow>): AdminStats {
+/** What one log line adds to the statistics: credits spent and images face-swapped. */
+export interface Contribution {
+  credits: number;
+  swaps: number;
+}
+
+export function contributionOf(row: { category: string; message: string }): Contribution {
+  const spent = CREDITS_RE.exec(row.message);
+  const swapped = row.category === 'FaceSwap' ? SWAPPED_RE.exec(row.message) : null;
+  return { credits: spent ? Number(spent[1]) : 0, swaps: swapped ? Number(swapped[1]) : 0 };
+}
+
+/** Credits spent and images swapped per day of the window (indexes as in `window.dates`). */
+export interface DailyTotals {
+  credits: number[];
+  swaps: number[];
+}
+
+export function emptyDailyTotals(window: StatsWindow): DailyTotals {
   const n = window.dates.length;
-  const credits = new Array<number>(n).fill(0);
-  const swaps = new Array<number>(n).fill(0);
-  for (const row of rows) {
-    const i = dayIndex(window.starts, new Date(row.createdOn).getTime());
-    if (i < 0) continue;
-    const spent = CREDITS_RE.exec(row.message);
-    if (spent) credits[i] += Number(spent[1]);
-    if (row.category === 'FaceSwap') {
-      const swapped = SWAPPED_RE.exec(row.message);
-      if (swapped) swaps[i] += Number(swapped[1]);
-    }
-  }
+  return { credits: new Array<number>(n).fill(0), swaps: new Array<number>(n).fill(0) };
+}
+
+/** Adds a contribution made at instant `at` to its day; instants outside the window are ignored. */
+export function addAt(window: StatsWindow, totals: DailyTotals, at: number, add: Contribution): void {
+  const i = dayIndex(window.starts, at);
+  if (i < 0) return;
+  totals.credits[i] += add.credits;
+  totals.swaps[i] += add.swaps;
+}
+
+/** Per-day totals straight from log rows. */
+export function dailyTotalsOf(window: StatsWindow, rows: Iterable<StatsRow>): DailyTotals {
+  const totals = emptyDailyTotals(window);
+  for (const row of rows) addAt(window, totals, new Date(row.createdOn).getTime(), contributionOf(row));
+  return totals;
+}
+
+/** The totals and the chart, in the contract's shape, from per-day totals. */
+export function summarize(window: StatsWindow, { credits, swaps }: DailyTotals): AdminStats {
   const total = (from: number, to: number): CreditTotal => {
     let sum = 0;
     for (let i = from; i <= to; i += 1) sum += credits[i];
@@ -175,4 +200,9 @@ export function buildStats(window: StatsWindow, rows: Iterable<StatsRow>): Admin
     },
     faceSwapsPerDay,
   };
+}
+
+/** Per-day credits spent and images swapped, then the totals and the chart. */
+export function buildStats(window: StatsWindow, rows: Iterable<StatsRow>): AdminStats {
+  return summarize(window, dailyTotalsOf(window, rows));
 }

@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { RealtimeModule } from '../realtime/realtime.module';
 import { AuditEntry, AuditEntrySchema } from './audit-entry.schema';
+import { AuditCounters } from './audit-counters';
 import { AuditController } from './audit.controller';
 import { AuditService } from './audit.service';
 
 @Module({
   imports: [MongooseModule.forFeature([{ name: AuditEntry.name, schema: AuditEntrySchema }]), RealtimeModule],
   controllers: [AuditController],
-  providers: [AuditService],
+  providers: [AuditService, AuditCounters],
   exports: [AuditService],
 })
 export class AuditModule {}

@@ -1,8 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types, type FilterQuery } from 'mongoose';
 import {
-  AuditCategory,
   LOG_PAGE_SIZE,
   SocketEvents,
   type AdminStats,
@@ -13,14 +12,8 @@ import {
 import { isDuplicateKeyError } from '../accounts/accounts.repository';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { AuditEntry } from './audit-entry.schema';
-import {
-  buildStats,
-  CREDITS_PATTERN,
-  statsWindow,
-  SWAPPED_PATTERN,
-  type StatsRow,
-  type StatsWindow,
-} from './audit-stats';
+import { AuditCounters, COUNTED_LINES } from './audit-counters';
+import { buildStats, statsWindow, summarize, type StatsRow, type StatsWindow } from './audit-stats';
 
 export interface NewAuditEntry {
   category: string;
@@ -36,11 +29,13 @@ export const DEFAULT_LOG_LIMIT = 1000;
 
 @Injectable()
 export class AuditService {
+  private readonly log = new Logger(AuditService.name);
   private readonly statsInFlight = new Map<string, Promise<AdminStats>>();
 
   constructor(
     @InjectModel(AuditEntry.name) private readonly model: Model<AuditEntry>,
     private readonly realtime: RealtimePublisher,
+    private readonly counters: AuditCounters,
   ) {}
 
   /** Writes the entry (once per event id) and pushes it to the admins' live feed. */
@@ -52,6 +47,10 @@ export class AuditService {
       if (isDuplicateKeyError(err)) return null; // this event was already recorded
       throw err;
     }
+    // A lost count is mended by the next recount; the line itself is written.
+    await this.counters
+      .record(created.createdOn, created)
+      .catch((err: Error) => this.log.warn(`statistics not counted: ${err.message}`));
     const logEntry = toLogEntry(created.toObject());
     this.realtime.toAdmins(SocketEvents.auditAppended, logEntry);
     return logEntry;
@@ -90,23 +89,29 @@ export class AuditService {
 
   /**
    * Credits used today, yesterday, this week and this month, and face swaps per day over 30 days,
-   * by the calendar of `timeZone`. The database narrows the rows to the window and to the two
-   * message patterns and returns only the three fields read; Node parses the numbers and buckets
-   * them by day (FerretDB has no reliable $regexFind or zone-aware $dateToString).
+   * by the calendar of `timeZone`: from the write-time counters (AuditCounters), or, while Redis
+   * has none complete, from a scan of the log.
    */
   async stats(timeZone: string, now = new Date()): Promise<AdminStats> {
     const window = statsWindow(timeZone, now);
+    const counted = await this.counters.read(window);
+    if (counted) return summarize(window, counted);
     // One scan at a time per zone and day: the admin screen re-reads the statistics after live
     // entries, and on a large log a scan takes long; callers meanwhile share the running one.
     const key = `${timeZone}|${window.starts[0]}|${window.starts[window.starts.length - 1]}`;
     const running = this.statsInFlight.get(key);
     if (running) return running;
-    const computed = this.computeStats(window).finally(() => this.statsInFlight.delete(key));
+    const computed = this.scanStats(window).finally(() => this.statsInFlight.delete(key));
     this.statsInFlight.set(key, computed);
     return computed;
   }
 
-  private async computeStats(window: StatsWindow): Promise<AdminStats> {
+  /**
+   * The database narrows the rows to the window and the counted lines and returns only the three
+   * fields read; Node parses the numbers and buckets them by day (FerretDB has no reliable
+   * $regexFind or zone-aware $dateToString).
+   */
+  private async scanStats(window: StatsWindow): Promise<AdminStats> {
     const rows = await this.model.collection
       .aggregate<StatsRow>([
         {
@@ -115,10 +120,7 @@ export class AuditService {
               $gte: new Date(window.starts[0]),
               $lt: new Date(window.starts[window.starts.length - 1]),
             },
-            $or: [
-              { message: { $regex: CREDITS_PATTERN } },
-              { category: AuditCategory.faceSwap, message: { $regex: SWAPPED_PATTERN } },
-            ],
+            ...COUNTED_LINES,
           },
         },
         { $project: { _id: 0, createdOn: 1, category: 1, message: 1 } },
