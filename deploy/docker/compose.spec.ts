@@ -1,24 +1,161 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { configSchema, loadConfig } from '../../backend/src/config/app-config';
+import { BUILD_TIMEOUT_MS, ensureValidator, yamlToJson } from '../k8s/validate/tool';
 
-/** The compose file is validated by the compose client itself (no engine needed for `config`). */
+/**
+ * The compose files are validated by the compose client itself (no engine needed for `config`);
+ * the resolved file is then read back (through the k8s validator's YAML converter) to check the
+ * shape of the stack and that every backend service's environment passes the app's own
+ * configuration check.
+ */
+const root = join(__dirname, '../..');
+const base = join(root, 'docker-compose.yml');
+const gpu = join(__dirname, 'compose.gpu.yml');
+const secrets = {
+  SESSION_SECRET: 's'.repeat(40),
+  ADMIN_PASSWORD: 'admin-password',
+  MINIO_ROOT_PASSWORD: 'minio-password',
+};
+
+interface Service {
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string | null>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  ports?: unknown[];
+  profiles?: string[];
+  stop_grace_period?: string;
+  volumes?: unknown[];
+}
+interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+const run = (files: string[], env: Record<string, string>) =>
+  execFileSync('docker-compose', [...files.flatMap((f) => ['-f', f]), 'config'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+/** The environment a container gets: unset pass-through variables (null) are left out. */
+const envOf = (service: Service) =>
+  Object.fromEntries(
+    Object.entries(service.environment ?? {}).filter((e): e is [string, string] => e[1] !== null),
+  );
+const knownVariables = new Set(Object.keys(configSchema.innerType().shape));
+const backendServices = (compose: Compose) =>
+  Object.entries(compose.services).filter(([, s]) => s.image === 'ai-studio:local');
+const isWorker = (s: Service) => s.command?.join(' ') === 'node backend/dist/worker/src/main.js';
+
+beforeAll(() => {
+  ensureValidator();
+}, BUILD_TIMEOUT_MS);
+
 describe('docker-compose.yml', () => {
-  const file = join(__dirname, '../../docker-compose.yml');
-  const run = (env: Record<string, string>) =>
-    execFileSync('docker-compose', ['-f', file, 'config'], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  let compose: Compose;
+  beforeAll(() => {
+    compose = yamlToJson<Compose>(run([base], secrets));
+  });
 
-  it('is valid and runs mongo, redis, the API and a worker', () => {
-    const out = run({ SESSION_SECRET: 's'.repeat(40), ADMIN_PASSWORD: 'admin-password' });
-    for (const service of ['mongo:', 'redis:', 'api:', 'worker:']) expect(out).toContain(`  ${service}`);
-    expect(out).toContain('MONGODB_URI: mongodb://mongo:27017/studio');
-    expect(out).toMatch(/WORKER_INLINE: ['"]false['"]/);
+  it('runs a MongoDB replica set, Redis, MinIO, the API, two workers and the frontend', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      ['api', 'frontend', 'minio', 'minio-init', 'mongo', 'redis', 'worker-1', 'worker-2'].sort(),
+    );
+    const { mongo, redis, api, frontend } = compose.services;
+    expect(mongo.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+    const mongoCheck = mongo.healthcheck?.test.join(' ');
+    expect(mongoCheck).toContain("rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'mongo:27017' }] })");
+    expect(mongoCheck).toContain('rs.status().myState === 1'); // PRIMARY
+    expect(redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
+    expect(envOf(api).WORKER_INLINE).toBe('false');
+    expect(Object.values(compose.services).filter(isWorker)).toHaveLength(2);
+    // Only the frontend is published; it proxies to the API.
+    const published = Object.entries(compose.services).filter(([, s]) => s.ports?.length);
+    expect(published.map(([name]) => name)).toEqual(['frontend']);
+    expect(envOf(frontend).API_UPSTREAM).toBe('api:3000');
+    expect(Object.keys(compose.volumes ?? {})).toEqual(
+      expect.arrayContaining(['mongo-data', 'redis-data', 'minio-data']),
+    );
+  });
+
+  it('gives every backend service a configuration the app accepts: replica set, Redis, S3', () => {
+    const services = backendServices(compose);
+    expect(services.map(([name]) => name).sort()).toEqual(['api', 'worker-1', 'worker-2']);
+    for (const [name, service] of services) {
+      const env = envOf(service);
+      for (const variable of Object.keys(service.environment ?? {})) {
+        expect(`${name}: ${variable} ${knownVariables.has(variable) ? 'known' : 'unknown'}`).toBe(
+          `${name}: ${variable} known`,
+        );
+      }
+      const config = loadConfig(env);
+      expect(config.MONGODB_URI).toBe('mongodb://mongo:27017/studio?replicaSet=rs0');
+      expect(config.STORAGE_DRIVER).toBe('s3');
+      expect(config.S3_ENDPOINT).toBe('http://minio:9000');
+      expect(config.WORKER_INLINE).toBe(false);
+      for (const dependency of ['mongo', 'redis']) {
+        expect(service.depends_on?.[dependency]?.condition).toBe('service_healthy');
+      }
+      expect(service.depends_on?.['minio-init']?.condition).toBe('service_completed_successfully');
+    }
+  });
+
+  it('lets workers finish running jobs on stop: stop grace above SHUTDOWN_GRACE_MS', () => {
+    for (const service of Object.values(compose.services).filter(isWorker)) {
+      const grace = Number(envOf(service).SHUTDOWN_GRACE_MS);
+      expect(grace).toBe(loadConfig({ ...envOf(service) }).SHUTDOWN_GRACE_MS);
+      expect(parseSeconds(service.stop_grace_period) * 1000).toBeGreaterThan(grace);
+    }
+  });
+
+  it('creates the bucket the app uses, once MinIO is healthy', () => {
+    const init = compose.services['minio-init'];
+    expect(init.depends_on?.minio?.condition).toBe('service_healthy');
+    expect(envOf(init).S3_BUCKET).toBe(envOf(compose.services.api).S3_BUCKET);
   });
 
   it('refuses to run without the production secrets', () => {
-    expect(() => run({})).toThrow(/SESSION_SECRET/);
+    expect(() => run([base], {})).toThrow(/Missing mandatory value/);
+    for (const name of Object.keys(secrets)) {
+      expect(() => run([base], { ...secrets, [name]: '' })).toThrow(new RegExp(`set ${name}`));
+    }
   });
 });
+
+describe('deploy/docker/compose.gpu.yml', () => {
+  it('adds a gpu-worker for the remote-engine queues and leaves the local ones to the CPU workers', () => {
+    const compose = yamlToJson<Compose>(run([base, gpu], { ...secrets, A1111_URL: 'http://gpu-box:7860' }));
+    const gpuWorker = compose.services['gpu-worker'];
+    expect(isWorker(gpuWorker)).toBe(true);
+    const queues = (s: Service) => envOf(s).WORKER_QUEUES.split(',').sort();
+    expect(queues(gpuWorker)).toEqual(['faceSwap', 'generate', 'inpaint', 'superResolution']);
+    expect(queues(compose.services['worker-1'])).toEqual(['clone', 'faceSwapVideo']);
+    expect(queues(compose.services['worker-2'])).toEqual(['clone', 'faceSwapVideo']);
+    // Every backend process, the API included, sees the same engines (and accepts them).
+    for (const [name, service] of backendServices(compose)) {
+      const config = loadConfig(envOf(service));
+      expect(`${name} ${config.ENGINE_GENERATE} ${config.ENGINE_SUPER_RESOLUTION}`).toBe(
+        `${name} a1111 a1111`,
+      );
+      expect(config.A1111_URL).toBe('http://gpu-box:7860');
+    }
+    expect(parseSeconds(gpuWorker.stop_grace_period) * 1000).toBeGreaterThan(
+      Number(envOf(gpuWorker).SHUTDOWN_GRACE_MS),
+    );
+  });
+
+  it('needs A1111_URL', () => {
+    expect(() => run([base, gpu], secrets)).toThrow(/A1111_URL/);
+  });
+});
+
+function parseSeconds(duration: string | undefined): number {
+  const match = /^(\d+)s$/.exec(duration ?? '');
+  if (!match) throw new Error(`not a duration in seconds: ${duration}`);
+  return Number(match[1]);
+}
