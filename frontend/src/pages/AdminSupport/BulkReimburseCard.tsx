@@ -20,6 +20,7 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
+import { plural } from '../../admin/format';
 import { useToast } from '../../ui/toast';
 
 const TOOL_OPTIONS = JobTools.map((tool) => ({ value: tool, label: TOOL_LABELS[tool] }));
@@ -69,7 +70,9 @@ export function BulkReimburseCard({ onDone }: { onDone?(): void }) {
     setBusy(false);
     const answer = result.body?.content;
     if (result.ok && answer && typeof answer === 'object') {
-      toast.success(`Reimbursed ${answer.totalCredits} credits to ${answer.users.length} users`);
+      toast.success(
+        `Reimbursed ${plural(answer.totalCredits, 'credit')} to ${plural(answer.users.length, 'user')}`,
+      );
       setPreview(null);
       form.resetFields();
       onDone?.();
@@ -127,7 +130,7 @@ function PreviewList({
   return (
     <Space direction="vertical" style={{ width: '100%', marginTop: 16 }}>
       <Typography.Text data-testid="bulk-total">
-        {preview.users.length} users, {preview.totalCredits} credits in total
+        {plural(preview.users.length, 'user')}, {plural(preview.totalCredits, 'credit')} in total
       </Typography.Text>
       <Table
         rowKey="username"
@@ -141,12 +144,12 @@ function PreviewList({
       />
       <Popconfirm
         title="Reimburse everyone listed?"
-        description={`${preview.totalCredits} credits to ${preview.users.length} users`}
+        description={`${plural(preview.totalCredits, 'credit')} to ${plural(preview.users.length, 'user')}`}
         okText="Reimburse"
         onConfirm={onConfirm}
       >
         <Button type="primary" loading={busy}>
-          Reimburse {preview.users.length} users
+          Reimburse {plural(preview.users.length, 'user')}
         </Button>
       </Popconfirm>
     </Space>

@@ -2,6 +2,7 @@ import { CREDIT_AMOUNT_MAX, REASON_MAX, type ReimburseRequest } from '@studio/co
 import { Button, Form, Input, InputNumber } from 'antd';
 import { useRef, useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
+import { plural } from '../../admin/format';
 import { useToast } from '../../ui/toast';
 import { newRequestId } from './requestId';
 
@@ -51,7 +52,7 @@ export function CreditChangeForm({
     if (result.ok && content && typeof content === 'object') {
       requestId.current = newRequestId();
       form.resetFields();
-      toast.success(`${action}: ${amount} credits to ${username}`);
+      toast.success(`${action}: ${plural(amount, 'credit')} to ${username}`);
       onDone(content.balance);
     } else {
       toast.error(errorText(result));

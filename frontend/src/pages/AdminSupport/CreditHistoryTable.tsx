@@ -1,4 +1,10 @@
-import type { CreditHistoryEntry, LedgerKind, Page } from '@studio/contracts';
+import {
+  TOOL_LABELS,
+  type CreditHistoryEntry,
+  type JobTool,
+  type LedgerKind,
+  type Page,
+} from '@studio/contracts';
 import { Tag, Typography, type TableColumnsType } from 'antd';
 import { formatLocalDateTime } from '../../admin/format';
 import { ServerPagedTable } from '../../admin/ServerPagedTable';
@@ -38,8 +44,13 @@ const columns: TableColumnsType<CreditHistoryEntry> = [
     ),
   },
   { title: 'Balance', dataIndex: 'balanceAfter', width: 100, align: 'right' },
-  { title: 'Tool', dataIndex: 'tool', width: 120 },
-  { title: 'Reason', dataIndex: 'reason' },
+  {
+    title: 'Tool',
+    dataIndex: 'tool',
+    render: (tool?: string) => (tool ? (TOOL_LABELS[tool as JobTool] ?? tool) : null),
+  },
+  // At least readable: the fixed columns above leave little room in the support page's panel.
+  { title: 'Reason', dataIndex: 'reason', minWidth: 180 },
   { title: 'By', dataIndex: 'by', width: 120 },
 ];
 

@@ -68,7 +68,10 @@ function Support() {
                     </Typography.Text>
                     {user.role !== 'user' && <Tag>{user.role}</Tag>}
                   </Space>
-                  <Typography.Text type="secondary">{user.balance} credits</Typography.Text>
+                  {/* The picked user's balance follows the changes made in the panel. */}
+                  <Typography.Text type="secondary">
+                    {selected?.username === user.username ? selected.balance : user.balance} credits
+                  </Typography.Text>
                 </List.Item>
               )}
             />
