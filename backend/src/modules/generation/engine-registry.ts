@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { JobTool } from '@studio/contracts';
 import { A1111Engine, LocalCpuEngine, type Capability, type InferenceEngine } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -18,7 +18,7 @@ export const CAPABILITY_OF: Record<JobTool, Capability> = {
  * first use, one per kind per process, so a process that only takes requests loads no models.
  */
 @Injectable()
-export class EngineRegistry implements OnModuleDestroy {
+export class EngineRegistry implements OnApplicationShutdown {
   private readonly logger = new Logger(EngineRegistry.name);
   private readonly engines = new Map<string, InferenceEngine>();
   private readonly overrides = new Map<JobTool, InferenceEngine>();
@@ -73,7 +73,8 @@ export class EngineRegistry implements OnModuleDestroy {
     return engine;
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After the worker's graceful stop (beforeApplicationShutdown), which needs the engines. */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.engines.values()].map((engine) => engine.close?.()));
   }
 }

@@ -1,8 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getModelToken } from '@nestjs/mongoose';
+import type { Queue } from 'bull';
+import type { Model } from 'mongoose';
 import sharp from 'sharp';
 import type { JobView } from '@studio/contracts';
+import { startFakeA1111, type FakeA1111Server } from '@studio/inference';
 import {
   balanceOf,
   downloadBytes,
@@ -11,36 +15,21 @@ import {
   signIn,
   uniqueName,
 } from '../../../test/clients';
+import { exited, startWorker } from '../../../test/processes';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { toolQueueToken } from './job-queues';
+import { Job } from './job.schema';
 
 const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
-const WORKER_MAIN = join(__dirname, '../../../worker/src/main.ts');
 
-/** A worker process of its own (the real worker entry point), on the test app's database and Redis. */
-function startWorker(t: TestApp): ChildProcess {
-  return spawn(process.execPath, ['-r', 'ts-node/register', WORKER_MAIN], {
-    env: {
-      ...process.env,
-      TS_NODE_TRANSPILE_ONLY: 'true',
-      TS_NODE_PROJECT: join(__dirname, '../../../../tsconfig.json'),
-      NODE_ENV: 'test',
-      MONGODB_URI: t.config.MONGODB_URI,
-      REDIS_URL: t.config.REDIS_URL,
-      REDIS_PREFIX: t.config.REDIS_PREFIX,
-      STORAGE_DIR: t.config.STORAGE_DIR,
-      JOB_LOCK_MS: t.config.JOB_LOCK_MS.toString(),
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
+/** An image large enough that super resolution runs for several seconds (many tiles). */
+const bigImage = () =>
+  sharp(readFileSync(join(FIXTURES, 'cgi-model-3.jpg')))
+    .resize(640, 640, { fit: 'cover' })
+    .png()
+    .toBuffer();
 
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) =>
-    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
-  );
-
-describe('a worker killed mid-job (SIGKILL)', () => {
+describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
   let t: TestApp;
   const workers: ChildProcess[] = [];
 
@@ -49,20 +38,17 @@ describe('a worker killed mid-job (SIGKILL)', () => {
     t = await startTestApp({ WORKER_INLINE: 'false', JOB_LOCK_MS: '3000', JOB_WAIT_MS: '0' });
   });
 
-  afterAll(async () => {
+  // Each test has the workers it starts, and no other.
+  afterEach(async () => {
     for (const w of workers) w.kill('SIGKILL');
-    await Promise.all(workers.map(exited));
-    await t?.close();
+    await Promise.all(workers.splice(0).map(exited));
   });
+  afterAll(() => t?.close());
 
   it('is taken over by another worker: the job completes once and is charged once', async () => {
     const user = await signIn(t, uniqueName('crash'));
     await grantCredits(t, user.username, 10);
-    // Large enough that super resolution runs for several seconds (many tiles).
-    const image = await sharp(readFileSync(join(FIXTURES, 'cgi-model-3.jpg')))
-      .resize(640, 640, { fit: 'cover' })
-      .png()
-      .toBuffer();
+    const image = await bigImage();
     const res = await user.agent
       .post('/api/superResolution')
       .field('author', user.username)
@@ -117,4 +103,108 @@ describe('a worker killed mid-job (SIGKILL)', () => {
     const contents = await user.agent.get(`/api/getBulkInpaints/${done.folderId}`);
     expect(contents.body.content.inpaints).toHaveLength(1);
   }, 300_000);
+
+  /**
+   * SIGTERM: workers of a remote GPU engine (the fake A1111 server, 6 s per request) wait on HTTP,
+   * so their event loop is free to stop in the middle of a job. (The local CPU engine computes in
+   * long synchronous stretches: a SIGTERM is handled between them, usually when the job is done.)
+   */
+  describe('SIGTERM', () => {
+    let gpu: FakeA1111Server;
+    const gpuWorker = (grace: number) =>
+      // The worker waits on HTTP, so its lock is renewed in time: only the shutdown hands a job back.
+      startWorker(t, {
+        ENGINE_SUPER_RESOLUTION: 'a1111',
+        A1111_URL: gpu.url,
+        WORKER_QUEUES: 'superResolution',
+        SHUTDOWN_GRACE_MS: String(grace),
+        JOB_LOCK_MS: '10000',
+      });
+    const upscales = () => gpu.requests.filter((r) => r.path === '/sdapi/v1/extra-single-image').length;
+
+    beforeAll(async () => {
+      gpu = await startFakeA1111();
+      gpu.delayMs = 6000;
+    });
+    afterAll(() => gpu?.close());
+
+    /** A super-resolution job of a fresh user with 10 credits, and a reader of its record. */
+    async function submitJob() {
+      const user = await signIn(t, uniqueName('stop'));
+      await grantCredits(t, user.username, 10);
+      const image = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3a6' } })
+        .png()
+        .toBuffer();
+      const res = await user.agent
+        .post('/api/superResolution')
+        .field('author', user.username)
+        .attach('original', image, 'small.png');
+      expect(res.body.message).toBe('processing');
+      const jobId = (res.body.content.job as JobView)._id;
+      const record = async () =>
+        (await t.app.get<Model<Job>>(getModelToken(Job.name)).findById(jobId).lean())!;
+      const underway = (requests: number) =>
+        eventually(async () => {
+          expect((await record()).state).toBe('running');
+          expect(upscales()).toBe(requests);
+        }, 60_000);
+      return { user, jobId, record, underway };
+    }
+
+    it('with time to spare: the running job finishes, then the worker exits', async () => {
+      const before = upscales();
+      const { user, record, underway } = await submitJob();
+      const worker = gpuWorker(60_000);
+      workers.push(worker);
+      await underway(before + 1);
+      worker.kill('SIGTERM');
+      // Nest closes the app, then raises the signal again to exit with it (1 had the close failed).
+      expect(await exited(worker)).toBe('SIGTERM');
+      const done = await record();
+      expect(done.state).toBe('succeeded');
+      expect(done.attempts).toBe(1);
+      expect(done.settled).toBe(true);
+      expect(upscales()).toBe(before + 1);
+      expect(await balanceOf(user)).toBe(10 - 2);
+    }, 120_000);
+
+    it('with a short grace: the job is handed back and finished by another worker, charged once', async () => {
+      const before = upscales();
+      const { user, jobId, record, underway } = await submitJob();
+      const first = gpuWorker(100);
+      workers.push(first);
+      await underway(before + 1);
+      const ranBy = (await record()).worker;
+      first.kill('SIGTERM');
+      expect(await exited(first)).toBe('SIGTERM');
+      // Handed back: its Bull lock is released rather than left to expire (a SIGKILL leaves it), so
+      // the next stalled-job check of another worker requeues it; the first worker's work is dropped.
+      const queue = t.app.get<Queue>(toolQueueToken('superResolution'), { strict: false });
+      expect(await queue.client.exists(`${queue.toKey(jobId)}:lock`)).toBe(0);
+      expect((await record()).state).toBe('running');
+
+      const second = gpuWorker(60_000);
+      workers.push(second);
+      const done = await eventually(async () => {
+        const current = await record();
+        expect(current.state).toBe('succeeded');
+        return current;
+      }, 90_000);
+      expect(done.attempts).toBe(2);
+      expect(done.worker).not.toBe(ranBy);
+      expect(done.outputs).toHaveLength(1);
+      expect(upscales()).toBe(before + 2);
+      await eventually(async () => expect(await balanceOf(user)).toBe(10 - 2), 30_000);
+      const history = (await user.agent.get('/api/credits/history')).body.content.items as {
+        kind: string;
+        jobId?: string;
+      }[];
+      expect(
+        history
+          .filter((h) => h.jobId === jobId)
+          .map((h) => h.kind)
+          .sort(),
+      ).toEqual(['capture', 'reservation']);
+    }, 180_000);
+  });
 });

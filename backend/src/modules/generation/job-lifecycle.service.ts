@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
@@ -17,6 +18,9 @@ import { toJobView } from './job-view';
  * the inputs, mark the job settled. Whoever finds a finished job that is not settled (the runner
  * after a crash, the sweep) calls settle() again.
  */
+/** Which worker process runs a job (host and process id), for the record and the queue board. */
+export const WORKER_ID = `${hostname()}:${process.pid}`;
+
 @Injectable()
 export class JobLifecycle {
   private readonly logger = new Logger(JobLifecycle.name);
@@ -31,7 +35,12 @@ export class JobLifecycle {
   ) {}
 
   async started(job: JobRecord): Promise<JobRecord> {
-    const update = { state: 'running' as const, startedAt: new Date(), attempts: job.attempts + 1 };
+    const update = {
+      state: 'running' as const,
+      startedAt: new Date(),
+      attempts: job.attempts + 1,
+      worker: WORKER_ID,
+    };
     await this.jobs.updateOne({ _id: job._id }, { $set: update });
     return { ...job, ...update };
   }

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Job as BullJob, Queue } from 'bull';
@@ -52,8 +58,13 @@ type Output = EncodedImage | EncodedVideo;
  * input errors and the last attempt fail the job, which refunds it.
  */
 @Injectable()
-export class JobRunner implements OnApplicationBootstrap {
+export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(JobRunner.name);
+  private readonly queues: Queue[] = [];
+  /** The Bull jobs this process is running, to hand back if shutdown cannot wait for them. */
+  private readonly running = new Set<BullJob>();
+  /** Set once running jobs were handed back: whatever this process still computes is dropped. */
+  private handedBack = false;
 
   constructor(
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
@@ -69,10 +80,47 @@ export class JobRunner implements OnApplicationBootstrap {
     for (const tool of JobTools) {
       if (!runsQueue(this.config, tool)) continue;
       const queue = this.modules.get<Queue>(toolQueueToken(tool), { strict: false });
+      this.queues.push(queue);
       void queue.process(concurrencyOf(this.config, tool), (job: BullJob<{ jobId: string }>) =>
-        this.run(job),
+        this.track(job, () => this.run(job)),
       );
       queue.on('error', (err) => this.logger.warn(`${tool} queue: ${err.message}`));
+    }
+  }
+
+  /**
+   * Graceful shutdown (SIGTERM): take no new jobs, give running ones SHUTDOWN_GRACE_MS to finish,
+   * then hand the rest back: their locks are released, so another worker's stalled-job check
+   * requeues them without waiting for the lock to expire, and what this process still computes
+   * for them is dropped. Reruns are safe (item ids and settlement are per job).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (!this.queues.length) return;
+    const finished = Promise.all(this.queues.map((queue) => queue.pause(true))).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.config.SHUTDOWN_GRACE_MS);
+    });
+    const inTime = await Promise.race([finished, timedOut]);
+    clearTimeout(timer);
+    if (inTime) {
+      this.logger.log('worker stopped: no job running');
+      return;
+    }
+    this.handedBack = true;
+    const handedBack = [...this.running];
+    await Promise.all(handedBack.map((job) => job.releaseLock().catch(() => undefined)));
+    // Close without waiting for the jobs still running here; their results would be discarded.
+    await Promise.all(this.queues.map((queue) => queue.close(true).catch(() => undefined)));
+    this.logger.warn(`worker stopped: handed ${handedBack.length} running job(s) back to the queue`);
+  }
+
+  private async track<T>(job: BullJob, work: () => Promise<T>): Promise<T> {
+    this.running.add(job);
+    try {
+      return await work();
+    } finally {
+      this.running.delete(job);
     }
   }
 
@@ -92,8 +140,10 @@ export class JobRunner implements OnApplicationBootstrap {
       const progress = this.progressReporter(job, bullJob);
       const images = await this.execute(engine, job, progress.report);
       await progress.flush();
+      if (this.handedBack) return; // another worker has it now
       await this.lifecycle.succeeded(job, await this.store(job, images));
     } catch (err) {
+      if (this.handedBack) return;
       const permanent = err instanceof EngineInputError || err instanceof CapabilityUnavailableError;
       const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {

@@ -77,6 +77,10 @@ export class Job {
   @Prop()
   startedAt?: Date;
 
+  /** The worker process of the latest attempt (host:pid). */
+  @Prop()
+  worker?: string;
+
   @Prop()
   finishedAt?: Date;
 }

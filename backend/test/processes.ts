@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { TestApp } from './test-app';
+
+const ROOT = join(__dirname, '../..');
+const WORKER_MAIN = join(ROOT, 'backend/worker/src/main.ts');
+const API_MAIN = join(ROOT, 'backend/api/src/main.ts');
+
+/** The environment that puts another process on the test app's database, Redis and storage. */
+function sharedEnv(t: TestApp, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TS_NODE_TRANSPILE_ONLY: 'true',
+    TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
+    NODE_ENV: 'test',
+    MONGODB_URI: t.config.MONGODB_URI,
+    REDIS_URL: t.config.REDIS_URL,
+    REDIS_PREFIX: t.config.REDIS_PREFIX,
+    STORAGE_DIR: t.config.STORAGE_DIR,
+    SESSION_SECRET: t.config.SESSION_SECRET,
+    JOB_LOCK_MS: t.config.JOB_LOCK_MS.toString(),
+    PASSWORD_SCRYPT_LOG_N: '10',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
+}
+
+/** A worker process of its own (the real worker entry point), on the test app's services. */
+export function startWorker(t: TestApp, extra: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['-r', 'ts-node/register', WORKER_MAIN], {
+    env: sharedEnv(t, extra),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A second API instance (the real API entry point, API only) on the test app's services; resolves
+ * with its URL once /api/health answers.
+ */
+export async function startApi(
+  t: TestApp,
+  extra: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-r', 'ts-node/register', API_MAIN], {
+    env: sharedEnv(t, {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKER_INLINE: 'false',
+      AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+      ...extra,
+    }),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`API instance exited with ${child.exitCode}`);
+    const up = await fetch(`${url}/api/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (up) return { child, url };
+    if (Date.now() > deadline) throw new Error('API instance did not start in 90 s');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Resolves with the exit code (or signal) once the process has exited. */
+export function exited(child: ChildProcess): Promise<number | string | null> {
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? resolve(child.exitCode ?? child.signalCode)
+      : child.once('exit', (code, signal) => resolve(code ?? signal)),
+  );
+}
