@@ -56,3 +56,31 @@ export async function dismissToasts(page: Page): Promise<void> {
   }
   await page.locator('.ant-notification-notice').first().waitFor({ state: 'detached' });
 }
+
+/** What the page saw: socket frames, and how many times the server said the socket joined. */
+export interface Watch {
+  frames: string[];
+  readies(): number;
+}
+
+export function watchSocket(page: Page): Watch {
+  const frames: string[] = [];
+  // Socket.IO starts on HTTP long-polling and upgrades to a WebSocket: read both.
+  page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => frames.push(String(payload))));
+  page.on('response', (response) => {
+    if (!response.url().includes('/socket.io/') || response.request().method() !== 'GET') return;
+    void response
+      .text()
+      .then((text) => frames.push(...text.split('\x1e')))
+      .catch(() => undefined);
+  });
+  return { frames, readies: () => frames.filter((f) => f.includes('"session.ready"')).length };
+}
+
+export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -9,31 +9,14 @@ import {
   logInAs,
   screenshot as fullPage,
   toast,
+  waitUntil,
+  watchSocket,
+  type Watch,
 } from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 const FACE = join(FIXTURES, 'ai-face.jpg'); // 256x256
 const TARGET = join(FIXTURES, 'cgi-model-3.jpg'); // 939x1280, scaled to 751x1024 in the browser
-
-/** What the page saw: socket frames, and every progress value its bars showed. */
-interface Watch {
-  frames: string[];
-  readies(): number;
-}
-
-function watchSocket(page: Page): Watch {
-  const frames: string[] = [];
-  // Socket.IO starts on HTTP long-polling and upgrades to a WebSocket: read both.
-  page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => frames.push(String(payload))));
-  page.on('response', (response) => {
-    if (!response.url().includes('/socket.io/') || response.request().method() !== 'GET') return;
-    void response
-      .text()
-      .then((text) => frames.push(...text.split('\x1e')))
-      .catch(() => undefined);
-  });
-  return { frames, readies: () => frames.filter((f) => f.includes('"session.ready"')).length };
-}
 
 /** Samples the progress bars of the modal and the tray every 25 ms (set up before any page loads). */
 const recordProgress = () => {
@@ -267,12 +250,4 @@ async function blankPng(page: Page): Promise<Buffer> {
     return canvas.toDataURL('image/png');
   });
   return Buffer.from(dataUrl.split(',')[1], 'base64');
-}
-
-async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
