@@ -20,11 +20,9 @@ import { io } from 'socket.io-client';
 import { JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
 import { LocalCpuEngine, type EncodedImage, type InferenceEngine } from '@studio/inference';
 import { createApp } from '../api/src/create-app';
+import { benchUser } from './bench-user';
 import { percentile, time } from './timing';
 import { loadConfig } from '../src/config/app-config';
-import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
-import { AccountsService } from '../src/modules/accounts/accounts.service';
-import { LedgerService } from '../src/modules/billing/ledger.service';
 import { EngineRegistry } from '../src/modules/generation/engine-registry';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 200);
@@ -58,25 +56,7 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
   const registry = app.get(EngineRegistry);
   registry.override('clone', await noopEngine(registry.engineFor('clone')!));
 
-  const username = `pipe${Date.now().toString(36)}`;
-  await app
-    .get(AccountsService)
-    .register({ email: `${username}@bench.invalid`, username, password: 'bench-password', adult: true });
-  const account = (await app.get(AccountsRepository).findByUsername(username))!;
-  await app.get(LedgerService).credit({
-    key: `bench-grant:${username}`,
-    userId: account.id,
-    username,
-    kind: 'grant',
-    amount: JOBS * 2,
-    reason: 'bench',
-  });
-  const login = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ username, password: 'bench-password' }),
-  });
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  const { cookie } = await benchUser(app, base, 'pipe', JOBS * 2);
   const socket = io(base, { transports: ['websocket'], extraHeaders: { cookie } });
   await new Promise((resolve) => socket.once(SocketEvents.ready, resolve));
 

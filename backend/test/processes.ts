@@ -1,14 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { TestApp } from './test-app';
+import type { AppConfig } from '../src/config/app-config';
+
+/** Whose database, Redis, prefix and storage the other processes share (a TestApp, or a bench's app). */
+type Host = { config: AppConfig };
 
 const ROOT = join(__dirname, '../..');
 const WORKER_MAIN = join(ROOT, 'backend/worker/src/main.ts');
 const API_MAIN = join(ROOT, 'backend/api/src/main.ts');
 
 /** The environment that puts another process on the test app's database, Redis and storage. */
-function sharedEnv(t: TestApp, extra: Record<string, string>): NodeJS.ProcessEnv {
+function sharedEnv(t: Host, extra: Record<string, string>): NodeJS.ProcessEnv {
   return {
     ...process.env,
     TS_NODE_TRANSPILE_ONLY: 'true',
@@ -27,7 +30,7 @@ function sharedEnv(t: TestApp, extra: Record<string, string>): NodeJS.ProcessEnv
 }
 
 /** A worker process of its own (the real worker entry point), on the test app's services. */
-export function startWorker(t: TestApp, extra: Record<string, string> = {}): ChildProcess {
+export function startWorker(t: Host, extra: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['-r', 'ts-node/register', WORKER_MAIN], {
     env: sharedEnv(t, extra),
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -51,7 +54,7 @@ export function freePort(): Promise<number> {
  * with its URL once /api/health answers.
  */
 export async function startApi(
-  t: TestApp,
+  t: Host,
   extra: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();

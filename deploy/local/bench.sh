@@ -10,7 +10,7 @@ ensure_ferretdb
 npm run build --silent -w @studio/contracts
 npm run build --silent -w @studio/inference
 
-BENCH_DATA="$ROOT/.data/bench"
+BENCH_DATA="${BENCH_DATA_DIR:-$ROOT/.data/bench}"
 rm -rf "$BENCH_DATA"
 trap stop_services EXIT INT TERM
 mongo_port="${BENCH_MONGO_PORT:-27029}"
@@ -23,10 +23,11 @@ export MONGODB_URI="${BENCH_MONGODB_URI:-mongodb://127.0.0.1:$mongo_port/bench${
 export REDIS_URL="redis://127.0.0.1:$redis_port"
 export PORT=0 NODE_ENV=test TS_NODE_TRANSPILE_ONLY=true TS_NODE_PROJECT="$ROOT/backend/tsconfig.json"
 
-# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, audit) one of them.
-parts="${*:-ledger folders pipeline audit}"
+# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, workers, audit) one of them.
+parts="${*:-ledger folders pipeline workers audit}"
 [[ " $parts " == *" ledger "* ]] && node -r ts-node/register backend/bench/ledger.bench.ts
 [[ " $parts " == *" folders "* ]] && node -r ts-node/register backend/bench/folder-contents.bench.ts
 [[ " $parts " == *" pipeline "* ]] && node -r ts-node/register backend/bench/pipeline.bench.ts
+[[ " $parts " == *" workers "* ]] && node -r ts-node/register backend/bench/workers.bench.ts
 [[ " $parts " == *" audit "* ]] && node -r ts-node/register backend/bench/audit-stats.bench.ts
 exit 0
