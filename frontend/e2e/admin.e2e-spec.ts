@@ -113,12 +113,32 @@ async function chartPoint(page: Page, dayLabel: string) {
     await page.waitForTimeout(120);
   }
   await title.filter({ hasText: new RegExp(`^\\s*${dayLabel}\\s*$`) }).waitFor({ timeout: 5_000 });
+  await expectTooltipInsideChart(page);
   const items: Record<string, string> = {};
   for (const item of await tooltip.locator('.g2-tooltip-list-item').all()) {
     const name = (await item.locator('.g2-tooltip-list-item-name-label').textContent())!.trim();
     items[name] = (await item.locator('.g2-tooltip-list-item-value').textContent())!.trim();
   }
   return items;
+}
+
+/**
+ * The tooltip of the right-most point stays inside the chart's card (it used to hang past the right
+ * edge and widen the page), and the page gets no horizontal scroll.
+ */
+async function expectTooltipInsideChart(page: Page) {
+  const tooltip = (await page.locator('.g2-tooltip').boundingBox())!;
+  const card = (await chartCard(page).boundingBox())!;
+  expect(tooltip.width).toBeGreaterThan(40);
+  expect(tooltip.x).toBeGreaterThanOrEqual(card.x);
+  expect(tooltip.x + tooltip.width).toBeLessThanOrEqual(card.x + card.width);
+  expect(tooltip.y).toBeGreaterThanOrEqual(card.y);
+  expect(tooltip.y + tooltip.height).toBeLessThanOrEqual(card.y + card.height);
+  const widths = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    viewport: document.documentElement.clientWidth,
+  }));
+  expect(widths.page).toBe(widths.viewport);
 }
 
 /** Retries `read` until it gives `expected` (the page updates live), then asserts on the last read. */
@@ -278,6 +298,8 @@ describe('admin console in the browser', () => {
       FaceSwaps: String(todayBefore + swapsToday),
       Dollars: dollars(todayBefore + swapsToday),
     });
+    // The right-most point's tooltip, inside the chart (checked by chartPoint).
+    await fullPage(admin, 'admin-logs-tooltip');
 
     // The table, narrowed to the seeded user: newest first, dates in the admin's zone.
     await admin.getByLabel('Username', { exact: true }).fill(seeded);
@@ -436,13 +458,17 @@ describe('admin console in the browser', () => {
     expect(await sameDocument(user)).toBe(true);
   }, 60_000);
 
-  it('sets a maintenance notice on the operations page; the user sees it at once', async () => {
+  it('sets maintenance notices on the operations page; the user sees them at once', async () => {
     await user.goto(`${t.url}/magic`);
     await user.getByText('Paint over what you want to change').waitFor();
     await markDocument(user);
     await admin.goto(`${t.url}/admin/operations`);
     const notice = admin.getByTestId('notice-inpaint');
     const text = 'Magic Brush is slower than usual while we upgrade the servers.';
+    // Each tool's example names that tool.
+    await expect(notice.getByLabel('Magic Brush notice text').getAttribute('placeholder')).resolves.toBe(
+      'e.g. Magic Brush is slower than usual while we upgrade the servers.',
+    );
     await notice.getByLabel('Magic Brush notice text').fill(text);
     await notice.getByRole('button', { name: 'Save' }).click();
     await toast(admin, 'Magic Brush notice saved').waitFor();
@@ -453,23 +479,63 @@ describe('admin console in the browser', () => {
     await clearToasts(admin);
     await screenshot(admin, 'admin-operations');
     await screenshot(user, 'user-magic-notice');
+
+    // Face swap: the user moves to its screen (same document), then the admins post its notice.
+    await user.getByRole('navigation', { name: 'Tools' }).getByRole('link', { name: 'Face swap' }).click();
+    await user.getByText('Put the face from one image onto the person in another.').waitFor();
+    await expect(user.getByTestId('tool-notices').count()).resolves.toBe(0);
+    const swapNotice = admin.getByTestId('notice-faceSwap');
+    const swapText = 'Face swaps take a few minutes longer today.';
+    await expect(swapNotice.getByLabel('Face swap notice text').getAttribute('placeholder')).resolves.toBe(
+      'e.g. Face swap is slower than usual while we upgrade the servers.',
+    );
+    await swapNotice.getByLabel('Face swap notice text').fill(swapText);
+    await swapNotice.getByRole('button', { name: 'Save' }).click();
+    await toast(admin, 'Face swap notice saved').waitFor();
+    await swapNotice.getByRole('switch', { name: 'Face swap notice on' }).click();
+    await swapNotice.getByText('Shown').waitFor();
+    const shown = user.getByTestId('maintenance-notice').filter({ hasText: swapText });
+    await shown.waitFor();
+    // Only the Face swap notice: Magic Brush's stays on its own screen.
+    await expect(user.getByTestId('maintenance-notice').allTextContents()).resolves.toEqual([swapText]);
+    expect(await sameDocument(user)).toBe(true);
+    await clearToasts(admin);
+    await screenshot(user, 'user-faceswap-notice');
   });
 
-  it('takes content down: the owner is told and reads the reason', async () => {
+  it("takes content down from the operations page; the owner's folder updates live with a toast", async () => {
     await user.goto(`${t.url}/profile/bulkInpaints/${folderId}`);
     await user.getByTestId('content-item').first().waitFor();
     const contents = await (await user.request.get(`${t.url}/api/getBulkInpaints/${folderId}`)).json();
-    const itemId = contents.content.inpaints[0]._id as string;
+    const item = contents.content.inpaints[0] as { _id: string; url: string; title?: string };
+    expect(item.url).toMatch(new RegExp(`^/api/content/${item._id}\\.\\w+$`));
+    expect((await user.request.get(`${t.url}${item.url}`)).status()).toBe(200);
+    const itemsBefore = await user.getByTestId('content-item').count();
+    await markDocument(user);
 
+    await admin.goto(`${t.url}/admin/operations`);
+    const card = admin.getByTestId('takedown-card');
     const reason = 'The person in this picture asked us to remove it.';
-    const taken = await admin.request.post(`${t.url}/api/admin/content/${itemId}/takedown`, {
-      data: { mode: 'hide', reason },
-    });
-    expect(taken.status()).toBe(200);
-    await waitUntil(() => userFrames.some((f) => f.includes('"content.taken_down"') && f.includes(itemId)));
-    await user.reload();
+    // The content URL as an admin copies it from the address bar.
+    await card.getByLabel('Content URL or item id').fill(`${t.url}${item.url}`);
+    await card.getByRole('radio', { name: 'Hide (keep the file)' }).check();
+    await card.getByLabel('Reason').fill(reason);
+    await card.getByRole('button', { name: 'Take down' }).click();
+    const confirm = admin.locator('.ant-popconfirm').filter({ hasText: 'Take this item down?' });
+    await confirm.filter({ hasText: `Item ${item._id}.` }).waitFor();
+    await screenshot(admin, 'admin-takedown-confirm');
+    await confirm.getByRole('button', { name: 'Take down' }).click();
+    await toast(admin, `Taken down: ${item.title ?? 'No Title'}`).waitFor();
+    await expect(card.getByLabel('Content URL or item id').inputValue()).resolves.toBe('');
+
+    // The owner's folder, never reloaded: the item leaves the grid, the notice and a toast say why.
+    await waitUntil(() => userFrames.some((f) => f.includes('"content.taken_down"') && f.includes(item._id)));
+    const told = toast(user, `“${item.title ?? 'No Title'}” was hidden by our team`);
+    await told.filter({ hasText: `Reason: ${reason}` }).waitFor();
     await user.getByTestId('takedown-notice').filter({ hasText: reason }).waitFor();
-    await expect(user.getByTestId('content-item').count()).resolves.toBe(0);
+    await expect(user.getByTestId('content-item').count()).resolves.toBe(itemsBefore - 1);
+    expect(await sameDocument(user)).toBe(true);
+    expect((await user.request.get(`${t.url}${item.url}`)).status()).toBe(451);
     await screenshot(user, 'takedown-owner');
   });
 });

@@ -1,22 +1,45 @@
 import { SocketEvents } from '@studio/contracts';
 import type { ReactNode } from 'react';
 import { useSession } from '../session/useSession';
+import { useToast } from '../ui/toast';
+import { creditChangeNotice, takedownNotice, type AccountNotice } from './accountNotices';
 import { RealtimeContext, useRealtime, useSocketEvent } from './useRealtime';
 
-/** Opens the socket once the session is confirmed and keeps the header balance live. */
+/**
+ * Opens the socket once the session is confirmed, keeps the header balance live and tells the
+ * account, on whatever screen, about what staff did to it: credits added, content taken down.
+ */
 export function RealtimeProvider({ children }: { children: ReactNode }) {
   const { account, checking } = useSession();
   const socket = useRealtime(checking ? null : account);
   return (
     <RealtimeContext.Provider value={socket}>
       <BalanceSync />
+      <TakedownToasts />
       {children}
     </RealtimeContext.Provider>
   );
 }
 
+function useNoticeToast() {
+  const toast = useToast();
+  return (notice: AccountNotice) => toast[notice.type](notice.message, notice.description);
+}
+
 function BalanceSync() {
   const { setBalance } = useSession();
-  useSocketEvent(SocketEvents.balanceChanged, ({ balance }) => setBalance(balance));
+  const show = useNoticeToast();
+  useSocketEvent(SocketEvents.balanceChanged, (change) => {
+    setBalance(change.balance);
+    const notice = creditChangeNotice(change);
+    if (notice) show(notice);
+  });
+  return null;
+}
+
+/** The folder screen updates its grid itself; the toast shows on every screen. */
+function TakedownToasts() {
+  const show = useNoticeToast();
+  useSocketEvent('content.taken_down', (takedown) => show(takedownNotice(takedown)));
   return null;
 }

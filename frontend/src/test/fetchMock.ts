@@ -1,3 +1,5 @@
+import { operationsAnswer } from './operations';
+
 /**
  * A fetch stand-in answering by "METHOD /path". A call nobody expected fails the test,
  * so a screen that sends something it should not is caught.
@@ -12,8 +14,15 @@ type Responder = FakeAnswer | ((init: RequestInit) => FakeAnswer | Promise<FakeA
 /** The job tray of a logged-in user asks for its jobs on every screen; none unless a test says so. */
 export const noJobs: FakeAnswer = { status: 200, body: { message: 'success', content: [] } };
 
+/** The tool screens ask for the admins' notices and flags; none set unless a test says so. */
+export const noOperations: FakeAnswer = operationsAnswer();
+
 export function mockFetch(answers: Record<string, Responder> = {}): jest.Mock {
-  const known: Record<string, Responder> = { 'GET /api/jobs': noJobs, ...answers };
+  const known: Record<string, Responder> = {
+    'GET /api/jobs': noJobs,
+    'GET /api/operations': noOperations,
+    ...answers,
+  };
   const fetchMock = jest.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const key = `${init.method ?? 'GET'} ${String(input)}`;
     const responder = known[key];

@@ -6,7 +6,7 @@ import {
   type MaintenanceNotice,
   type OperationsState,
 } from '@studio/contracts';
-import { act } from '@testing-library/react';
+import { act, waitFor } from '@testing-library/react';
 import { openSocket } from './fakeSocket';
 import type { FakeAnswer } from './fetchMock';
 
@@ -45,6 +45,11 @@ export function notice(
     updatedAt: '2026-11-21T12:00:00.000Z',
     ...overrides,
   };
+}
+
+/** Waits until the screen listens for the admins' changes, so a push cannot come too early. */
+export async function operationsListening(): Promise<void> {
+  await waitFor(() => expect(openSocket()?.listenerCount(OperationsSocketEvents.changed)).toBeGreaterThan(0));
 }
 
 /** The server telling every browser that admins changed notices or flags. */

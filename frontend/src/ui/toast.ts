@@ -5,6 +5,7 @@ import { useMemo } from 'react';
 export interface Toast {
   success(text: string, description?: string): void;
   info(text: string, description?: string): void;
+  warning(text: string, description?: string): void;
   error(text: string, description?: string): void;
 }
 
@@ -22,6 +23,6 @@ export function useToast(): Toast {
         placement: 'topRight',
         duration: TOAST_DURATION_MS / 1000,
       });
-    return { success: show('success'), info: show('info'), error: show('error') };
+    return { success: show('success'), info: show('info'), warning: show('warning'), error: show('error') };
   }, [notification]);
 }

@@ -89,7 +89,16 @@ export interface SocketEventPayloads extends JobSocketPayloads {
   'operations.changed': OperationsState;
   'content.taken_down': { itemId: string; title?: string; reason: string; mode: 'hide' | 'delete' };
   'session.ready': { username: string };
-  'balance.changed': { balance: number; delta: number; reason: string };
+  'balance.changed': {
+    balance: number;
+    delta: number;
+    reason: string;
+    /**
+     * What changed the balance (the ledger entry's kind). Optional: screens greet support's
+     * reimbursements and grants with a toast only when the server sends it.
+     */
+    kind?: LedgerKind;
+  };
   'audit.appended': LogEntry;
 }
 

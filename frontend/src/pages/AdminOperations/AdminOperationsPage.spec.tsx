@@ -4,6 +4,8 @@ import { callsTo, mockFetch, sessionAnswer, type FakeAnswer } from '../../test/f
 import { notice, operationsAnswer, operationsState, pushOperations } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
+const ITEM = '665f1c2e9b1d4a0012345678';
+
 const ok: FakeAnswer = { status: 200, body: { message: 'success', content: null } };
 
 function asAdmin(answers: Record<string, FakeAnswer>) {
@@ -89,6 +91,130 @@ describe('AdminOperationsPage', () => {
     await waitFor(() => expect(screen.getByTestId('notice-faceSwap')).toBeInTheDocument());
     pushOperations(operationsState({ flags: { videoFaceSwap: false } }));
     await waitFor(() => expect(screen.getByRole('switch', { name: 'Video face swap' })).not.toBeChecked());
+  });
+
+  it('names the tool in each notice example', async () => {
+    asAdmin({ 'GET /api/operations': operationsAnswer() });
+    renderApp('/admin/operations');
+    const example = (tool: string, label: string) =>
+      within(screen.getByTestId(`notice-${tool}`))
+        .getByLabelText(`${label} notice text`)
+        .getAttribute('placeholder');
+
+    await screen.findByTestId('notice-faceSwap');
+    expect(example('faceSwap', 'Face swap')).toBe(
+      'e.g. Face swap is slower than usual while we upgrade the servers.',
+    );
+    expect(example('inpaint', 'Magic Brush')).toBe(
+      'e.g. Magic Brush is slower than usual while we upgrade the servers.',
+    );
+    expect(example('clone', 'Clones')).toBe(
+      'e.g. Cloning is slower than usual while we upgrade the servers.',
+    );
+    expect(example('generate', 'Generated')).toBe(
+      'e.g. Image generation is slower than usual while we upgrade the servers.',
+    );
+    expect(example('superResolution', 'Super resolution')).toMatch(/^e\.g\. Super resolution is slower/);
+    expect(example('faceSwapVideo', 'Video face swap')).toMatch(/^e\.g\. Video face swap is slower/);
+  });
+
+  it('takes an item down from its content URL after a confirmation, and says so', async () => {
+    const fetchMock = asAdmin({
+      'GET /api/operations': operationsAnswer(),
+      [`POST /api/admin/content/${ITEM}/takedown`]: {
+        status: 200,
+        body: {
+          message: 'success',
+          content: {
+            _id: ITEM,
+            url: `/api/content/${ITEM}.png`,
+            kind: 'image',
+            title: 'Beach',
+            visible: false,
+            createdAt: '2026-11-21T08:00:00.000Z',
+            takedown: { reason: 'Reported', mode: 'delete', at: '2026-11-21T12:00:00.000Z' },
+          },
+        },
+      },
+    });
+    renderApp('/admin/operations');
+    const card = await screen.findByTestId('takedown-card');
+
+    fireEvent.change(within(card).getByLabelText('Content URL or item id'), {
+      target: { value: `https://studio.example.com/api/content/${ITEM}.png` },
+    });
+    fireEvent.click(within(card).getByRole('radio', { name: 'Delete the file' }));
+    fireEvent.change(within(card).getByLabelText('Reason'), {
+      target: { value: '  Reported by the person shown ' },
+    });
+    fireEvent.click(within(card).getByRole('button', { name: 'Take down' }));
+
+    const confirm = await screen.findByRole('tooltip');
+    expect(confirm).toHaveTextContent('Take this item down?');
+    expect(confirm).toHaveTextContent(`Item ${ITEM}. Its file is deleted for good.`);
+    expect(callsTo(fetchMock, `POST /api/admin/content/${ITEM}/takedown`)).toHaveLength(0);
+
+    fireEvent.click(within(confirm).getByRole('button', { name: 'Take down' }));
+    await waitFor(() =>
+      expect(callsTo(fetchMock, `POST /api/admin/content/${ITEM}/takedown`)).toHaveLength(1),
+    );
+    expect(json(callsTo(fetchMock, `POST /api/admin/content/${ITEM}/takedown`)[0])).toEqual({
+      mode: 'delete',
+      reason: 'Reported by the person shown',
+    });
+    const toast = await screen.findByText('Taken down: Beach');
+    expect(toast.closest('.ant-notification-notice')).toHaveTextContent(
+      'The file was deleted; its owner was told why.',
+    );
+    await waitFor(() => expect(within(card).getByLabelText('Content URL or item id')).toHaveValue(''));
+    expect(within(card).getByRole('radio', { name: 'Hide (keep the file)' })).toBeChecked();
+  });
+
+  it('refuses what is not a content URL or an item id, and sends nothing', async () => {
+    const fetchMock = asAdmin({ 'GET /api/operations': operationsAnswer() });
+    renderApp('/admin/operations');
+    const card = await screen.findByTestId('takedown-card');
+
+    fireEvent.click(within(card).getByRole('button', { name: 'Take down' }));
+    expect(await within(card).findByText('Paste the content URL or the item id')).toBeInTheDocument();
+    expect(within(card).getByText('A reason is required')).toBeInTheDocument();
+
+    fireEvent.change(within(card).getByLabelText('Content URL or item id'), {
+      target: { value: '/api/folders/665f1c2e9b1d4a0012345678' },
+    });
+    fireEvent.change(within(card).getByLabelText('Reason'), { target: { value: 'Spam' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Take down' }));
+    expect(
+      await within(card).findByText('Not a content URL (/api/content/…) or an item id'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText('Take this item down?')).not.toBeInTheDocument();
+    expect(fetchMock.mock.calls.filter(([url]) => String(url).includes('/takedown'))).toHaveLength(0);
+  });
+
+  it("shows the server's refusal when the item does not exist, and keeps the form", async () => {
+    const fetchMock = asAdmin({
+      'GET /api/operations': operationsAnswer(),
+      [`POST /api/admin/content/${ITEM}/takedown`]: {
+        status: 404,
+        body: { message: 'error', content: 'Item not found' },
+      },
+    });
+    renderApp('/admin/operations');
+    const card = await screen.findByTestId('takedown-card');
+
+    fireEvent.change(within(card).getByLabelText('Content URL or item id'), { target: { value: ITEM } });
+    fireEvent.change(within(card).getByLabelText('Reason'), { target: { value: 'Spam' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Take down' }));
+    const confirm = await screen.findByRole('tooltip');
+    expect(confirm).toHaveTextContent('The owner can no longer open it; the file is kept.');
+    fireEvent.click(within(confirm).getByRole('button', { name: 'Take down' }));
+
+    expect(await screen.findByText('Item not found')).toBeInTheDocument();
+    expect(json(callsTo(fetchMock, `POST /api/admin/content/${ITEM}/takedown`)[0])).toEqual({
+      mode: 'hide',
+      reason: 'Spam',
+    });
+    expect(within(card).getByLabelText('Content URL or item id')).toHaveValue(ITEM);
   });
 
   it('shows Not Found to support staff', async () => {

@@ -7,8 +7,9 @@ import { ADMIN_ONLY, RequireRole } from '../../admin/RequireRole';
 import { useOperations } from '../../operations/useOperations';
 import { useToast } from '../../ui/toast';
 import { NoticeEditor } from './NoticeEditor';
+import { TakedownCard } from './TakedownCard';
 
-/** /admin/operations: maintenance notices per tool, feature flags and the queue board. */
+/** /admin/operations: feature flags, maintenance notices per tool, content takedowns and the queue board. */
 export function AdminOperationsPage() {
   return (
     <RequireRole roles={ADMIN_ONLY}>
@@ -47,6 +48,14 @@ function AdminOperations() {
                 />
               </Col>
             ))}
+          </Row>
+          <Typography.Title level={4} style={{ margin: 0 }}>
+            Content
+          </Typography.Title>
+          <Row gutter={[16, 16]}>
+            <Col xs={24} lg={12}>
+              <TakedownCard />
+            </Col>
           </Row>
         </>
       )}

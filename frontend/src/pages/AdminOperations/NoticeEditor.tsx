@@ -19,6 +19,21 @@ const SEVERITY_OPTIONS: { value: NoticeSeverity; label: string }[] = [
 
 const NOTICE_TEXT_MAX = 500;
 
+/** How an example notice names each tool (TOOL_LABELS name folders: 'Clones', 'Generated'). */
+const EXAMPLE_SUBJECT: Record<JobTool, string> = {
+  clone: 'Cloning',
+  superResolution: 'Super resolution',
+  faceSwap: 'Face swap',
+  inpaint: 'Magic Brush',
+  generate: 'Image generation',
+  faceSwapVideo: 'Video face swap',
+};
+
+/** The notice text's placeholder: an example about this tool. */
+function noticePlaceholder(tool: JobTool): string {
+  return `e.g. ${EXAMPLE_SUBJECT[tool]} is slower than usual while we upgrade the servers.`;
+}
+
 function draftOf(notice: MaintenanceNotice | undefined): SetNoticeRequest {
   return {
     text: notice?.text ?? '',
@@ -84,7 +99,7 @@ export function NoticeEditor({ tool, notice }: { tool: JobTool; notice: Maintena
       <Space direction="vertical" style={{ width: '100%' }}>
         <Input.TextArea
           aria-label={`${TOOL_LABELS[tool]} notice text`}
-          placeholder="e.g. Face swap is slower than usual while we upgrade the servers."
+          placeholder={noticePlaceholder(tool)}
           value={draft.text}
           maxLength={NOTICE_TEXT_MAX}
           autoSize={{ minRows: 2, maxRows: 4 }}

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { ParentFolderField } from '../../folders/ParentFolderField';
 import { useOwnFolders } from '../../folders/useOwnFolders';
 import { usePickedImage } from '../../images/usePickedImage';
+import { ToolNotices } from '../../operations/ToolNotices';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { ImageDropzone } from '../../ui/ImageDropzone';
 import { ToolFrame } from '../../ui/ToolFrame';
@@ -30,6 +31,7 @@ export function FaceSwapPage() {
       description="Put the face from one image onto the person in another."
       price={`${TOOL_PRICES.faceSwap} credit per swap`}
     >
+      <ToolNotices tool="faceSwap" />
       <Card className="tool-card">
         <ParentFolderField
           id="swap-folder"

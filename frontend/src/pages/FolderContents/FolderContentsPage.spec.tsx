@@ -1,7 +1,9 @@
-import { screen, waitFor } from '@testing-library/react';
-import type { ContentItem, FolderContents } from '@studio/contracts';
+import { act, screen, waitFor } from '@testing-library/react';
+import type { ContentItem, FolderContents, SocketEventPayloads } from '@studio/contracts';
+import { openSocket } from '../../test/fakeSocket';
 import { mockFetch, sessionAnswer } from '../../test/fetchMock';
 import { rememberAccount, renderApp } from '../../test/renderApp';
+import { applyTakedown } from './useFolderContents';
 
 const FOLDER = '0123456789abcdef01234567';
 
@@ -22,6 +24,13 @@ function showFolder(contents: FolderContents) {
     [`GET /api/getBulkInpaints/${FOLDER}`]: { status: 200, body: { message: 'success', content: contents } },
   });
   return renderApp(`/profile/bulkInpaints/${FOLDER}`);
+}
+
+/** The server telling the owner that an admin took one of their items down. */
+async function pushTakedown(takedown: SocketEventPayloads['content.taken_down']) {
+  // The folder screen and the toasts both listen.
+  await waitFor(() => expect(openSocket()?.listenerCount('content.taken_down')).toBe(2));
+  act(() => openSocket()!.serverEmit('content.taken_down', takedown));
 }
 
 describe('FolderContentsPage', () => {
@@ -82,9 +91,61 @@ describe('FolderContentsPage', () => {
     expect(container.querySelectorAll('img[src="/api/content/b2.png"]')).toHaveLength(0);
   });
 
+  it('takes an item down live when the server says so: gone from the grid, the reason shown, a toast', async () => {
+    const { container } = showFolder({
+      inpaint: [],
+      inpaints: [item('c1', { title: 'Kept' }), item('c2', { title: 'Beach' })],
+    });
+    expect(await screen.findByText('Beach')).toBeInTheDocument();
+    expect(screen.getAllByTestId('content-item')).toHaveLength(2);
+    expect(screen.queryByTestId('takedown-notice')).not.toBeInTheDocument();
+
+    await pushTakedown({ itemId: 'c2', title: 'Beach', reason: 'Reported as a real person', mode: 'hide' });
+
+    expect(screen.getAllByTestId('content-item')).toHaveLength(1);
+    expect(container.querySelectorAll('img[src="/api/content/c2.png"]')).toHaveLength(0);
+    const notice = screen.getByTestId('takedown-notice');
+    expect(notice).toHaveTextContent('Beach: this item was taken down');
+    expect(notice).toHaveTextContent('Reported as a real person');
+    const toast = await screen.findByText('“Beach” was hidden by our team');
+    expect(toast.closest('.ant-notification-notice')).toHaveTextContent('Reason: Reported as a real person');
+  });
+
+  it("only toasts when the item taken down is in another folder, and keeps this folder's items", async () => {
+    showFolder({ inpaint: [], inpaints: [item('d1', { title: 'Kept' })] });
+    expect(await screen.findByText('Kept')).toBeInTheDocument();
+
+    await pushTakedown({ itemId: 'elsewhere', reason: 'Copyright claim', mode: 'delete' });
+
+    expect(await screen.findByText('One of your items was removed by our team')).toBeInTheDocument();
+    expect(screen.getByText('Reason: Copyright claim')).toBeInTheDocument();
+    expect(screen.getAllByTestId('content-item')).toHaveLength(1);
+    expect(screen.queryByTestId('takedown-notice')).not.toBeInTheDocument();
+  });
+
   it('sends a visitor without an account home', async () => {
     mockFetch({});
     const view = renderApp(`/profile/bulkInpaints/${FOLDER}`);
     await waitFor(() => expect(view.pathname()).toBe('/'));
+  });
+});
+
+describe('applyTakedown', () => {
+  const at = new Date('2026-11-21T10:00:00.000Z');
+
+  it('flags the item hidden with the reason, mode and time, leaving the others as they were', () => {
+    const items = [item('e1', { title: 'One' }), item('e2')];
+    const next = applyTakedown(items, { itemId: 'e2', reason: 'Spam', mode: 'delete' }, at);
+    expect(next).toEqual([
+      items[0],
+      { ...items[1], visible: false, takedown: { reason: 'Spam', mode: 'delete', at: at.toISOString() } },
+    ]);
+    expect(next[0]).toBe(items[0]);
+    expect(items[1].takedown).toBeUndefined();
+  });
+
+  it('returns the same list when the item is not in it', () => {
+    const items = [item('f1')];
+    expect(applyTakedown(items, { itemId: 'other', reason: 'Spam', mode: 'hide' }, at)).toBe(items);
   });
 });

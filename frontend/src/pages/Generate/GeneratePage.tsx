@@ -16,6 +16,7 @@ import { useState } from 'react';
 import { apiPost } from '../../api/client';
 import { JobModal } from '../../jobs/JobModal';
 import { useJobSubmission } from '../../jobs/useJobSubmission';
+import { NoticeAlerts } from '../../operations/NoticeAlerts';
 import { useOperations } from '../../operations/useOperations';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
@@ -74,6 +75,7 @@ function GenerateScreen() {
       description="Choose how she looks and where she is; the AI paints the picture."
       price={`${TOOL_PRICES.generate} credit per image`}
     >
+      <NoticeAlerts operations={operations} tool="generate" />
       {notConfigured && (
         <Alert
           type="warning"

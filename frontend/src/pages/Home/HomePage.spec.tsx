@@ -2,6 +2,13 @@ import { JobSocketEvents, Messages } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, deferred, jobView, pickImage, pushJobEvent, submitAnswer } from '../../test/jobs';
+import {
+  notice,
+  operationsAnswer,
+  operationsListening,
+  operationsState,
+  pushOperations,
+} from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
 jest.mock('../../images/scaleImage', () => jest.requireActual('../../test/fakeScaleImage'));
@@ -22,6 +29,7 @@ async function loggedInWithBalance(balance: number, answers = {}) {
   rememberAccount('alice');
   const fetchMock = mockFetch({
     'GET /api/session': sessionAnswer({ username: 'alice', balance }),
+    'GET /api/operations': operationsAnswer(),
     ...answers,
   });
   const app = renderApp('/');
@@ -44,6 +52,34 @@ describe('Clone screen (HomePage)', () => {
     expect(await screen.findByText(Messages.needLogin)).toBeInTheDocument();
     await waitFor(() => expect(app.pathname()).toBe('/login'));
     expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it("shows the clone tool's maintenance notices and follows the admins' changes live", async () => {
+    await loggedInWithBalance(10, {
+      'GET /api/operations': operationsAnswer(
+        operationsState({
+          notices: [
+            notice('clone', 'Cloning is slower than usual.', { severity: 'error' }),
+            notice('generate', 'Another tool is slow today.'),
+            notice('clone', 'An old notice', { enabled: false }),
+          ],
+        }),
+      ),
+    });
+    const notices = await screen.findAllByTestId('maintenance-notice');
+    expect(notices.map((n) => n.textContent)).toEqual(['Cloning is slower than usual.']);
+    expect(notices[0]).toHaveClass('ant-alert-error');
+
+    await operationsListening();
+    pushOperations(
+      operationsState({ notices: [notice('clone', 'Back to full speed soon.', { severity: 'info' })] }),
+    );
+    expect(screen.getAllByTestId('maintenance-notice').map((n) => n.textContent)).toEqual([
+      'Back to full speed soon.',
+    ]);
+    expect(screen.getByTestId('maintenance-notice')).toHaveClass('ant-alert-info');
+    pushOperations(operationsState());
+    expect(screen.queryByTestId('maintenance-notice')).not.toBeInTheDocument();
   });
 
   it('refuses an amount above the balance and sends nothing', async () => {

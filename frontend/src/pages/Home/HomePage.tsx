@@ -8,6 +8,7 @@ import { usePickedImage } from '../../images/usePickedImage';
 import { JobModal } from '../../jobs/JobModal';
 import type { TrayJob } from '../../jobs/jobsState';
 import { useJobSubmission } from '../../jobs/useJobSubmission';
+import { ToolNotices } from '../../operations/ToolNotices';
 import { Paths } from '../../paths';
 import { useSession } from '../../session/useSession';
 import { ImageDropzone } from '../../ui/ImageDropzone';
@@ -62,6 +63,7 @@ export function HomePage() {
         description="Make noise-altered copies of an image, each one unique down to the pixel."
         price={`${TOOL_PRICES.clone} credit per clone`}
       >
+        {account && <ToolNotices tool="clone" />}
         <Card className="tool-card">
           <ImageDropzone
             text="Drag a file or click here..."

@@ -5,6 +5,7 @@ import { apiPost } from '../../api/client';
 import { usePickedImage } from '../../images/usePickedImage';
 import { JobModal } from '../../jobs/JobModal';
 import { useJobSubmission } from '../../jobs/useJobSubmission';
+import { ToolNotices } from '../../operations/ToolNotices';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
 import { ImageDropzone } from '../../ui/ImageDropzone';
@@ -38,6 +39,7 @@ export function SuperResolutionPage() {
       description="Upscale an image with an AI model that adds back fine detail."
       price={`${TOOL_PRICES.superResolution} credits per image`}
     >
+      <ToolNotices tool="superResolution" />
       <Card className="tool-card">
         <ImageDropzone
           text="Choose an image or drag it here"

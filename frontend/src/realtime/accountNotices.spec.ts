@@ -1,0 +1,61 @@
+import { LEDGER_KINDS, type LedgerKind } from '@studio/contracts';
+import { creditChangeNotice, takedownNotice } from './accountNotices';
+
+const change = (kind: LedgerKind | undefined, delta: number, reason = 'Sorry about the outage') => ({
+  balance: 50,
+  delta,
+  reason,
+  kind,
+});
+
+describe('creditChangeNotice', () => {
+  it("announces support's reimbursements and grants with the reason, in the right number", () => {
+    expect(creditChangeNotice(change('reimbursement', 5))).toEqual({
+      type: 'success',
+      message: 'Support added 5 credits',
+      description: 'Sorry about the outage',
+    });
+    expect(creditChangeNotice(change('grant', 1, '  Welcome gift '))).toEqual({
+      type: 'success',
+      message: 'Support added 1 credit',
+      description: 'Welcome gift',
+    });
+    expect(creditChangeNotice(change('grant', 2, ''))).toEqual({
+      type: 'success',
+      message: 'Support added 2 credits',
+      description: undefined,
+    });
+  });
+
+  it('tells both directions of an adjustment', () => {
+    expect(creditChangeNotice(change('adjustment', 4))?.message).toBe('Support added 4 credits');
+    expect(creditChangeNotice(change('adjustment', -3, 'Duplicate grant'))).toEqual({
+      type: 'info',
+      message: 'Support removed 3 credits',
+      description: 'Duplicate grant',
+    });
+  });
+
+  it("stays quiet for the user's own spending, refunds and purchases, and when the kind is unknown", () => {
+    const quiet = LEDGER_KINDS.filter((kind) => !['reimbursement', 'grant', 'adjustment'].includes(kind));
+    expect(quiet).toEqual(['purchase', 'reservation', 'capture', 'refund']);
+    for (const kind of quiet) expect(creditChangeNotice(change(kind, 3))).toBeNull();
+    expect(creditChangeNotice(change(undefined, 5))).toBeNull();
+    expect(creditChangeNotice(change('grant', 0))).toBeNull();
+  });
+});
+
+describe('takedownNotice', () => {
+  it('names the item, says whether it was hidden or removed, and gives the reason', () => {
+    expect(takedownNotice({ itemId: 'a', title: 'Beach', reason: 'Reported', mode: 'hide' })).toEqual({
+      type: 'warning',
+      message: '“Beach” was hidden by our team',
+      description: 'Reason: Reported',
+    });
+    expect(takedownNotice({ itemId: 'a', title: '  ', reason: 'Copyright', mode: 'delete' })).toEqual({
+      type: 'warning',
+      message: 'One of your items was removed by our team',
+      description: 'Reason: Copyright',
+    });
+  });
+});
