@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AuditService } from '../../backend/src/modules/audit/audit.service';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, toast } from './browser';
+import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, toast, watchSocket } from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 const FACE = join(FIXTURES, 'ai-face.jpg');
@@ -175,20 +175,6 @@ const markDocument = (page: Page) =>
 const sameDocument = (page: Page) =>
   page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument === true);
 
-/** Socket frames the page receives (Socket.IO polls first, then upgrades to a WebSocket). */
-function watchSocket(page: Page): string[] {
-  const frames: string[] = [];
-  page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => frames.push(String(payload))));
-  page.on('response', (response) => {
-    if (!response.url().includes('/socket.io/') || response.request().method() !== 'GET') return;
-    void response
-      .text()
-      .then((text) => frames.push(...text.split('\x1e')))
-      .catch(() => undefined);
-  });
-  return frames;
-}
-
 /** A full-page screenshot from the top, so the sticky header sits where it belongs. */
 async function screenshot(page: Page, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -220,7 +206,7 @@ describe('admin console in the browser', () => {
     userContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     admin = await adminContext.newPage();
     user = await userContext.newPage();
-    userFrames = watchSocket(user);
+    userFrames = watchSocket(user).frames;
     await logInAs(admin, t.url, adminName, adminPassword);
   }, 120_000);
   afterAll(async () => {
@@ -415,6 +401,9 @@ describe('admin console in the browser', () => {
       .waitFor();
     await user.getByTestId('balance').filter({ hasText: /^14$/ }).waitFor();
     expect(await sameDocument(user)).toBe(true);
+    // The user is told why, live: the push names the ledger entry's kind.
+    await toast(user, 'Support added 5 credits').filter({ hasText: 'The swap came out blurry' }).waitFor();
+    await screenshot(user, 'user-reimbursed-toast');
     await clearToasts(user);
     if (await user.getByTestId('job-tray').isVisible()) await user.getByTestId('job-tray-toggle').click();
     await user.getByTestId('job-tray').waitFor({ state: 'detached' });

@@ -54,7 +54,7 @@ describe('realtime gateway', () => {
       kind: 'grant',
       entryId: 'e1',
     });
-    await expect(received).resolves.toEqual({ balance: 200, delta: 200, reason: 'test grant' });
+    await expect(received).resolves.toEqual({ balance: 200, delta: 200, reason: 'test grant', kind: 'grant' });
 
     // Bob's socket is live (a push of his own arrives) and never saw Alice's.
     const bobAccount = (await t.app.get(AccountsRepository).findByUsername(bob.username))!;
@@ -69,7 +69,7 @@ describe('realtime gateway', () => {
       entryId: 'e2',
     });
     await expect(bobReceived).resolves.toMatchObject({ balance: 5 });
-    expect(bobGot).toEqual([{ balance: 5, delta: 5, reason: 'test grant' }]);
+    expect(bobGot).toEqual([{ balance: 5, delta: 5, reason: 'test grant', kind: 'grant' }]);
   });
 
   it('pushes new log entries to admins, and not to users', async () => {

@@ -20,6 +20,7 @@ export class RealtimeListener {
       balance: payload.balance,
       delta: payload.delta,
       reason: payload.reason,
+      kind: payload.kind,
     });
   }
 }
