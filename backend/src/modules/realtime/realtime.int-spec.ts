@@ -54,7 +54,12 @@ describe('realtime gateway', () => {
       kind: 'grant',
       entryId: 'e1',
     });
-    await expect(received).resolves.toEqual({ balance: 200, delta: 200, reason: 'test grant', kind: 'grant' });
+    await expect(received).resolves.toEqual({
+      balance: 200,
+      delta: 200,
+      reason: 'test grant',
+      kind: 'grant',
+    });
 
     // Bob's socket is live (a push of his own arrives) and never saw Alice's.
     const bobAccount = (await t.app.get(AccountsRepository).findByUsername(bob.username))!;
