@@ -6,7 +6,7 @@ import {
   type MaintenanceNotice,
   type OperationsState,
 } from '@studio/contracts';
-import { act, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
 import { openSocket } from './fakeSocket';
 import type { FakeAnswer } from './fetchMock';
 
@@ -70,4 +70,44 @@ export function ownProfile(
       content: { own: true, username, verified: false, early: false, role: 'user', balance, folders },
     },
   };
+}
+
+/**
+ * One tool screen's maintenance notices: only its own enabled notices show, with their severity,
+ * and the admins' changes replace them live. `open` renders the screen with these extra answers.
+ */
+export async function expectLiveToolNotices({
+  tool,
+  otherTool,
+  text,
+  liveText = 'Back to full speed soon.',
+  open,
+}: {
+  tool: JobTool;
+  otherTool: JobTool;
+  text: string;
+  liveText?: string;
+  open: (answers: Record<string, FakeAnswer>) => Promise<unknown>;
+}): Promise<void> {
+  await open({
+    'GET /api/operations': operationsAnswer(
+      operationsState({
+        notices: [
+          notice(tool, text, { severity: 'error' }),
+          notice(otherTool, 'Another tool is slow today.'),
+          notice(tool, 'An old notice', { enabled: false }),
+        ],
+      }),
+    ),
+  });
+  const notices = await screen.findAllByTestId('maintenance-notice');
+  expect(notices.map((n) => n.textContent)).toEqual([text]);
+  expect(notices[0]).toHaveClass('ant-alert-error');
+
+  await operationsListening();
+  pushOperations(operationsState({ notices: [notice(tool, liveText, { severity: 'info' })] }));
+  expect(screen.getAllByTestId('maintenance-notice').map((n) => n.textContent)).toEqual([liveText]);
+  expect(screen.getByTestId('maintenance-notice')).toHaveClass('ant-alert-info');
+  pushOperations(operationsState());
+  expect(screen.queryByTestId('maintenance-notice')).not.toBeInTheDocument();
 }

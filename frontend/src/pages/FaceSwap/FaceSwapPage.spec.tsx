@@ -2,13 +2,7 @@ import { JobMessages, Messages, type FolderSummary } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
 import { deferred, jobView, pickImage, submitAnswer } from '../../test/jobs';
-import {
-  notice,
-  operationsAnswer,
-  operationsListening,
-  operationsState,
-  pushOperations,
-} from '../../test/operations';
+import { expectLiveToolNotices, operationsAnswer } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 import { CONSENT_TEXT } from './FaceSwapPage';
 
@@ -74,33 +68,12 @@ describe('FaceSwapPage', () => {
   });
 
   it("shows the face swap's maintenance notices and follows the admins' changes live", async () => {
-    await open({
-      answers: {
-        'GET /api/operations': operationsAnswer(
-          operationsState({
-            notices: [
-              notice('faceSwap', 'Face swaps are slower today.', { severity: 'error' }),
-              notice('inpaint', 'Another tool is slow today.'),
-              notice('faceSwap', 'An old notice', { enabled: false }),
-            ],
-          }),
-        ),
-      },
+    await expectLiveToolNotices({
+      tool: 'faceSwap',
+      otherTool: 'inpaint',
+      text: 'Face swaps are slower today.',
+      open: (answers) => open({ answers }),
     });
-    const notices = await screen.findAllByTestId('maintenance-notice');
-    expect(notices.map((n) => n.textContent)).toEqual(['Face swaps are slower today.']);
-    expect(notices[0]).toHaveClass('ant-alert-error');
-
-    await operationsListening();
-    pushOperations(
-      operationsState({ notices: [notice('faceSwap', 'Back to full speed soon.', { severity: 'info' })] }),
-    );
-    expect(screen.getAllByTestId('maintenance-notice').map((n) => n.textContent)).toEqual([
-      'Back to full speed soon.',
-    ]);
-    expect(screen.getByTestId('maintenance-notice')).toHaveClass('ant-alert-info');
-    pushOperations(operationsState());
-    expect(screen.queryByTestId('maintenance-notice')).not.toBeInTheDocument();
   });
 
   it('asks for a folder first when the user has none', async () => {

@@ -2,13 +2,7 @@ import { buildGenerationRequest, Messages, PromptMessages, TAG_CATEGORIES } from
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, jobView, submitAnswer } from '../../test/jobs';
-import {
-  notice,
-  operationsAnswer,
-  operationsListening,
-  operationsState,
-  pushOperations,
-} from '../../test/operations';
+import { expectLiveToolNotices, operationsAnswer, operationsState } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
 async function open(balance: number, answers = {}) {
@@ -45,31 +39,12 @@ describe('GeneratePage', () => {
   });
 
   it("shows the generate tool's maintenance notices and follows the admins' changes live", async () => {
-    await open(10, {
-      'GET /api/operations': operationsAnswer(
-        operationsState({
-          notices: [
-            notice('generate', 'Image generation is paused.', { severity: 'error' }),
-            notice('clone', 'Another tool is slow today.'),
-            notice('generate', 'An old notice', { enabled: false }),
-          ],
-        }),
-      ),
+    await expectLiveToolNotices({
+      tool: 'generate',
+      otherTool: 'clone',
+      text: 'Image generation is paused.',
+      open: (answers) => open(10, answers),
     });
-    const notices = await screen.findAllByTestId('maintenance-notice');
-    expect(notices.map((n) => n.textContent)).toEqual(['Image generation is paused.']);
-    expect(notices[0]).toHaveClass('ant-alert-error');
-
-    await operationsListening();
-    pushOperations(
-      operationsState({ notices: [notice('generate', 'Back to full speed soon.', { severity: 'info' })] }),
-    );
-    expect(screen.getAllByTestId('maintenance-notice').map((n) => n.textContent)).toEqual([
-      'Back to full speed soon.',
-    ]);
-    expect(screen.getByTestId('maintenance-notice')).toHaveClass('ant-alert-info');
-    pushOperations(operationsState());
-    expect(screen.queryByTestId('maintenance-notice')).not.toBeInTheDocument();
   });
 
   it('starts every chooser at a tag of its list, Age at 20 year old, the others at random', async () => {

@@ -2,13 +2,7 @@ import { JobSocketEvents, Messages } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, deferred, jobView, pickImage, pushJobEvent, submitAnswer } from '../../test/jobs';
-import {
-  notice,
-  operationsAnswer,
-  operationsListening,
-  operationsState,
-  pushOperations,
-} from '../../test/operations';
+import { expectLiveToolNotices, operationsAnswer } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
 jest.mock('../../images/scaleImage', () => jest.requireActual('../../test/fakeScaleImage'));
@@ -55,31 +49,12 @@ describe('Clone screen (HomePage)', () => {
   });
 
   it("shows the clone tool's maintenance notices and follows the admins' changes live", async () => {
-    await loggedInWithBalance(10, {
-      'GET /api/operations': operationsAnswer(
-        operationsState({
-          notices: [
-            notice('clone', 'Cloning is slower than usual.', { severity: 'error' }),
-            notice('generate', 'Another tool is slow today.'),
-            notice('clone', 'An old notice', { enabled: false }),
-          ],
-        }),
-      ),
+    await expectLiveToolNotices({
+      tool: 'clone',
+      otherTool: 'generate',
+      text: 'Cloning is slower than usual.',
+      open: (answers) => loggedInWithBalance(10, answers),
     });
-    const notices = await screen.findAllByTestId('maintenance-notice');
-    expect(notices.map((n) => n.textContent)).toEqual(['Cloning is slower than usual.']);
-    expect(notices[0]).toHaveClass('ant-alert-error');
-
-    await operationsListening();
-    pushOperations(
-      operationsState({ notices: [notice('clone', 'Back to full speed soon.', { severity: 'info' })] }),
-    );
-    expect(screen.getAllByTestId('maintenance-notice').map((n) => n.textContent)).toEqual([
-      'Back to full speed soon.',
-    ]);
-    expect(screen.getByTestId('maintenance-notice')).toHaveClass('ant-alert-info');
-    pushOperations(operationsState());
-    expect(screen.queryByTestId('maintenance-notice')).not.toBeInTheDocument();
   });
 
   it('refuses an amount above the balance and sends nothing', async () => {

@@ -2,7 +2,7 @@ import { Messages, PromptMessages, type JobView } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, jobView, pickImage, submitAnswer } from '../../test/jobs';
-import { notice, operationsAnswer, operationsState, ownProfile, pushOperations } from '../../test/operations';
+import { expectLiveToolNotices, operationsAnswer, ownProfile } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
 jest.mock('../../images/scaleImage', () => jest.requireActual('../../test/fakeScaleImage'));
@@ -108,32 +108,13 @@ describe('MagicBrushPage', () => {
   });
 
   it("shows the inpaint tool's maintenance notices and follows the admins' changes live", async () => {
-    await open({
-      answers: {
-        'GET /api/operations': operationsAnswer(
-          operationsState({
-            notices: [
-              notice('inpaint', 'We are experiencing technical difficulties.', { severity: 'error' }),
-              notice('faceSwap', 'Face swap is slow today.'),
-              notice('inpaint', 'An old notice', { enabled: false }),
-            ],
-          }),
-        ),
-      },
+    await expectLiveToolNotices({
+      tool: 'inpaint',
+      otherTool: 'faceSwap',
+      text: 'We are experiencing technical difficulties.',
+      liveText: 'All users will be reimbursed!',
+      open: (answers) => open({ answers }),
     });
-    const notices = await screen.findAllByTestId('maintenance-notice');
-    expect(notices.map((n) => n.textContent)).toEqual(['We are experiencing technical difficulties.']);
-
-    pushOperations(
-      operationsState({
-        notices: [notice('inpaint', 'All users will be reimbursed!', { severity: 'info' })],
-      }),
-    );
-    expect(screen.getAllByTestId('maintenance-notice').map((n) => n.textContent)).toEqual([
-      'All users will be reimbursed!',
-    ]);
-    pushOperations(operationsState());
-    expect(screen.queryByTestId('maintenance-notice')).not.toBeInTheDocument();
   });
 
   it('paints a round white mask with the brush size, enables Inpaint once painted, and clears it', async () => {

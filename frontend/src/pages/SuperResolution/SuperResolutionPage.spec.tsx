@@ -2,13 +2,7 @@ import { JobSocketEvents, Messages } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, deferred, jobView, pickImage, pushJobEvent, submitAnswer } from '../../test/jobs';
-import {
-  notice,
-  operationsAnswer,
-  operationsListening,
-  operationsState,
-  pushOperations,
-} from '../../test/operations';
+import { expectLiveToolNotices, operationsAnswer } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
 jest.mock('../../images/scaleImage', () => jest.requireActual('../../test/fakeScaleImage'));
@@ -42,33 +36,12 @@ describe('SuperResolutionPage', () => {
   });
 
   it("shows the super resolution's maintenance notices and follows the admins' changes live", async () => {
-    await open(10, {
-      'GET /api/operations': operationsAnswer(
-        operationsState({
-          notices: [
-            notice('superResolution', 'Upscaling is paused for maintenance.', { severity: 'error' }),
-            notice('faceSwap', 'Another tool is slow today.'),
-            notice('superResolution', 'An old notice', { enabled: false }),
-          ],
-        }),
-      ),
+    await expectLiveToolNotices({
+      tool: 'superResolution',
+      otherTool: 'faceSwap',
+      text: 'Upscaling is paused for maintenance.',
+      open: (answers) => open(10, answers),
     });
-    const notices = await screen.findAllByTestId('maintenance-notice');
-    expect(notices.map((n) => n.textContent)).toEqual(['Upscaling is paused for maintenance.']);
-    expect(notices[0]).toHaveClass('ant-alert-error');
-
-    await operationsListening();
-    pushOperations(
-      operationsState({
-        notices: [notice('superResolution', 'Back to full speed soon.', { severity: 'info' })],
-      }),
-    );
-    expect(screen.getAllByTestId('maintenance-notice').map((n) => n.textContent)).toEqual([
-      'Back to full speed soon.',
-    ]);
-    expect(screen.getByTestId('maintenance-notice')).toHaveClass('ant-alert-info');
-    pushOperations(operationsState());
-    expect(screen.queryByTestId('maintenance-notice')).not.toBeInTheDocument();
   });
 
   it('refuses when the balance does not cover the price, and sends nothing', async () => {
