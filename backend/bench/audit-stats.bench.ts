@@ -25,6 +25,7 @@ import {
   SWAPPED_PATTERN,
   type StatsRow,
 } from '../src/modules/audit/audit-stats';
+import { logIn } from './bench-client';
 import { time } from './timing';
 
 const ENTRIES = Number(process.env.BENCH_LOG_ENTRIES ?? 1_000_000);
@@ -81,13 +82,7 @@ async function main(): Promise<void> {
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
-  const login = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ username: adminName, password: adminPassword }),
-  });
-  if (login.status !== 200) throw new Error(`admin login failed: ${login.status}`);
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  const cookie = await logIn(base, adminName, adminPassword);
 
   const log = app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name)).collection;
   const now = Date.now();

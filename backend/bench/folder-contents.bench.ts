@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config/app-config';
 import { ContentItem } from '../src/modules/folders/content-item.schema';
 import { FoldersService } from '../src/modules/folders/folders.service';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
-import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { benchUser } from './bench-client';
 import { time } from './timing';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
@@ -25,16 +25,7 @@ async function main(): Promise<void> {
   const { port } = app.getHttpServer().address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
 
-  const username = `bench${Date.now().toString(36)}`;
-  await app
-    .get(AccountsService)
-    .register({ email: `${username}@bench.invalid`, username, password: 'bench-password', adult: true });
-  const login = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ username, password: 'bench-password' }),
-  });
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  const { username, cookie } = await benchUser(app, base, 'bench', 0);
   const account = (await app.get(AccountsRepository).findByUsername(username))!;
   const user = { id: account.id, username, role: 'user' as const };
 

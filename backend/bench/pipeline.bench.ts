@@ -20,7 +20,7 @@ import { io } from 'socket.io-client';
 import { JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
 import { LocalCpuEngine, type EncodedImage, type InferenceEngine } from '@studio/inference';
 import { createApp } from '../api/src/create-app';
-import { benchUser } from './bench-user';
+import { benchUser, submitImageJob } from './bench-client';
 import { percentile, time } from './timing';
 import { loadConfig } from '../src/config/app-config';
 import { EngineRegistry } from '../src/modules/generation/engine-registry';
@@ -81,18 +81,9 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
     Array.from({ length: SUBMITTERS }, async () => {
       while (next < JOBS) {
         next += 1;
-        const form = new FormData();
-        form.append('amount', '1');
-        form.append('original', new Blob([image], { type: 'image/png' }), 'a.png');
         const sentAt = performance.now();
-        const res = await fetch(`${base}/api/generateNoise`, {
-          method: 'POST',
-          body: form,
-          headers: { cookie },
-        });
-        const body = (await res.json()) as { content: { job: { _id: string } } };
-        if (res.status !== 200) throw new Error(`submit failed: ${res.status} ${JSON.stringify(body)}`);
-        started.set(body.content.job._id, sentAt);
+        const jobId = await submitImageJob(base, '/api/generateNoise', cookie, image, { amount: '1' });
+        started.set(jobId, sentAt);
       }
     }),
   );

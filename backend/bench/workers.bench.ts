@@ -20,7 +20,7 @@ import { createApp } from '../api/src/create-app';
 import { loadConfig } from '../src/config/app-config';
 import { Job } from '../src/modules/generation/job.schema';
 import { exited, startWorker } from '../test/processes';
-import { benchUser } from './bench-user';
+import { benchUser, submitImageJob } from './bench-client';
 
 const JOBS = Number(process.env.BENCH_WORKER_JOBS ?? 150);
 const ENGINE_MS = Number(process.env.BENCH_ENGINE_MS ?? 0);
@@ -55,19 +55,9 @@ async function main(): Promise<void> {
   async function submit(): Promise<string[]> {
     const ids: string[] = [];
     for (let from = 0; from < JOBS; from += 10) {
-      const batch = Array.from({ length: Math.min(10, JOBS - from) }, async () => {
-        const form = new FormData();
-        form.append('author', username);
-        form.append('original', new Blob([image], { type: 'image/png' }), 'in.png');
-        const res = await fetch(`${base}/api/superResolution`, {
-          method: 'POST',
-          headers: { cookie },
-          body: form,
-        });
-        const body = (await res.json()) as { content: { job: { _id: string } } };
-        if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(body)}`);
-        return body.content.job._id;
-      });
+      const batch = Array.from({ length: Math.min(10, JOBS - from) }, () =>
+        submitImageJob(base, '/api/superResolution', cookie, image, { author: username }),
+      );
       ids.push(...(await Promise.all(batch)));
     }
     return ids;

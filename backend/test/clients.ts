@@ -97,6 +97,18 @@ export async function balanceOf(client: Client): Promise<number> {
   return (await client.agent.get(`/api/getProfile/${client.username}`)).body.content.balance as number;
 }
 
+/** The kinds of the client's credit-history entries for one job, sorted ('capture', 'reservation'...). */
+export async function ledgerKindsOf(client: Client, jobId: string): Promise<string[]> {
+  const history = (await client.agent.get('/api/credits/history')).body.content.items as {
+    kind: string;
+    jobId?: string;
+  }[];
+  return history
+    .filter((h) => h.jobId === jobId)
+    .map((h) => h.kind)
+    .sort();
+}
+
 /** Makes a folder as the client; returns its id. */
 export async function makeFolder(client: Client, title: string): Promise<string> {
   return (await client.agent.post('/api/makeFolder').send({ author: client.username, title })).body.content

@@ -39,6 +39,12 @@ export const COUNTED_LINES = {
   ],
 };
 
+/** The counter a moment falls in: its UTC day (days since 1970) and quarter hour of that day. */
+function bucketOf(at: number): { day: number; quarter: number } {
+  const day = Math.floor(at / DAY_MS);
+  return { day, quarter: Math.floor((at - day * DAY_MS) / QUARTER_MS) };
+}
+
 /**
  * Adds a line's contribution to the ready generation, and to the generation being recounted when
  * the line is newer than the recount's start (older lines are in the log the recount reads).
@@ -118,8 +124,7 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
     const add = contributionOf(row);
     if (!add.credits && !add.swaps) return;
     const at = createdOn.getTime();
-    const day = Math.floor(at / DAY_MS);
-    const quarter = Math.floor((at - day * DAY_MS) / QUARTER_MS);
+    const { day, quarter } = bucketOf(at);
     await this.redis.eval(
       RECORD_SCRIPT,
       1,
@@ -232,8 +237,7 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
     for await (const row of cursor) {
       const add = contributionOf(row);
       const at = new Date(row.createdOn).getTime();
-      const day = Math.floor(at / DAY_MS);
-      const quarter = Math.floor((at - day * DAY_MS) / QUARTER_MS);
+      const { day, quarter } = bucketOf(at);
       let fields = sums.get(day);
       if (!fields) sums.set(day, (fields = new Map()));
       if (add.credits) fields.set(`c${quarter}`, (fields.get(`c${quarter}`) ?? 0) + add.credits);

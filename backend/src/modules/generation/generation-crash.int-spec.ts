@@ -11,6 +11,7 @@ import {
   balanceOf,
   downloadBytes,
   eventually,
+  ledgerKindsOf,
   grantCredits,
   signIn,
   uniqueName,
@@ -87,16 +88,7 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
 
     // Charged once: one reservation and one capture for the job, no refund; the balance says so.
     await eventually(async () => {
-      const history = (await user.agent.get('/api/credits/history')).body.content.items as {
-        kind: string;
-        jobId?: string;
-      }[];
-      expect(
-        history
-          .filter((h) => h.jobId === jobId)
-          .map((h) => h.kind)
-          .sort(),
-      ).toEqual(['capture', 'reservation']);
+      expect(await ledgerKindsOf(user, jobId)).toEqual(['capture', 'reservation']);
     }, 30_000);
     expect(await balanceOf(user)).toBe(10 - 2);
     // One item in the folder, not one per attempt.
@@ -195,16 +187,7 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
       expect(done.outputs).toHaveLength(1);
       expect(upscales()).toBe(before + 2);
       await eventually(async () => expect(await balanceOf(user)).toBe(10 - 2), 30_000);
-      const history = (await user.agent.get('/api/credits/history')).body.content.items as {
-        kind: string;
-        jobId?: string;
-      }[];
-      expect(
-        history
-          .filter((h) => h.jobId === jobId)
-          .map((h) => h.kind)
-          .sort(),
-      ).toEqual(['capture', 'reservation']);
+      expect(await ledgerKindsOf(user, jobId)).toEqual(['capture', 'reservation']);
     }, 180_000);
   });
 });

@@ -17,6 +17,7 @@ import {
   connectSocket,
   downloadBytes,
   eventually,
+  ledgerKindsOf,
   grantCredits,
   makeFolder,
   nextEvent,
@@ -110,16 +111,7 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
       events.some((e) => e.name === 'balance.changed' && (e.payload as { delta: number }).delta === -3),
     ).toBe(true);
     // Reserved and captured exactly once for this job.
-    const history = (await alice.agent.get('/api/credits/history')).body.content.items as {
-      kind: string;
-      jobId?: string;
-    }[];
-    expect(
-      history
-        .filter((h) => h.jobId === job._id)
-        .map((h) => h.kind)
-        .sort(),
-    ).toEqual(['capture', 'reservation']);
+    expect(await ledgerKindsOf(alice, job._id)).toEqual(['capture', 'reservation']);
     await eventually(async () => {
       const log = await t.app.get(AuditService).latest(50);
       expect(log.some((e) => e.message === 'Spent 3 credits.' && e.author?.username === alice.username)).toBe(

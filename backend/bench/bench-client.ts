@@ -1,0 +1,58 @@
+import type { INestApplication } from '@nestjs/common';
+import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { LedgerService } from '../src/modules/billing/ledger.service';
+
+/** Logs in over HTTP like a browser; returns the session cookie. */
+export async function logIn(base: string, username: string, password: string): Promise<string> {
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (login.status !== 200) throw new Error(`bench login of ${username} failed: ${login.status}`);
+  return (login.headers.get('set-cookie') ?? '').split(';')[0];
+}
+
+/** A new user with `credits`, signed in: its name and session cookie. */
+export async function benchUser(
+  app: INestApplication,
+  base: string,
+  prefix: string,
+  credits: number,
+): Promise<{ username: string; cookie: string }> {
+  const username = `${prefix}${Date.now().toString(36)}`;
+  const password = 'bench-password';
+  await app
+    .get(AccountsService)
+    .register({ email: `${username}@bench.invalid`, username, password, adult: true });
+  if (credits > 0) {
+    const account = (await app.get(AccountsRepository).findByUsername(username))!;
+    await app.get(LedgerService).credit({
+      key: `bench-grant:${username}`,
+      userId: account.id,
+      username,
+      kind: 'grant',
+      amount: credits,
+      reason: 'bench',
+    });
+  }
+  return { username, cookie: await logIn(base, username, password) };
+}
+
+/** Submits one tool job with an image (multipart `original` and the given fields); its job id. */
+export async function submitImageJob(
+  base: string,
+  path: string,
+  cookie: string,
+  image: Buffer,
+  fields: Record<string, string> = {},
+): Promise<string> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('original', new Blob([image], { type: 'image/png' }), 'in.png');
+  const res = await fetch(`${base}${path}`, { method: 'POST', body: form, headers: { cookie } });
+  const body = (await res.json()) as { content: { job: { _id: string } } };
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body.content.job._id;
+}
