@@ -24,8 +24,3 @@ export function formatDollars(dollars: number): string {
 export function creditsAsDollars(credits: number): string {
   return formatDollars(creditsToDollars(credits));
 }
-
-/** '1 credit', '2 credits': a count with its noun in the right number. */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}

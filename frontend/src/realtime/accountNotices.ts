@@ -1,5 +1,5 @@
+import { plural } from '@studio/contracts';
 import type { SocketEventPayloads } from '@studio/contracts';
-import { plural } from '../admin/format';
 
 /** A toast the account's own socket pushes call for. */
 export interface AccountNotice {

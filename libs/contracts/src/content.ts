@@ -47,8 +47,29 @@ export const ContentMessages = {
 /** Download names when an item has no title (spec section 7). */
 export const DEFAULT_DOWNLOAD_NAME = { image: 'Content', video: 'Swapped Video' } as const;
 
+/** Where the API serves content items: {CONTENT_PATH}{itemId}.{extension}. */
+export const CONTENT_PATH = '/api/content/';
+
 /**
  * The API path that serves an item to its owner. It ends in the file's extension because the
  * spec's screens tell a video by `.mp4` in the url.
  */
-export const contentUrl = (itemId: string, extension: string) => `/api/content/${itemId}.${extension}`;
+export const contentUrl = (itemId: string, extension: string) => `${CONTENT_PATH}${itemId}.${extension}`;
+
+/** An item id as the API makes them (a MongoDB ObjectId: 24 hex digits). */
+const ITEM_ID = /^[0-9a-f]{24}$/i;
+
+/**
+ * The item id someone means by what they pasted: the id itself, or the item's content URL (the
+ * inverse of contentUrl), absolute (https://studio.example.com/api/content/{id}.png?x=1) or as a
+ * path. Null when neither.
+ */
+export function itemIdFrom(input: string): string | null {
+  const text = input.trim();
+  if (ITEM_ID.test(text)) return text.toLowerCase();
+  // The path alone: without scheme and host, query and fragment.
+  const path = text.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0];
+  if (!path.startsWith(CONTENT_PATH)) return null;
+  const match = /^([0-9a-f]{24})(?:\.[0-9a-z]+)?\/?$/i.exec(path.slice(CONTENT_PATH.length));
+  return match ? match[1].toLowerCase() : null;
+}

@@ -25,3 +25,8 @@ export const Messages = {
   selectFolder: 'You need to select a folder',
   folderNameRequired: 'Folder name required',
 } as const;
+
+/** '1 credit', '2 credits': a count with its noun in the right number. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   AuditCategory,
   DomainEvents,
+  plural,
   TOOL_LABELS,
   type DomainEventEnvelope,
   type LedgerKind,
@@ -135,8 +136,8 @@ export class AuditListener {
       author: { userId: payload.userId, username: payload.username },
       // The admin chart counts images from 'Swapped N image' (spec section 9).
       message: faceSwap
-        ? `Swapped ${n} image${n === 1 ? '' : 's'}.`
-        : `${TOOL_LABELS[payload.tool]}: made ${n} image${n === 1 ? '' : 's'}.`,
+        ? `Swapped ${plural(n, 'image')}.`
+        : `${TOOL_LABELS[payload.tool]}: made ${plural(n, 'image')}.`,
       detail: `Job ${payload.jobId} · cost ${payload.cost}`,
     });
   }

@@ -1,5 +1,5 @@
 import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
-import { COIN_PRODUCT_ID, COINS_PER_PACK, PACKS_MAX, PACKS_MIN, clampPacks } from '@studio/contracts';
+import { COIN_PRODUCT_ID, COINS_PER_PACK, PACKS_MAX, PACKS_MIN, clampPacks, plural } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
@@ -95,7 +95,7 @@ export class PaymentsService {
       username: account.username,
       kind: 'purchase',
       amount: coins,
-      reason: `Bought ${packs} pack${packs === 1 ? '' : 's'} of ${COINS_PER_PACK} coins`,
+      reason: `Bought ${plural(packs, 'pack')} of ${COINS_PER_PACK} coins`,
       actor: PAYMENT_PROVIDER_ACTOR,
     });
     return { credited: outcome.ok ? coins : 0 };

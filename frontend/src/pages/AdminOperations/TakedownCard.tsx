@@ -1,9 +1,8 @@
-import { ContentMessages, type ContentItem } from '@studio/contracts';
+import { ContentMessages, itemIdFrom, type ContentItem } from '@studio/contracts';
 import { Button, Card, Form, Input, Popconfirm, Radio, Typography } from 'antd';
 import { useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
 import { useToast } from '../../ui/toast';
-import { itemIdFrom } from './contentRef';
 
 /** As the server accepts (TakedownDto). */
 const TAKEDOWN_REASON_MAX = 500;

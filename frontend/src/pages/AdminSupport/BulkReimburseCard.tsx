@@ -4,6 +4,7 @@ import {
   TOOL_LABELS,
   type BulkReimbursePreview,
   type BulkReimburseRequest,
+  plural,
 } from '@studio/contracts';
 import {
   Alert,
@@ -20,7 +21,6 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
-import { plural } from '../../admin/format';
 import { useToast } from '../../ui/toast';
 
 const TOOL_OPTIONS = JobTools.map((tool) => ({ value: tool, label: TOOL_LABELS[tool] }));

@@ -1,8 +1,7 @@
-import { CREDIT_AMOUNT_MAX, REASON_MAX, type ReimburseRequest } from '@studio/contracts';
+import { CREDIT_AMOUNT_MAX, REASON_MAX, type ReimburseRequest, plural } from '@studio/contracts';
 import { Button, Form, Input, InputNumber } from 'antd';
 import { useRef, useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
-import { plural } from '../../admin/format';
 import { useToast } from '../../ui/toast';
 import { newRequestId } from './requestId';
 

@@ -1,4 +1,4 @@
-import { itemIdFrom } from './contentRef';
+import { itemIdFrom } from './content';
 
 const ID = '665f1c2e9b1d4a0012345678';
 
