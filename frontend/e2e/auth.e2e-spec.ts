@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { uniqueName } from '../../backend/test/clients';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import { LedgerService } from '../../backend/src/modules/billing/ledger.service';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
+import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
 
 describe('accounts in the browser', () => {
   let t: TestApp;
@@ -68,6 +68,9 @@ describe('accounts in the browser', () => {
       reason: 'welcome gift',
     });
     await page.getByTestId('balance').filter({ hasText: '200' }).waitFor();
+    // The grant is announced with its reason; the toast sits over the account menu until closed.
+    await toast(page, 'Support added 200 credits').filter({ hasText: 'welcome gift' }).waitFor();
+    await dismissToasts(page);
 
     await page.getByTestId('account-menu').click();
     await page.getByRole('menuitem', { name: 'Profile' }).click();
