@@ -68,8 +68,13 @@ describe('accounts in the browser', () => {
       reason: 'welcome gift',
     });
     await page.getByTestId('balance').filter({ hasText: '200' }).waitFor();
-    // The grant is announced with its reason; the toast sits over the account menu until closed.
-    await toast(page, 'Support added 200 credits').filter({ hasText: 'welcome gift' }).waitFor();
+    // The grant is announced with its reason; closed here because it would cover the open menu.
+    const grantToast = toast(page, 'Support added 200 credits').filter({ hasText: 'welcome gift' });
+    await grantToast.waitFor();
+    // Toasts open under the header: the new balance and the account menu stay in sight.
+    const header = (await page.locator('.app-header').boundingBox())!;
+    expect((await grantToast.boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height);
+    await screenshot(page, 'grant-toast-under-header');
     await dismissToasts(page);
 
     await page.getByTestId('account-menu').click();

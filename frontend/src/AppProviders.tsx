@@ -3,13 +3,13 @@ import type { ReactNode } from 'react';
 import { JobsProvider } from './jobs/JobsProvider';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { SessionProvider } from './session/SessionProvider';
-import { appTheme } from './ui/theme';
+import { appTheme, TOAST_TOP } from './ui/theme';
 
 /** Theme, toasts, session, socket and jobs: everything the routed screens rely on. */
 export function AppProviders({ children }: { children: ReactNode }) {
   return (
     <ConfigProvider theme={appTheme}>
-      <App>
+      <App notification={{ top: TOAST_TOP }}>
         <SessionProvider>
           <RealtimeProvider>
             <JobsProvider>{children}</JobsProvider>

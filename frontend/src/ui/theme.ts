@@ -2,6 +2,9 @@ import type { ThemeConfig } from 'antd';
 
 export const BRAND_COLOR = '#7c3aed';
 export const HEADER_BG = '#15112b';
+export const HEADER_HEIGHT = 64;
+/** Toasts open just under the header, so the balance and account menu stay visible and clickable. */
+export const TOAST_TOP = HEADER_HEIGHT + 12;
 
 export const appTheme: ThemeConfig = {
   token: {
@@ -13,6 +16,7 @@ export const appTheme: ThemeConfig = {
   components: {
     Layout: {
       headerBg: HEADER_BG,
+      headerHeight: HEADER_HEIGHT,
       headerPadding: '0 24px',
       bodyBg: '#f6f5fb',
       footerBg: 'transparent',
