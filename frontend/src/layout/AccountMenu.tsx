@@ -34,6 +34,7 @@ export function AccountMenu() {
     <Dropdown
       trigger={['click']}
       placement="bottomRight"
+      rootClassName="above-toasts"
       menu={{ items: account ? loggedInEntries(role) : loggedOutEntries, onClick }}
     >
       <Button type="text" data-testid="account-menu" icon={<UserOutlined />} style={{ color: '#fff' }}>
