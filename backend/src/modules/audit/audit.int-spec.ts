@@ -2,6 +2,9 @@ import request from 'supertest';
 import { AuditCategory, type LogEntry } from '@studio/contracts';
 import { eventually, PASSWORD, signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { getModelToken } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
+import { AuditEntry } from './audit-entry.schema';
 import { AuditListener } from './audit.listener';
 
 describe('activity log', () => {
@@ -63,6 +66,19 @@ describe('activity log', () => {
     const admin = await signIn(t, adminName, adminPassword);
     const res = await admin.agent.get('/api/getlogs');
     expect((res.body.content as LogEntry[]).filter((e) => e.author?.username === username)).toHaveLength(1);
+  });
+
+  it('has the indexes the log table reads by: newest first, overall and per category', async () => {
+    const model = t.app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name));
+    await model.init(); // autoIndex has finished building
+    const keys = (await model.collection.indexes()).map((index) => index.key);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        { createdOn: -1, _id: -1 },
+        { category: 1, createdOn: -1, _id: -1 },
+        { eventId: 1 },
+      ]),
+    );
   });
 
   it('makes the configured admin an admin at boot', async () => {
