@@ -4,7 +4,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AuditService } from '../../backend/src/modules/audit/audit.service';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, toast, watchSocket } from './browser';
+import {
+  dismissToasts,
+  FRONTEND_DIST,
+  launchBrowser,
+  logInAs,
+  screenshot as fullPage,
+  toast,
+  waitUntil,
+  watchSocket,
+} from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 const FACE = join(FIXTURES, 'ai-face.jpg');
@@ -404,11 +413,11 @@ describe('admin console in the browser', () => {
     // The user is told why, live: the push names the ledger entry's kind.
     await toast(user, 'Support added 5 credits').filter({ hasText: 'The swap came out blurry' }).waitFor();
     await screenshot(user, 'user-reimbursed-toast');
-    await clearToasts(user);
+    await dismissToasts(user);
     if (await user.getByTestId('job-tray').isVisible()) await user.getByTestId('job-tray-toggle').click();
     await user.getByTestId('job-tray').waitFor({ state: 'detached' });
     await screenshot(user, 'user-balance-reimbursed');
-    await clearToasts(admin);
+    await dismissToasts(admin);
 
     // Bulk: everyone who spent on face swaps in the window, previewed, then paid.
     const bulk = admin.locator('form#bulkReimburse');
@@ -452,20 +461,11 @@ describe('admin console in the browser', () => {
     await user.getByText('Paint over what you want to change').waitFor();
     await markDocument(user);
     await admin.goto(`${t.url}/admin/operations`);
-    const notice = admin.getByTestId('notice-inpaint');
     const text = 'Magic Brush is slower than usual while we upgrade the servers.';
-    // Each tool's example names that tool.
-    await expect(notice.getByLabel('Magic Brush notice text').getAttribute('placeholder')).resolves.toBe(
-      'e.g. Magic Brush is slower than usual while we upgrade the servers.',
-    );
-    await notice.getByLabel('Magic Brush notice text').fill(text);
-    await notice.getByRole('button', { name: 'Save' }).click();
-    await toast(admin, 'Magic Brush notice saved').waitFor();
-    await notice.getByRole('switch', { name: 'Magic Brush notice on' }).click();
-    await notice.getByText('Shown').waitFor();
+    await postNotice(admin, 'inpaint', 'Magic Brush', text);
     await user.getByTestId('tool-notices').filter({ hasText: text }).waitFor();
     expect(await sameDocument(user)).toBe(true);
-    await clearToasts(admin);
+    await dismissToasts(admin);
     await screenshot(admin, 'admin-operations');
     await screenshot(user, 'user-magic-notice');
 
@@ -473,22 +473,14 @@ describe('admin console in the browser', () => {
     await user.getByRole('navigation', { name: 'Tools' }).getByRole('link', { name: 'Face swap' }).click();
     await user.getByText('Put the face from one image onto the person in another.').waitFor();
     await expect(user.getByTestId('tool-notices').count()).resolves.toBe(0);
-    const swapNotice = admin.getByTestId('notice-faceSwap');
     const swapText = 'Face swaps take a few minutes longer today.';
-    await expect(swapNotice.getByLabel('Face swap notice text').getAttribute('placeholder')).resolves.toBe(
-      'e.g. Face swap is slower than usual while we upgrade the servers.',
-    );
-    await swapNotice.getByLabel('Face swap notice text').fill(swapText);
-    await swapNotice.getByRole('button', { name: 'Save' }).click();
-    await toast(admin, 'Face swap notice saved').waitFor();
-    await swapNotice.getByRole('switch', { name: 'Face swap notice on' }).click();
-    await swapNotice.getByText('Shown').waitFor();
+    await postNotice(admin, 'faceSwap', 'Face swap', swapText);
     const shown = user.getByTestId('maintenance-notice').filter({ hasText: swapText });
     await shown.waitFor();
     // Only the Face swap notice: Magic Brush's stays on its own screen.
     await expect(user.getByTestId('maintenance-notice').allTextContents()).resolves.toEqual([swapText]);
     expect(await sameDocument(user)).toBe(true);
-    await clearToasts(admin);
+    await dismissToasts(admin);
     await screenshot(user, 'user-faceswap-notice');
   });
 
@@ -529,23 +521,16 @@ describe('admin console in the browser', () => {
   });
 });
 
-/** Closes every toast, also those that arrive while closing the first ones. */
-async function clearToasts(page: Page) {
-  const notices = page.locator('.ant-notification-notice');
-  const deadline = Date.now() + 15_000;
-  while ((await notices.count()) > 0 && Date.now() < deadline) {
-    for (const close of await page.locator('.ant-notification-notice-close').all()) {
-      await close.click({ timeout: 2_000 }).catch(() => undefined);
-    }
-    await page.waitForTimeout(500);
-  }
-  await expect(notices.count()).resolves.toBe(0);
-}
-
-async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Writes a tool's maintenance notice on the operations page, saves it and switches it on. */
+async function postNotice(admin: Page, tool: string, label: string, text: string): Promise<void> {
+  const notice = admin.getByTestId(`notice-${tool}`);
+  // Each tool's example names that tool.
+  await expect(notice.getByLabel(`${label} notice text`).getAttribute('placeholder')).resolves.toBe(
+    `e.g. ${label} is slower than usual while we upgrade the servers.`,
+  );
+  await notice.getByLabel(`${label} notice text`).fill(text);
+  await notice.getByRole('button', { name: 'Save' }).click();
+  await toast(admin, `${label} notice saved`).waitFor();
+  await notice.getByRole('switch', { name: `${label} notice on` }).click();
+  await notice.getByText('Shown').waitFor();
 }

@@ -49,12 +49,23 @@ export async function logInAs(
   await dismissToasts(page);
 }
 
-/** Closes the open toasts: they sit over the header's top-right corner for 5 s. */
+/**
+ * Closes the open toasts, and any that arrive meanwhile (a live push may add one), until none is
+ * left: they sit under the header's right side for 5 s.
+ */
 export async function dismissToasts(page: Page): Promise<void> {
-  for (const close of await page.locator('.ant-notification-notice-close').all()) {
-    await close.click().catch(() => undefined);
+  const notices = page.locator('.ant-notification-notice');
+  const deadline = Date.now() + 15_000;
+  while ((await notices.count()) > 0 && Date.now() < deadline) {
+    for (const close of await page.locator('.ant-notification-notice-close').all()) {
+      await close.click({ timeout: 2_000 }).catch(() => undefined);
+    }
+    await notices
+      .first()
+      .waitFor({ state: 'detached', timeout: 500 })
+      .catch(() => undefined);
   }
-  await page.locator('.ant-notification-notice').first().waitFor({ state: 'detached' });
+  await expect(notices.count()).resolves.toBe(0);
 }
 
 /** What the page saw: socket frames, and how many times the server said the socket joined. */

@@ -19,7 +19,8 @@ export interface LogQuery {
 }
 export type LogPage = Page<LogEntry>;
 
-export const LOG_PAGE_SIZE = { default: 50, max: 200 } as const;
+/** The log table's page sizes: the server caps a page at `max`, the table offers `choices`. */
+export const LOG_PAGE_SIZE = { default: 50, max: 200, choices: [20, 50, 100, 200] } as const;
 
 export interface CreditTotal {
   credits: number;

@@ -1,5 +1,5 @@
 import { FileTextOutlined } from '@ant-design/icons';
-import type { LogEntry, LogPage } from '@studio/contracts';
+import { LOG_PAGE_SIZE, type LogEntry, type LogPage } from '@studio/contracts';
 import { Button, Popover, Tag, Typography, type TableColumnsType } from 'antd';
 import { formatLocalDateTime } from '../../admin/format';
 import { ServerPagedTable } from '../../admin/ServerPagedTable';
@@ -76,7 +76,7 @@ export function LogTable({
       data={data}
       loading={loading}
       onPageChange={onPageChange}
-      pageSizeOptions={[20, 50, 100, 200]}
+      pageSizeOptions={[...LOG_PAGE_SIZE.choices]}
     />
   );
 }
