@@ -40,6 +40,6 @@ function BalanceSync() {
 /** The folder screen updates its grid itself; the toast shows on every screen. */
 function TakedownToasts() {
   const show = useNoticeToast();
-  useSocketEvent('content.taken_down', (takedown) => show(takedownNotice(takedown)));
+  useSocketEvent(SocketEvents.contentTakenDown, (takedown) => show(takedownNotice(takedown)));
   return null;
 }

@@ -83,6 +83,8 @@ export const SocketEvents = {
   ready: 'session.ready',
   balanceChanged: 'balance.changed',
   auditAppended: 'audit.appended',
+  /** To an item's owner: an admin hid or deleted it, and why. */
+  contentTakenDown: 'content.taken_down',
 } as const;
 
 export interface SocketEventPayloads extends JobSocketPayloads {

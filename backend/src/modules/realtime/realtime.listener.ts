@@ -11,7 +11,7 @@ export class RealtimeListener {
   @OnDomainEvent(DomainEvents.contentTakenDown)
   onTakenDown({ payload }: DomainEventEnvelope<'content.taken_down'>): void {
     const { itemId, title, reason, mode } = payload;
-    this.publisher.toUser(payload.userId, 'content.taken_down', { itemId, title, reason, mode });
+    this.publisher.toUser(payload.userId, SocketEvents.contentTakenDown, { itemId, title, reason, mode });
   }
 
   @OnDomainEvent(DomainEvents.balanceChanged)

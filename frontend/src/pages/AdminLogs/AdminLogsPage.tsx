@@ -1,4 +1,4 @@
-import { LOG_PAGE_SIZE } from '@studio/contracts';
+import { LOG_PAGE_SIZE, SocketEvents } from '@studio/contracts';
 import { Card, Flex, Space, Spin, Typography } from 'antd';
 import { lazy, Suspense, useState } from 'react';
 import { ADMIN_ONLY, RequireRole } from '../../admin/RequireRole';
@@ -27,7 +27,7 @@ function AdminLogs() {
   const { stats, loading: statsLoading, reloadSoon } = useAdminStats();
   const log = useAuditLog(filters, paging.page, paging.pageSize);
 
-  useSocketEvent('audit.appended', (entry) => {
+  useSocketEvent(SocketEvents.auditAppended, (entry) => {
     log.prepend(entry);
     reloadSoon();
   });

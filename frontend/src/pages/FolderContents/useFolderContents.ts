@@ -1,4 +1,9 @@
-import type { ContentItem, FolderContents, SocketEventPayloads } from '@studio/contracts';
+import {
+  SocketEvents,
+  type ContentItem,
+  type FolderContents,
+  type SocketEventPayloads,
+} from '@studio/contracts';
 import { useCallback, useEffect, useState } from 'react';
 import { apiGet, errorText } from '../../api/client';
 import { useSocketEvent } from '../../realtime/useRealtime';
@@ -61,7 +66,9 @@ export function useFolderContents(folderId: string | undefined) {
     [],
   );
 
-  useSocketEvent('content.taken_down', (takedown) => setItems((items) => applyTakedown(items, takedown)));
+  useSocketEvent(SocketEvents.contentTakenDown, (takedown) =>
+    setItems((items) => applyTakedown(items, takedown)),
+  );
 
   return { state, setItems };
 }
