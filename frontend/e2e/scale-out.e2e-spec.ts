@@ -56,6 +56,31 @@ describe('two API instances and two workers on one Redis and one database', () =
     await a?.close();
   });
 
+  /**
+   * SIGKILLs the worker at a moment when it holds running jobs, and returns those jobs. The worker is
+   * frozen (SIGSTOP) before its jobs are read, so none can finish between the read and the kill; if
+   * it was between jobs, it is thawed and the next moment is tried.
+   */
+  async function killWhileRunning(victim: ChildProcess, ids: string[]) {
+    const runningOn = async () =>
+      (await jobs.find({ _id: { $in: ids }, state: 'running' }).lean()).filter(workerOf(victim));
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      await eventually(async () => expect((await runningOn()).length).toBeGreaterThan(0), 60_000);
+      victim.kill('SIGSTOP');
+      // Writes the worker sent just before it froze land first.
+      await new Promise((r) => setTimeout(r, 300));
+      const held = await runningOn();
+      if (held.length > 0) {
+        victim.kill('SIGKILL');
+        await exited(victim);
+        return held;
+      }
+      victim.kill('SIGCONT');
+    }
+    throw new Error('the worker never held a running job when frozen');
+  }
+
   /** One clone job (1 credit) through an instance, with the caller's session cookie. */
   async function clone(
     url: string,
@@ -162,15 +187,7 @@ describe('two API instances and two workers on one Redis and one database', () =
       .toBuffer();
     const ids = await submitMany(users, 40, large, 2);
     const [victim, survivor] = workers;
-    await eventually(async () => {
-      const running = await jobs.find({ _id: { $in: ids }, state: 'running' }).lean();
-      expect(running.filter(workerOf(victim)).length).toBeGreaterThan(0);
-    }, 60_000);
-    victim.kill('SIGKILL');
-    await exited(victim);
-    const interrupted = (await jobs.find({ _id: { $in: ids }, state: 'running' }).lean()).filter(
-      workerOf(victim),
-    );
+    const interrupted = await killWhileRunning(victim, ids);
 
     const records = await allSucceeded(ids, 240_000);
     const taken = records.filter((r) => interrupted.some((i) => String(i._id) === String(r._id)));
