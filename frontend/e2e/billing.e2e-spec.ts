@@ -34,6 +34,21 @@ describe('buying coins in the browser', () => {
   });
   afterEach(() => context.close());
 
+  /** Stripe tells the server (a signed webhook) that the checkout of 2 packs was paid. */
+  async function payFor(sessionId: string) {
+    const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
+    const event = signedEvent('checkout.session.completed', {
+      id: sessionId,
+      payment_status: 'paid',
+      metadata: { userId: account.id, username, packs: '2' },
+    });
+    return request(t.url)
+      .post('/api/stripe/webhook')
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', event.header)
+      .send(event.payload);
+  }
+
   const packs = () => page.getByLabel('Number of packs');
   const total = () => page.locator('.ant-statistic');
 
@@ -75,24 +90,22 @@ describe('buying coins in the browser', () => {
       document.querySelector('[data-testid="balance"]')?.textContent?.includes('0'),
     );
 
-    const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
-    const event = signedEvent('checkout.session.completed', {
-      id: `cs_test_e2e_${username}`,
-      payment_status: 'paid',
-      metadata: { userId: account.id, username, packs: '2' },
-    });
-    const res = await request(t.url)
-      .post('/api/stripe/webhook')
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', event.header)
-      .send(event.payload);
-    expect(res.status).toBe(200);
+    expect((await payFor(`cs_test_e2e_${username}`)).status).toBe(200);
 
     await page.getByTestId('credited').filter({ hasText: '400 coins added to your balance.' }).waitFor();
     await page.getByTestId('balance').filter({ hasText: '400' }).waitFor();
     await screenshot(page, 'stripe-success');
     await page.getByRole('button', { name: 'Homepage' }).click();
     await page.waitForURL(`${t.url}/`);
+  });
+
+  it('shows the coins when the webhook landed before the browser came back from Stripe', async () => {
+    // The usual order in production: Stripe calls the webhook, then redirects the browser.
+    expect((await payFor(`cs_test_early_${username}`)).status).toBe(200);
+    await page.goto(`${t.url}/stripe/success/cs_test_early_${username}`);
+    await page.getByTestId('credited').filter({ hasText: '400 coins added to your balance.' }).waitFor();
+    await page.getByTestId('balance').filter({ hasText: '400' }).waitFor();
+    await expect(page.getByText('Please wait while we handle your payment.').count()).resolves.toBe(0);
   });
 
   it('shows the cancel page, and sends a logged-out visitor to log in', async () => {

@@ -3,7 +3,7 @@ import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { TELEGRAM_URL } from '../config';
 import { logPageAnswer, logsKey, statsAnswer, statsKey } from '../test/admin';
 import { openSocket } from '../test/fakeSocket';
-import { mockFetch, sentBody, sessionAnswer } from '../test/fetchMock';
+import { callsTo, mockFetch, sentBody, sessionAnswer } from '../test/fetchMock';
 import { rememberAccount, renderApp } from '../test/renderApp';
 
 async function openAccountMenu() {
@@ -125,6 +125,20 @@ describe('AppHeader', () => {
       openSocket()!.serverEmit(SocketEvents.balanceChanged, { balance: 80, delta: -20, reason: 'clone' });
     });
     expect(screen.getByTestId('balance')).toHaveTextContent('80');
+  });
+
+  it('reads the balance again when its socket (re)joins, so a change made before that is not missed', async () => {
+    rememberAccount('alice');
+    let balance = 100;
+    const fetchMock = mockFetch({ 'GET /api/session': () => sessionAnswer({ username: 'alice', balance }) });
+    renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('100'));
+    await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.ready)).toBeGreaterThan(0));
+
+    balance = 300; // a grant lands while the socket is still joining: its push reaches nobody
+    act(() => openSocket()!.serverEmit(SocketEvents.ready, { username: 'alice' }));
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('300'));
+    expect(callsTo(fetchMock, 'GET /api/session')).toHaveLength(2);
   });
 
   it("shows the server's answer when the billing portal cannot open, and opens Telegram in a new tab", async () => {

@@ -27,8 +27,11 @@ function useNoticeToast() {
 }
 
 function BalanceSync() {
-  const { setBalance } = useSession();
+  const { setBalance, refresh } = useSession();
   const show = useNoticeToast();
+  // A change made before the socket joined the account's room was never pushed to it: whenever it
+  // (re)joins, the balance is read again.
+  useSocketEvent(SocketEvents.ready, () => void refresh());
   useSocketEvent(SocketEvents.balanceChanged, (change) => {
     setBalance(change.balance);
     const notice = creditChangeNotice(change);

@@ -25,6 +25,12 @@ export interface CreditHistoryEntry {
   by?: string;
 }
 
+/** GET /api/checkout/:sessionId: the coins one of the caller's checkouts credited, null while pending. */
+export interface CheckoutOutcome {
+  sessionId: string;
+  credited: number | null;
+}
+
 export interface Page<T> {
   items: T[];
   total: number;

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiOkResponse,
@@ -12,7 +12,13 @@ import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
 import { CurrentUser, Public } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
-import { CheckoutDto, HistoryQueryDto, PatreonSecretDto, PortalDto } from './billing.dto';
+import {
+  CheckoutDto,
+  CheckoutSessionParams,
+  HistoryQueryDto,
+  PatreonSecretDto,
+  PortalDto,
+} from './billing.dto';
 import { LedgerService } from './ledger.service';
 import { PatreonService } from './patreon.service';
 import { PaymentsService } from './payments.service';
@@ -43,6 +49,16 @@ export class BillingController {
   @ApiServiceUnavailableResponse({ description: PaymentMessages.notConfigured })
   async createCheckoutSession(@CurrentUser() user: AuthUser, @Body() dto: CheckoutDto, @Req() req: Request) {
     return ok(await this.payments.startCheckout(user, dto.coin_id, dto.coin_amount, originOf(req)));
+  }
+
+  @Get('checkout/:sessionId')
+  @ApiOperation({
+    summary: "What one of the caller's checkouts credited: coins, or null until the webhook lands",
+  })
+  @ApiOkResponse({ description: '{message, content: {sessionId, credited}}' })
+  @ApiBadRequestResponse({ description: 'Not a checkout session id' })
+  async checkoutOutcome(@CurrentUser() user: AuthUser, @Param() params: CheckoutSessionParams) {
+    return ok(await this.payments.checkoutOutcome(user, params.sessionId));
   }
 
   @Post('createPortalSession')

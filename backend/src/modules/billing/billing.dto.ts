@@ -7,6 +7,7 @@ import {
   IsNumber,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -27,6 +28,12 @@ export class CheckoutDto {
   @IsNotEmpty({ message: Messages.missingFields })
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'coin_amount must be a number' })
   coin_amount!: number;
+}
+
+export class CheckoutSessionParams {
+  @ApiProperty({ example: 'cs_test_a1b2c3', description: 'The Stripe Checkout session id' })
+  @Matches(/^cs_\w{1,250}$/, { message: 'Not a checkout session id' })
+  sessionId!: string;
 }
 
 export class PortalDto {

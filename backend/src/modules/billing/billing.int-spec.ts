@@ -95,6 +95,31 @@ describe('billing with stripe-mock and signed webhooks', () => {
       expect(await balanceOf(username)).toBe(400);
     });
 
+    it("tells the success page what the caller's checkout credited: null until the webhook, then the coins", async () => {
+      const buyer = await signIn(t);
+      const other = await signIn(t);
+      const sessionId = `cs_test_outcome_${buyer.username}`;
+      const outcome = (client: typeof buyer, id = sessionId) => client.agent.get(`/api/checkout/${id}`);
+
+      const pending = await outcome(buyer);
+      expect(pending.status).toBe(200);
+      expect(pending.body).toEqual({ message: 'success', content: { sessionId, credited: null } });
+      const event = signedEvent('checkout.session.completed', {
+        id: sessionId,
+        payment_status: 'paid',
+        metadata: { userId: await userId(buyer.username), packs: '3' },
+      });
+      expect((await postWebhook(event)).status).toBe(200);
+      expect((await outcome(buyer)).body.content).toEqual({ sessionId, credited: 600 });
+      // Another user learns nothing about it; a malformed id is refused; the anonymous must log in.
+      expect((await outcome(other)).body.content).toEqual({ sessionId, credited: null });
+      const malformed = await outcome(buyer, 'not-a-session');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toEqual({ message: 'error', content: 'Not a checkout session id' });
+      expect((await request(t.url).get(`/api/checkout/${sessionId}`)).status).toBe(401);
+      expect(await balanceOf(buyer.username)).toBe(600);
+    });
+
     it('refuses a forged or missing signature with 400 and credits nothing', async () => {
       const { username } = await signIn(t);
       const session = {

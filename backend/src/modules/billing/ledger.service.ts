@@ -163,6 +163,14 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     return this.change(input);
   }
 
+  /** The applied entry of one user under an idempotency key (a purchase, say), or null. */
+  async appliedEntry(userId: string, key: string): Promise<CreditHistoryEntry | null> {
+    const row = await this.entries
+      .findOne({ _id: key, userId: new Types.ObjectId(userId), state: 'applied' })
+      .lean();
+    return row ? toHistoryEntry(row) : null;
+  }
+
   async history(
     userId: string,
     page = 1,

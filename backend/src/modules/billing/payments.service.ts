@@ -1,5 +1,13 @@
 import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
-import { COIN_PRODUCT_ID, COINS_PER_PACK, PACKS_MAX, PACKS_MIN, clampPacks, plural } from '@studio/contracts';
+import {
+  COIN_PRODUCT_ID,
+  COINS_PER_PACK,
+  PACKS_MAX,
+  PACKS_MIN,
+  clampPacks,
+  plural,
+  type CheckoutOutcome,
+} from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
@@ -7,6 +15,9 @@ import { LedgerService } from './ledger.service';
 import { PaymentsPort, type VerifiedPaymentEvent } from './payments.port';
 
 export const PAYMENT_PROVIDER_ACTOR = { username: 'stripe' };
+
+/** The ledger key of a checkout's purchase: one credit per Stripe session, however often it is told. */
+const purchaseKey = (sessionId: string) => `stripe-checkout:${sessionId}`;
 
 /** Buying coins: checkout, crediting on the provider's word (webhook), the billing portal. */
 @Injectable()
@@ -90,7 +101,7 @@ export class PaymentsService {
     }
     const coins = packs * COINS_PER_PACK;
     const outcome = await this.ledger.credit({
-      key: `stripe-checkout:${checkout.sessionId}`,
+      key: purchaseKey(checkout.sessionId),
       userId: account.id,
       username: account.username,
       kind: 'purchase',
@@ -99,6 +110,15 @@ export class PaymentsService {
       actor: PAYMENT_PROVIDER_ACTOR,
     });
     return { credited: outcome.ok ? coins : 0 };
+  }
+
+  /**
+   * What one of the caller's checkouts has credited so far (null until its webhook lands). The
+   * success page asks on arrival, since the webhook often lands before the browser is back.
+   */
+  async checkoutOutcome(user: AuthUser, sessionId: string): Promise<CheckoutOutcome> {
+    const purchase = await this.ledger.appliedEntry(user.id, purchaseKey(sessionId));
+    return { sessionId, credited: purchase?.amount ?? null };
   }
 
   private publicUrl(origin: string): string {

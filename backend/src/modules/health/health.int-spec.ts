@@ -34,6 +34,7 @@ describe('health and API document', () => {
         'GET /api/admin/stats',
         'GET /api/billing/status',
         'POST /api/createCheckoutSession',
+        'GET /api/checkout/{sessionId}',
         'POST /api/createPortalSession',
         'POST /api/stripe/webhook',
         'GET /api/credits/history',

@@ -4,11 +4,13 @@ import {
   PACK_PRICE_USD,
   PaymentMessages,
   SocketEvents,
+  type CheckoutOutcome,
 } from '@studio/contracts';
 import { Button, Result, Spin } from 'antd';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { analytics } from '../../analytics/analytics';
+import { apiGet } from '../../api/client';
 import { Paths } from '../../paths';
 import { useSocketEvent } from '../../realtime/useRealtime';
 import { readCart } from '../../session/cart';
@@ -17,11 +19,13 @@ import { useSession } from '../../session/useSession';
 
 /**
  * Where Stripe sends the browser back (spec: /stripe/{status}[/{session}]). The coins are credited
- * by the webhook, so the page waits for the balance push and then shows what arrived.
+ * by the webhook, which may land before the browser is back or while the page's socket is still
+ * joining: so the page asks the server about its checkout on arrival and whenever the socket is
+ * (re)joined, and between those the balance push tells it.
  */
 export function StripeResultPage() {
   const loggedIn = useRequireLogin();
-  const { status } = useParams();
+  const { status, session } = useParams();
   const navigate = useNavigate();
   const { balance } = useSession();
   const [credited, setCredited] = useState<number | null>(null);
@@ -36,6 +40,16 @@ export function StripeResultPage() {
       price,
     });
   }, [loggedIn, success]);
+
+  const askServer = useCallback(() => {
+    if (!loggedIn || !success || !session) return;
+    void apiGet<CheckoutOutcome>(`/checkout/${encodeURIComponent(session)}`).then((result) => {
+      const coins = result.body?.content.credited;
+      if (typeof coins === 'number') setCredited(coins);
+    });
+  }, [loggedIn, success, session]);
+  useEffect(askServer, [askServer]);
+  useSocketEvent(SocketEvents.ready, askServer);
 
   useSocketEvent(SocketEvents.balanceChanged, (change) => {
     if (success && change.delta > 0 && change.delta % COINS_PER_PACK === 0) setCredited(change.delta);
