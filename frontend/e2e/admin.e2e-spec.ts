@@ -153,10 +153,12 @@ async function expectTooltipInsideChart(page: Page) {
 /** Retries `read` until it gives `expected` (the page updates live), then asserts on the last read. */
 async function eventuallyEqual<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
-  let last = await read();
+  // A read may also throw while the page redraws (a tooltip gone mid-hover): try again.
+  const attempt = () => read().catch((err: unknown) => ({ failedRead: String(err) }) as T);
+  let last = await attempt();
   while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    last = await read();
+    last = await attempt();
   }
   expect(last).toEqual(expected);
 }
@@ -394,8 +396,15 @@ describe('admin console in the browser', () => {
     await form.getByLabel('Credits').fill('5');
     await form.getByLabel('Reason').fill('The swap came out blurry');
     await screenshot(admin, 'support-reimburse-form');
+    // The user is told why, live (the push names the ledger entry's kind); the toast lasts 5 s, so
+    // it is watched for from the click on.
+    const told = toast(user, 'Support added 5 credits')
+      .filter({ hasText: 'The swap came out blurry' })
+      .waitFor();
     await form.getByRole('button', { name: 'Reimburse' }).click();
     await toast(admin, `Reimburse: 5 credits to ${swapper}`).waitFor();
+    await told;
+    await screenshot(user, 'user-reimbursed-toast');
     await admin.getByTestId('user-balance').filter({ hasText: /^14$/ }).waitFor();
     await history
       .locator('tr.ant-table-row')
@@ -410,9 +419,6 @@ describe('admin console in the browser', () => {
       .waitFor();
     await user.getByTestId('balance').filter({ hasText: /^14$/ }).waitFor();
     expect(await sameDocument(user)).toBe(true);
-    // The user is told why, live: the push names the ledger entry's kind.
-    await toast(user, 'Support added 5 credits').filter({ hasText: 'The swap came out blurry' }).waitFor();
-    await screenshot(user, 'user-reimbursed-toast');
     await dismissToasts(user);
     if (await user.getByTestId('job-tray').isVisible()) await user.getByTestId('job-tray-toggle').click();
     await user.getByTestId('job-tray').waitFor({ state: 'detached' });

@@ -3,7 +3,16 @@ import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { uniqueName } from '../../backend/test/clients';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import { LedgerService } from '../../backend/src/modules/billing/ledger.service';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
+import {
+  FRONTEND_DIST,
+  launchBrowser,
+  logInAs,
+  screenshot,
+  settledBox,
+  toast,
+  waitUntil,
+  watchSocket,
+} from './browser';
 
 describe('accounts in the browser', () => {
   let t: TestApp;
@@ -52,12 +61,14 @@ describe('accounts in the browser', () => {
     await page.getByRole('button', { name: 'Register' }).click();
     await toast(page, 'Max accounts reached!').waitFor();
 
+    const socket = watchSocket(page);
     await logIn(username, password);
     await page.waitForURL(`${t.url}/`);
     await expect(page.getByTestId('account-menu').innerText()).resolves.toContain(username);
     await expect(page.getByTestId('balance').innerText()).resolves.toContain('0');
 
-    // A balance change elsewhere arrives over the socket without a reload.
+    // A balance change elsewhere arrives over the socket without a reload (once it has joined).
+    await waitUntil(() => socket.readies() > 0, 20_000);
     const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
     await t.app.get(LedgerService).credit({
       key: `e2e-grant-${account.id}`,
@@ -77,7 +88,8 @@ describe('accounts in the browser', () => {
     expect((await grantToast.boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height);
     await page.getByTestId('account-menu').click();
     await page.getByRole('menuitem', { name: 'Profile' }).waitFor();
-    const toastBox = (await grantToast.boundingBox())!;
+    // Where the toast rests once its slide-in is over (two reads 100 ms apart agree).
+    const toastBox = await settledBox(grantToast);
     const menuOnTop = await page.evaluate(
       ([x, y]) => Boolean(document.elementFromPoint(x, y)?.closest('.ant-dropdown')),
       [toastBox.x + toastBox.width - 60, toastBox.y + toastBox.height / 2],

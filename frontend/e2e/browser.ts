@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 /** Debian's chromium, driven by playwright-core (no browser download). */
 export function launchBrowser(): Promise<Browser> {
@@ -93,5 +93,18 @@ export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promi
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** An element's box once it has stopped moving (an opening animation over): two reads agree. */
+export async function settledBox(locator: Locator, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  let box = await locator.boundingBox();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const next = await locator.boundingBox();
+    if (box && JSON.stringify(next) === JSON.stringify(box)) return box;
+    if (Date.now() > deadline) throw new Error('the element did not come to rest in time');
+    box = next;
   }
 }

@@ -63,18 +63,28 @@ describe('two API instances and two workers on one Redis and one database', () =
    */
   async function killWhileRunning(victim: ChildProcess, ids: string[]) {
     const runningOn = async () =>
-      (await jobs.find({ _id: { $in: ids }, state: 'running' }).lean()).filter(workerOf(victim));
+      (await jobs.find({ _id: { $in: ids }, state: 'running' }).lean())
+        .filter(workerOf(victim))
+        .map((r) => String(r._id));
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       await eventually(async () => expect((await runningOn()).length).toBeGreaterThan(0), 60_000);
       victim.kill('SIGSTOP');
-      // Writes the worker sent just before it froze land first.
-      await new Promise((r) => setTimeout(r, 300));
-      const held = await runningOn();
+      // Writes the worker sent just before it froze land first: read until two reads agree.
+      let held = await runningOn();
+      for (let before = ''; before !== held.join();) {
+        before = held.join();
+        await new Promise((r) => setTimeout(r, 300));
+        held = await runningOn();
+      }
       if (held.length > 0) {
         victim.kill('SIGKILL');
         await exited(victim);
-        return held;
+        // A write still in flight at the freeze could yet have finished one: that one was not cut.
+        const finished = (await jobs.find({ _id: { $in: held }, state: 'succeeded' }).lean())
+          .filter(workerOf(victim))
+          .map((r) => String(r._id));
+        return held.filter((id) => !finished.includes(id));
       }
       victim.kill('SIGCONT');
     }
@@ -142,8 +152,10 @@ describe('two API instances and two workers on one Redis and one database', () =
     const page = await context.newPage();
     const socket = watchSocket(page);
     await logInAs(page, a.url, username, PASSWORD);
+    // The login page's socket was ready already: wait for the new page's own to have joined.
+    const readies = socket.readies();
     await page.goto(`${a.url}/`);
-    await waitUntil(() => socket.readies() > 0, 20_000);
+    await waitUntil(() => socket.readies() > readies, 20_000);
     await page.getByTestId('balance').filter({ hasText: '5' }).waitFor();
 
     // The browser's own session, used on the other instance: sessions live in Redis.
@@ -190,7 +202,7 @@ describe('two API instances and two workers on one Redis and one database', () =
     const interrupted = await killWhileRunning(victim, ids);
 
     const records = await allSucceeded(ids, 240_000);
-    const taken = records.filter((r) => interrupted.some((i) => String(i._id) === String(r._id)));
+    const taken = records.filter((r) => interrupted.includes(String(r._id)));
     console.log(`interrupted on the killed worker: ${interrupted.length}; all finished by the other`);
     expect(interrupted.length).toBeGreaterThan(0);
     expect(taken.length).toBe(interrupted.length);

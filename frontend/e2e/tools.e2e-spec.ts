@@ -118,6 +118,8 @@ describe('image tools in the browser', () => {
       ),
     );
     await page.getByTestId('balance').filter({ hasText: '17' }).waitFor();
+    // The push follows the charge, which may come after the answer the modal showed.
+    await waitUntil(() => jobFrames('job.completed').length > 0);
     expect(jobFrames('job.completed')).toHaveLength(1);
     await screenshot(page, 'clone-success');
 

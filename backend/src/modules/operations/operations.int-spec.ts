@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { OperationsSocketEvents, type OperationsState } from '@studio/contracts';
-import { connectSocket, nextEvent, signIn, uniqueName } from '../../../test/clients';
+import { connectSocket, eventually, nextEvent, signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
 
@@ -72,8 +72,11 @@ describe('operations: maintenance notices and feature flags', () => {
       expect((await flagPushed).flags.videoFaceSwap).toBe(true);
       expect((await request(t.url).get('/api/operations')).body.content.flags.videoFaceSwap).toBe(true);
 
-      const log = await t.app.get(AuditService).latest(20);
-      expect(log.some((e) => e.category === 'Operations' && e.author?.username === adminName)).toBe(true);
+      // Audited through the event queue, so a moment later.
+      await eventually(async () => {
+        const log = await t.app.get(AuditService).latest(20);
+        expect(log.some((e) => e.category === 'Operations' && e.author?.username === adminName)).toBe(true);
+      });
     } finally {
       socket.close();
     }
