@@ -3,7 +3,7 @@ import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { TELEGRAM_URL } from '../config';
 import { logPageAnswer, logsKey, statsAnswer, statsKey } from '../test/admin';
 import { openSocket } from '../test/fakeSocket';
-import { callsTo, mockFetch, sentBody, sessionAnswer } from '../test/fetchMock';
+import { callsTo, mockFetch, sentBody, sessionAnswer, type FakeAnswer } from '../test/fetchMock';
 import { rememberAccount, renderApp } from '../test/renderApp';
 
 async function openAccountMenu() {
@@ -139,6 +139,31 @@ describe('AppHeader', () => {
     act(() => openSocket()!.serverEmit(SocketEvents.ready, { username: 'alice' }));
     await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('300'));
     expect(callsTo(fetchMock, 'GET /api/session')).toHaveLength(2);
+  });
+
+  it('keeps a pushed balance over a session answer that was read before it', async () => {
+    rememberAccount('alice');
+    let answerSession: (answer: FakeAnswer) => void = () => undefined;
+    let calls = 0;
+    mockFetch({
+      'GET /api/session': () => {
+        calls += 1;
+        if (calls === 1) return sessionAnswer({ username: 'alice', balance: 5 });
+        return new Promise<FakeAnswer>((resolve) => (answerSession = resolve));
+      },
+    });
+    renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('5'));
+    await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.ready)).toBeGreaterThan(0));
+
+    act(() => openSocket()!.serverEmit(SocketEvents.ready, { username: 'alice' }));
+    await waitFor(() => expect(calls).toBe(2));
+    // A job is charged while that session call is on its way; its answer still says 5.
+    act(() =>
+      openSocket()!.serverEmit(SocketEvents.balanceChanged, { balance: 4, delta: -1, reason: 'clone' }),
+    );
+    await act(async () => answerSession(sessionAnswer({ username: 'alice', balance: 5 })));
+    expect(screen.getByTestId('balance')).toHaveTextContent('4');
   });
 
   it("shows the server's answer when the billing portal cannot open, and opens Telegram in a new tab", async () => {

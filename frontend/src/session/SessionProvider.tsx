@@ -36,15 +36,22 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>(initialState);
   // Bumped on login and logout so an answer to an older session call cannot overwrite them.
   const epoch = useRef(0);
+  // Bumped on every balance set (a push): a session answer read before it must not undo it.
+  const balanceSets = useRef(0);
 
   const refresh = useCallback(async () => {
     const started = epoch.current;
+    const setsBefore = balanceSets.current;
     const result = await apiGet<SessionContent>('/session');
     if (started !== epoch.current) return;
     if (result.status === 200 && result.body) {
       const content = result.body.content;
       rememberLogin(content.username, content.verified);
-      setState(fromSession(content));
+      const pushedMeanwhile = balanceSets.current !== setsBefore;
+      setState((current) => ({
+        ...fromSession(content),
+        balance: pushedMeanwhile ? current.balance : content.balance,
+      }));
     } else if (result.status === 401) {
       forgetLogin();
       setState(loggedOut);
@@ -90,6 +97,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [toast]);
 
   const setBalance = useCallback((balance: number) => {
+    balanceSets.current += 1;
     setState((current) => (current.account ? { ...current, balance } : current));
   }, []);
 
