@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import request from 'supertest';
 
 export const TEST_WEBHOOK_SECRET = 'whsec_test_studio_secret';
 
@@ -23,4 +24,13 @@ export function signedEvent(type: string, session: Record<string, unknown>, secr
   });
   const header = Stripe.webhooks.generateTestHeaderString({ payload, secret });
   return { payload, header };
+}
+
+/** Delivers a signed event to the app's webhook endpoint, as Stripe would. */
+export function postWebhook(baseUrl: string, event: { payload: string; header: string }) {
+  return request(baseUrl)
+    .post('/api/stripe/webhook')
+    .set('Content-Type', 'application/json')
+    .set('Stripe-Signature', event.header)
+    .send(event.payload);
 }

@@ -1,7 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import request from 'supertest';
 import { register, uniqueName, PASSWORD } from '../../backend/test/clients';
-import { signedEvent, stripeTestConfig } from '../../backend/test/stripe';
+import { postWebhook, signedEvent, stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import { FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
@@ -42,11 +41,7 @@ describe('buying coins in the browser', () => {
       payment_status: 'paid',
       metadata: { userId: account.id, username, packs: '2' },
     });
-    return request(t.url)
-      .post('/api/stripe/webhook')
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', event.header)
-      .send(event.payload);
+    return postWebhook(t.url, event);
   }
 
   const packs = () => page.getByLabel('Number of packs');

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Messages, PaymentMessages, type LogEntry } from '@studio/contracts';
 import { eventually, signIn, uniqueName } from '../../../test/clients';
-import { signedEvent, stripeTestConfig } from '../../../test/stripe';
+import { postWebhook as deliver, signedEvent, stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { LedgerService } from './ledger.service';
@@ -28,12 +28,7 @@ describe('billing with stripe-mock and signed webhooks', () => {
     (await t.app.get(AccountsRepository).findByUsername(username))!.id;
   const balanceOf = async (username: string) =>
     (await t.app.get(AccountsRepository).balanceOf(await userId(username))).balance;
-  const postWebhook = (event: { payload: string; header: string }) =>
-    request(t.url)
-      .post('/api/stripe/webhook')
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', event.header)
-      .send(event.payload);
+  const postWebhook = (event: { payload: string; header: string }) => deliver(t.url, event);
 
   describe('checkout', () => {
     it('answers a Checkout address, clamping the pack count to 1..50', async () => {
