@@ -1,6 +1,6 @@
 /**
  * Ledger benchmark: reservations per second and latency under 200 concurrent clients, side by side
- * with the raw operation the ledger is built on (one unique-_id insert of a balance version),
+ * with a raw insert of one small document under a unique _id (the ledger entry's own first step),
  * run the same way against the same database. Run with `npm run bench` (starts the services).
  */
 import 'reflect-metadata';
@@ -11,7 +11,6 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from '../api/src/create-app';
 import { loadConfig } from '../src/config/app-config';
 import { Account } from '../src/modules/accounts/account.schema';
-import { BalanceVersion } from '../src/modules/accounts/balance-version.schema';
 import { LedgerService } from '../src/modules/billing/ledger.service';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 200);
@@ -68,7 +67,6 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   const ledger = app.get(LedgerService);
   const accounts = app.get<Model<Account>>(getModelToken(Account.name));
-  const versions = app.get<Model<BalanceVersion>>(getModelToken(BalanceVersion.name));
   const runId = Date.now().toString(36);
 
   // One account per client, funded so no reservation is refused.
@@ -99,26 +97,19 @@ async function main(): Promise<void> {
     `ledger benchmark: ${CLIENTS} concurrent clients, ${OPS} operations per case, database ${config.MONGODB_URI.replace(/\/\/[^@]*@/, '//')}`,
   );
 
-  // Baseline: the raw compare-and-set the ledger's apply step is built on.
-  const rawAccounts = Array.from({ length: CLIENTS }, () => ({ id: new Types.ObjectId(), version: 0 }));
-  const raw = await drive(
-    'raw: insert next balance version (unique _id)',
-    CLIENTS,
-    OPS,
-    async (client, i) => {
-      const account = rawAccounts[client];
-      account.version += 1;
-      await versions.create({
-        _id: `${account.id}:${account.version}`,
-        accountId: account.id,
-        version: account.version,
-        balance: 1_000_000 - account.version,
-        entryId: `raw-${runId}-${i}`,
-      });
-    },
-  );
+  // Baseline: a raw insert under a unique _id, from the same pool.
+  const scratch = accounts.db.collection(`bench_raw_${runId}`);
+  const raw = await drive('raw: insertOne under a unique _id', CLIENTS, OPS, async (client, i) => {
+    await scratch.insertOne({
+      _id: `raw-${runId}-${i}` as never,
+      userId: new Types.ObjectId(users[client].userId),
+      amount: -1,
+      reason: 'bench',
+      createdAt: new Date(),
+    });
+  });
 
-  const reserve = await drive('ledger.reserve (intent, apply, finalize, event)', CLIENTS, OPS, (client, i) =>
+  const reserve = await drive('ledger.reserve (entry, guarded $inc, event)', CLIENTS, OPS, (client, i) =>
     ledger.reserve({ key: `bench-${runId}-${i}`, ...users[client], amount: 1, reason: 'bench' }),
   );
 
@@ -131,6 +122,7 @@ async function main(): Promise<void> {
   );
 
   table([raw, reserve, hotAccount], raw);
+  await scratch.drop().catch(() => undefined);
   await app.close();
 }
 

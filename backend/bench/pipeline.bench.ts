@@ -5,6 +5,10 @@
  *     Bull add → process → completed on the same Redis.
  *  2. Clones per second of the local engine, beside raw sharp (decode, resize, encode only).
  *  3. Seconds per image of local face swap and super resolution.
+ * Part 1 runs twice: on an empty database, then after seeding BENCH_SEED_LOG activity-log lines
+ * (default 1,000,000) and BENCH_SEED_LEDGER ledger entries (default 200,000) of other users, so
+ * the figures show whether anything on the job's path grows with the data (0 and 0 skip it).
+ * BENCH_ENGINES=0 skips parts 2 and 3.
  */
 import 'reflect-metadata';
 import type { Queue } from 'bull';
@@ -17,6 +21,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { io } from 'socket.io-client';
+import mongoose, { Types } from 'mongoose';
 import { JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
 import { LocalCpuEngine, type EncodedImage, type InferenceEngine } from '@studio/inference';
 import { createApp } from '../api/src/create-app';
@@ -28,6 +33,9 @@ import { EngineRegistry } from '../src/modules/generation/engine-registry';
 const JOBS = Number(process.env.BENCH_JOBS ?? 200);
 const SUBMITTERS = Number(process.env.BENCH_SUBMITTERS ?? 10);
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
+const SEED_LOG = Number(process.env.BENCH_SEED_LOG ?? 1_000_000);
+const SEED_LEDGER = Number(process.env.BENCH_SEED_LEDGER ?? 200_000);
+const ENGINES = process.env.BENCH_ENGINES !== '0';
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
@@ -196,17 +204,85 @@ async function engines(): Promise<void> {
   await engine.close?.();
 }
 
+/**
+ * Other users' history, written straight into the collections (in batches): activity-log lines
+ * and applied ledger entries (grants, reservations and captures of 2,000 users).
+ */
+async function seed(): Promise<void> {
+  const conn = await mongoose.createConnection(process.env.MONGODB_URI!).asPromise();
+  const started = performance.now();
+  const batch = 2000;
+  const users = Array.from({ length: 2000 }, () => new Types.ObjectId());
+  const day = 86_400_000;
+  try {
+    const log = conn.collection('audit_log');
+    for (let from = 0; from < SEED_LOG; from += batch) {
+      const docs = Array.from({ length: Math.min(batch, SEED_LOG - from) }, (_, k) => {
+        const i = from + k;
+        const user = users[i % users.length];
+        return {
+          category: ['credits', 'jobs', 'auth', 'content'][i % 4],
+          author: { userId: String(user), username: `seed${i % users.length}` },
+          createdOn: new Date(Date.now() - 90 * day + (i / SEED_LOG) * 90 * day),
+          message: `seeded line ${i}`,
+          eventId: `seed-log-${i}`,
+        };
+      });
+      await log.insertMany(docs, { ordered: false });
+    }
+    const ledger = conn.collection('ledger');
+    const kinds = ['grant', 'reservation', 'capture'] as const;
+    for (let from = 0; from < SEED_LEDGER; from += batch) {
+      const docs = Array.from({ length: Math.min(batch, SEED_LEDGER - from) }, (_, k) => {
+        const i = from + k;
+        const kind = kinds[i % 3];
+        const user = users[i % users.length];
+        return {
+          _id: `seed-ledger-${i}` as never,
+          userId: user,
+          username: `seed${i % users.length}`,
+          kind,
+          amount: kind === 'grant' ? 10 : kind === 'reservation' ? -1 : 0,
+          state: 'applied',
+          reason: 'seeded',
+          tool: 'clone',
+          jobId: String(new Types.ObjectId()),
+          ...(kind === 'reservation' ? { settlement: 'captured' } : {}),
+          createdAt: new Date(Date.now() - 90 * day + (i / SEED_LEDGER) * 90 * day),
+          appliedAt: new Date(),
+        };
+      });
+      await ledger.insertMany(docs, { ordered: false });
+    }
+  } finally {
+    await conn.close();
+  }
+  console.log(
+    `seeded ${SEED_LOG} log lines and ${SEED_LEDGER} ledger entries in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+}
+
 async function main(): Promise<void> {
   console.log(`\n== job pipeline: ${JOBS} jobs, ${SUBMITTERS} submitters, no-op engine ==`);
   const raw = await rawBull();
-  const full = await pipeline();
-  console.log(
-    `raw Bull add→process→completed: ${raw.perSecond.toFixed(1)} jobs/s, p50 ${fmt(raw.p50)}, p99 ${fmt(raw.p99)}`,
-  );
-  console.log(
-    `pipeline HTTP submit→job.completed: ${full.perSecond.toFixed(1)} jobs/s, p50 ${fmt(full.p50)}, p99 ${fmt(full.p99)}`,
-  );
-  console.log(`ratio pipeline / raw Bull throughput: ${(full.perSecond / raw.perSecond).toFixed(3)}`);
+  const empty = await pipeline();
+  const line = (name: string, r: { perSecond: number; p50: number; p99: number }) =>
+    console.log(
+      `${name.padEnd(44)} ${r.perSecond.toFixed(1).padStart(8)} jobs/s  p50 ${fmt(r.p50).padStart(10)}  p99 ${fmt(r.p99).padStart(10)}  vs raw ${(r.perSecond / raw.perSecond).toFixed(3)}x`,
+    );
+  line('raw Bull add→process→completed', raw);
+  line('pipeline HTTP submit→job.completed (empty db)', empty);
+  if (SEED_LOG + SEED_LEDGER > 0) {
+    await seed();
+    const rawAgain = await rawBull();
+    const seeded = await pipeline();
+    line('raw Bull, again after seeding', rawAgain);
+    line(`pipeline after seeding (${SEED_LOG} log, ${SEED_LEDGER} ledger)`, seeded);
+    console.log(
+      `seeded / empty: throughput ${(seeded.perSecond / empty.perSecond).toFixed(2)}x, p50 ${(seeded.p50 / empty.p50).toFixed(2)}x, p99 ${(seeded.p99 / empty.p99).toFixed(2)}x`,
+    );
+  }
+  if (!ENGINES) return;
   console.log('\n== local CPU engine ==');
   await engines();
 }

@@ -27,9 +27,23 @@ export class Account {
   @Prop({ default: false })
   early!: boolean;
 
-  /** Highest balance version known to be written: a hint for finding the head (may lag). */
+  /**
+   * Credits. Only billing's AccountBalances writes the three money fields, each change one
+   * conditional atomic update (see there); accounts only read the balance.
+   */
+  @Prop({ default: 0, min: 0 })
+  balance!: number;
+
+  /** Counts the balance changes: the version an applied ledger entry records. */
   @Prop({ default: 0 })
-  balanceHead!: number;
+  ledgerVersion!: number;
+
+  /**
+   * Keys of the latest ledger entries decided on this balance (`!<key>` for a voided one): the
+   * guard that applies each entry at most once. Trimmed to the latest ones whose entries are final.
+   */
+  @Prop({ type: [String], default: [] })
+  ledgerRecent!: string[];
 
   /** When the person confirmed being 18 or older (the adult-content gate). */
   @Prop({ required: true })

@@ -2,7 +2,6 @@ import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { FoldersModule } from '../folders/folders.module';
 import { Account, AccountSchema } from './account.schema';
-import { BalanceVersion, BalanceVersionSchema } from './balance-version.schema';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
@@ -12,15 +11,10 @@ import { StaffUsersService } from './staff-users.service';
 /** Accounts and their repository (global: the session guard and the gateway read accounts). */
 @Global()
 @Module({
-  imports: [
-    MongooseModule.forFeature([
-      { name: Account.name, schema: AccountSchema },
-      { name: BalanceVersion.name, schema: BalanceVersionSchema },
-    ]),
-    FoldersModule,
-  ],
+  imports: [MongooseModule.forFeature([{ name: Account.name, schema: AccountSchema }]), FoldersModule],
   controllers: [AccountsController, StaffUsersController],
   providers: [AccountsRepository, AccountsService, StaffUsersService],
-  exports: [AccountsRepository, AccountsService],
+  // The Mongoose models too: billing owns the money fields of the account document.
+  exports: [AccountsRepository, AccountsService, MongooseModule],
 })
 export class AccountsModule {}

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { isValidObjectId, Model, Types } from 'mongoose';
+import { isValidObjectId, Model } from 'mongoose';
 import type { Role } from '@studio/contracts';
 import { Account } from './account.schema';
-import { BalanceVersion } from './balance-version.schema';
 
 export interface AccountRecord {
   id: string;
@@ -16,9 +15,6 @@ export interface AccountRecord {
   stripeCustomerId?: string;
 }
 
-export type BalanceChange =
-  { status: 'applied' | 'already' | 'insufficient'; balance: number } | { status: 'no_account' };
-
 export interface NewAccount {
   username: string;
   email: string;
@@ -30,10 +26,7 @@ export interface NewAccount {
 /** Storage of accounts behind a small port, so services never build queries themselves. */
 @Injectable()
 export class AccountsRepository {
-  constructor(
-    @InjectModel(Account.name) private readonly model: Model<Account>,
-    @InjectModel(BalanceVersion.name) private readonly versions: Model<BalanceVersion>,
-  ) {}
+  constructor(@InjectModel(Account.name) private readonly model: Model<Account>) {}
 
   async findById(id: string): Promise<AccountRecord | null> {
     if (!isValidObjectId(id)) return null;
@@ -54,78 +47,11 @@ export class AccountsRepository {
     await this.model.updateOne({ _id: id }, { $set: { role } });
   }
 
-  /** The current balance: the newest version (0 before the first change). */
-  async balanceOf(id: string): Promise<{ version: number; balance: number }> {
-    return (await this.headOf(id)) ?? { version: 0, balance: 0 };
-  }
-
-  /** The newest balance version, or null when there is no such account. */
-  private async headOf(id: string): Promise<{ version: number; balance: number } | null> {
-    if (!isValidObjectId(id)) return null;
-    const account = await this.model.findById(id).select({ balanceHead: 1 }).lean();
-    if (!account) return null;
-    let version = account.balanceHead ?? 0;
-    let head = version > 0 ? await this.versions.findById(versionId(id, version)).lean() : null;
-    // The hint may lag behind (it is written after the version): walk forward to the real head.
-    for (;;) {
-      const next = await this.versions.findById(versionId(id, version + 1)).lean();
-      if (!next) break;
-      head = next;
-      version += 1;
-    }
-    return { version, balance: head?.balance ?? 0 };
-  }
-
-  /** The balance version that applied a ledger entry, if it was applied. */
-  async versionOfEntry(entryId: string): Promise<{ balance: number } | null> {
-    const row = await this.versions.findOne({ entryId }).lean();
-    return row ? { balance: row.balance } : null;
-  }
-
-  /**
-   * Applies delta as the next balance version (compare-and-set on the unique version _id).
-   * A debit beyond the balance is refused; an entry already applied is reported, not repeated.
-   * `fresh` says the entry was just recorded, so it cannot have been applied before: that spares
-   * a lookup by entryId, which FerretDB can only answer by scanning.
-   */
-  async applyBalanceChange(
-    id: string,
-    entryId: string,
-    delta: number,
-    fresh = false,
-  ): Promise<BalanceChange> {
-    for (let attempt = 0; ; attempt += 1) {
-      const head = await this.headOf(id);
-      if (!head) return { status: 'no_account' };
-      if (delta < 0 && head.balance < -delta) {
-        const applied = fresh ? null : await this.versionOfEntry(entryId);
-        return applied
-          ? { status: 'already', ...applied }
-          : { status: 'insufficient', balance: head.balance };
-      }
-      const version = head.version + 1;
-      try {
-        await this.versions.create({
-          _id: versionId(id, version),
-          accountId: new Types.ObjectId(id),
-          version,
-          balance: head.balance + delta,
-          entryId,
-        });
-        await this.model.updateOne({ _id: id }, { $max: { balanceHead: version } });
-        return { status: 'applied', balance: head.balance + delta };
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        // Either another change took this version, or this entry was applied before.
-        const taken = await this.versions.findById(versionId(id, version)).lean();
-        if (taken?.entryId === entryId) return { status: 'already', balance: taken.balance };
-        if (!taken || !fresh) {
-          const applied = await this.versionOfEntry(entryId);
-          if (applied) return { status: 'already', ...applied };
-        }
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
-      }
-    }
+  /** The current balance (billing's AccountBalances is the only writer of it). */
+  async balanceOf(id: string): Promise<{ balance: number }> {
+    if (!isValidObjectId(id)) return { balance: 0 };
+    const account = await this.model.findById(id).select({ balance: 1 }).lean();
+    return { balance: account?.balance ?? 0 };
   }
 
   async setStripeCustomer(id: string, customerId: string): Promise<void> {
@@ -159,8 +85,6 @@ export class AccountsRepository {
     await this.model.updateOne({ _id: id }, { $set: { lastLoginAt: new Date() } });
   }
 }
-
-const versionId = (accountId: string, version: number) => `${accountId}:${version}`;
 
 function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | null {
   if (!doc) return null;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AccountBalances } from './account-balances';
 import { BillingController } from './billing.controller';
 import { JobLiveness } from './job-liveness';
 import { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
@@ -28,6 +29,7 @@ import { SupportCreditsService } from './support-credits.service';
   ],
   controllers: [BillingController, SupportController, AdminCreditsController],
   providers: [
+    AccountBalances,
     LedgerService,
     JobLiveness,
     PaymentsService,

@@ -15,8 +15,9 @@ export class LedgerActor {
 }
 
 /**
- * One change of one balance. Written 'pending' first, applied as a balance version, then marked
- * 'applied'; the unique key makes every operation idempotent.
+ * One change of one balance. Written 'pending' first (its unique key is the idempotency key),
+ * applied to the account's balance by one guarded update, then marked 'applied' (or 'rejected').
+ * See LedgerService.
  */
 @Schema({ collection: 'ledger', versionKey: false })
 export class LedgerEntry {
@@ -60,23 +61,23 @@ export class LedgerEntry {
   @Prop({ type: String, default: undefined })
   settlement?: Settlement;
 
-  /** For a reservation: when the recovery pass may give it back if no live job holds it. */
-  @Prop()
+  /**
+   * For an unsettled reservation: when the recovery pass asks whether a live job still holds it.
+   * Removed when it settles, so the index holds only open reservations.
+   */
+  @Prop({ index: true })
   expiresAt?: Date;
 
+  /** The balance right after this entry applied (unknown when a recovery finished the entry). */
   @Prop()
   balanceAfter?: number;
 
-  /** Whether the balance.changed event for this entry has been published. */
-  @Prop({ default: false })
-  announced!: boolean;
+  /** The account's ledgerVersion this entry applied at (unknown when a recovery finished it). */
+  @Prop()
+  version?: number;
 
   @Prop({ required: true, default: () => new Date(), index: true })
   createdAt!: Date;
-
-  /** Which ledger instance inserted the entry: tells the winner of a race for one key. */
-  @Prop()
-  createdBy?: string;
 
   @Prop()
   appliedAt?: Date;

@@ -1,13 +1,16 @@
+import { getQueueToken } from '@nestjs/bull';
 import { getModelToken } from '@nestjs/mongoose';
+import type { Queue } from 'bull';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import mongoose, { Model, Types } from 'mongoose';
+import { DomainEvents } from '@studio/contracts';
 import { AccountsRepository } from '../accounts/accounts.repository';
-import { DomainEventBus } from '../events/domain-event-bus';
+import { DOMAIN_EVENTS_QUEUE, DomainEventBus } from '../events/domain-event-bus';
 import { signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { Account, AccountSchema } from '../accounts/account.schema';
-import { BalanceVersion, BalanceVersionSchema } from '../accounts/balance-version.schema';
+import { AccountBalances } from './account-balances';
 import { JobLiveness } from './job-liveness';
 import { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
@@ -16,13 +19,17 @@ describe('credits ledger (real FerretDB)', () => {
   let t: TestApp;
   let ledger: LedgerService;
   let accounts: AccountsRepository;
+  let balances: AccountBalances;
   let entries: Model<LedgerEntry>;
+  let accountModel: Model<Account>;
 
   beforeAll(async () => {
     t = await startTestApp();
     ledger = t.app.get(LedgerService);
     accounts = t.app.get(AccountsRepository);
+    balances = t.app.get(AccountBalances);
     entries = t.app.get(getModelToken(LedgerEntry.name));
+    accountModel = t.app.get(getModelToken(Account.name));
   });
   afterAll(() => t.close());
 
@@ -60,18 +67,18 @@ describe('credits ledger (real FerretDB)', () => {
       ),
     );
     try {
-      const services = connections.map(
-        (conn) =>
-          new LedgerService(
-            conn.model(LedgerEntry.name, LedgerEntrySchema) as unknown as Model<LedgerEntry>,
-            new AccountsRepository(
-              conn.model(Account.name, AccountSchema) as unknown as Model<Account>,
-              conn.model(BalanceVersion.name, BalanceVersionSchema) as unknown as Model<BalanceVersion>,
-            ),
-            t.app.get(DomainEventBus),
-            new JobLiveness(),
+      const services = connections.map((conn) => {
+        const entryModel = conn.model(LedgerEntry.name, LedgerEntrySchema) as unknown as Model<LedgerEntry>;
+        return new LedgerService(
+          entryModel,
+          new AccountBalances(
+            conn.model(Account.name, AccountSchema) as unknown as Model<Account>,
+            entryModel,
           ),
-      );
+          t.app.get(DomainEventBus),
+          new JobLiveness(),
+        );
+      });
       const results = await Promise.all(
         Array.from({ length: 1000 }, (_, i) =>
           services[i % services.length].reserve({
@@ -156,12 +163,24 @@ describe('credits ledger (real FerretDB)', () => {
       expect(await expectConsistent(user.userId)).toBe(200);
     });
 
-    it('voids a reservation whose request died before deducting', async () => {
+    it('voids a reservation whose request died before deducting, and a late deduction cannot land', async () => {
       const user = await newUser(10);
       const key = `crash-res-intent-${user.userId}`;
-      await ledger.recordIntent({ key, ...user, kind: 'reservation', amount: -4, reason: 'job' });
+      const entry = await ledger.recordIntent({
+        key,
+        ...user,
+        kind: 'reservation',
+        amount: -4,
+        reason: 'job',
+      });
       await age(key);
       await ledger.recover();
+      expect((await entries.findById(key).lean())?.state).toBe('rejected');
+      expect(await expectConsistent(user.userId)).toBe(10);
+      // The request that wrote the intent wakes up (a long pause, not dead) and runs its step 2:
+      // the account has recorded the void, so the deduction is refused and nothing changes.
+      expect(await balances.apply(user.userId, key, -4)).toEqual({ status: 'voided' });
+      expect(await ledger.complete(entry)).toMatchObject({ ok: false });
       expect((await entries.findById(key).lean())?.state).toBe('rejected');
       expect(await expectConsistent(user.userId)).toBe(10);
     });
@@ -169,7 +188,7 @@ describe('credits ledger (real FerretDB)', () => {
     it('finishes a deduction that reached the balance but not the ledger, without deducting twice', async () => {
       const user = await newUser(10);
       const key = `crash-applied-${user.userId}`;
-      const entry = await ledger.recordIntent({
+      await ledger.recordIntent({
         key,
         ...user,
         kind: 'reservation',
@@ -177,28 +196,32 @@ describe('credits ledger (real FerretDB)', () => {
         reason: 'job',
         expiresAt: new Date(Date.now() + 3600_000),
       });
-      await accounts.applyBalanceChange(user.userId, String(entry._id), -4);
+      expect(await balances.apply(user.userId, key, -4)).toMatchObject({ status: 'applied', balance: 6 });
       await age(key);
       await ledger.recover();
       expect((await entries.findById(key).lean())?.state).toBe('applied');
       expect(await expectConsistent(user.userId)).toBe(6);
+      // Anyone running step 2 again (a replay, another recovery) finds it taken.
+      expect(await balances.apply(user.userId, key, -4)).toEqual({ status: 'already', balance: 6 });
       await ledger.recover();
       expect(await expectConsistent(user.userId)).toBe(6);
     });
 
-    it('announces a change that was applied but not announced', async () => {
+    it('announces a change that reached the balance before the process died', async () => {
       const user = await newUser(10);
       const key = `crash-silent-${user.userId}`;
-      const entry = await ledger.recordIntent({ key, ...user, kind: 'grant', amount: 3, reason: 'gift' });
-      const change = await accounts.applyBalanceChange(user.userId, String(entry._id), 3);
-      await entries.updateOne(
-        { _id: key },
-        { $set: { state: 'applied', balanceAfter: 13, appliedAt: past } },
-      );
-      expect(change).toEqual({ status: 'applied', balance: 13 });
+      await ledger.recordIntent({ key, ...user, kind: 'grant', amount: 3, reason: 'gift' });
+      expect(await balances.apply(user.userId, key, 3)).toMatchObject({ status: 'applied', balance: 13 });
+      await age(key);
+      const events = t.app.get<Queue>(getQueueToken(DOMAIN_EVENTS_QUEUE));
+      expect(await events.getJob(`ledger:${key}`)).toBeNull();
       const stats = await ledger.recover();
-      expect(stats.announced).toBeGreaterThanOrEqual(1);
-      expect((await entries.findById(key).lean())?.announced).toBe(true);
+      expect(stats.completed).toBeGreaterThanOrEqual(1);
+      expect((await events.getJob(`ledger:${key}`))?.data).toMatchObject({
+        name: DomainEvents.balanceChanged,
+        payload: { userId: user.userId, delta: 3, balance: 13, entryId: key },
+      });
+      expect((await entries.findById(key).lean())?.state).toBe('applied');
       expect(await expectConsistent(user.userId)).toBe(13);
     });
 
@@ -297,5 +320,92 @@ describe('credits ledger (real FerretDB)', () => {
       expect(reservations.filter((r) => r.settlement === undefined).length).toBeLessThanOrEqual(1);
       // The child boots the whole app with ts-node first (models included): slow on a busy machine.
     }, 180_000);
+  });
+
+  describe('the account keeps the keys of its latest entries', () => {
+    it('trims them, but never the key of an entry still pending', async () => {
+      const user = await newUser(1000);
+      const stuck = `trim-stuck-${user.userId}`;
+      await ledger.recordIntent({ key: stuck, ...user, kind: 'grant', amount: 1, reason: 'stuck' });
+      expect(await balances.apply(user.userId, stuck, 1)).toMatchObject({ status: 'applied' });
+      for (let i = 0; i < 250; i += 1) {
+        await ledger.reserve({ key: `trim-${user.userId}-${i}`, ...user, amount: 1, reason: 'trim' });
+      }
+      await balances.trim(user.userId);
+      const account = await accountModel.findById(user.userId).select({ ledgerRecent: 1 }).lean();
+      expect(account!.ledgerRecent.length).toBeLessThanOrEqual(101);
+      expect(account!.ledgerRecent).toContain(stuck);
+      expect(account!.ledgerRecent).toContain(`trim-${user.userId}-249`);
+      // Still exactly once: the stuck entry is finished by recovery, not applied again.
+      expect(await balances.apply(user.userId, stuck, 1)).toMatchObject({ status: 'already' });
+      await entries.updateOne({ _id: stuck }, { $set: { createdAt: new Date(0) } });
+      await ledger.recover();
+      expect(await expectConsistent(user.userId)).toBe(1000 + 1 - 250);
+    }, 120_000);
+  });
+
+  describe('migration from the balance-version chains of earlier releases', () => {
+    it('seeds the balance field once from the newest version and finishes entries a version applied', async () => {
+      const { username } = await signIn(t, uniqueName('mig'));
+      const account = (await accounts.findByUsername(username))!;
+      const id = new Types.ObjectId(account.id);
+      // The account as the previous release left it: no balance field, a chain of versions, and a
+      // purchase whose version was written but whose entry is still pending.
+      await accountModel.collection.updateOne(
+        { _id: id },
+        { $unset: { balance: 1, ledgerVersion: 1, ledgerRecent: 1 } },
+      );
+      const versions = accountModel.db.collection('balance_versions');
+      await versions.insertMany([
+        {
+          _id: `${account.id}:1` as never,
+          accountId: id,
+          version: 1,
+          balance: 200,
+          entryId: `old-buy-${account.id}`,
+        },
+        {
+          _id: `${account.id}:2` as never,
+          accountId: id,
+          version: 2,
+          balance: 197,
+          entryId: `old-res-${account.id}`,
+        },
+      ]);
+      await entries.collection.insertMany([
+        {
+          _id: `old-buy-${account.id}` as never,
+          userId: id,
+          username,
+          kind: 'purchase',
+          amount: 200,
+          reason: 'pack',
+          state: 'applied',
+          createdAt: new Date(),
+        },
+        {
+          _id: `old-res-${account.id}` as never,
+          userId: id,
+          username,
+          kind: 'reservation',
+          amount: -3,
+          reason: 'job',
+          state: 'pending',
+          createdAt: new Date(0),
+        },
+      ]);
+
+      expect(await balances.migrateFromVersionChains()).toBe(1);
+      expect(await balances.migrateFromVersionChains()).toBe(0);
+      expect((await accounts.balanceOf(account.id)).balance).toBe(197);
+      expect((await entries.findById(`old-res-${account.id}`).lean())?.state).toBe('applied');
+      // The entry a version applied is not applied again by anyone.
+      expect(await balances.apply(account.id, `old-res-${account.id}`, -3)).toMatchObject({
+        status: 'already',
+      });
+      await ledger.recover();
+      expect(await ledger.appliedSum(account.id)).toBe(197);
+      expect((await accounts.balanceOf(account.id)).balance).toBe(197);
+    });
   });
 });

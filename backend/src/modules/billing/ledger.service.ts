@@ -10,12 +10,11 @@ import {
   type PricedTool,
   quoteTool,
 } from '@studio/contracts';
-import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.repository';
+import { isDuplicateKeyError } from '../accounts/accounts.repository';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { LedgerActor, LedgerEntry } from './ledger-entry.schema';
+import { AccountBalances } from './account-balances';
 import { JobLiveness } from './job-liveness';
-import { KeyedSerializer } from './keyed-serializer';
-import { randomUUID } from 'node:crypto';
 
 export type LedgerEntryDoc = LedgerEntry;
 
@@ -40,31 +39,43 @@ export type LedgerOutcome =
 
 /** How long a reservation is held before recovery asks whether its job still lives. */
 export const RESERVATION_HOLD_MS = 15 * 60_000;
-/** A ledger step older than this that has not finished is treated as interrupted. */
+/**
+ * Recovery leaves entries younger than this to the request that is writing them. It only picks
+ * which entries to look at: what happens to one is decided by the account's state.
+ */
 export const STALE_STEP_MS = 30_000;
 const RECOVERY_EVERY_MS = 60_000;
 
+/** How a reservation was settled: which of capture and refund won, and what it moved. */
+export interface Settlement {
+  kind: 'capture' | 'refund';
+  /** Credits given back (refund), or 0. */
+  refunded: number;
+}
+
 /**
- * The credits ledger. Works on FerretDB and standalone MongoDB: no multi-document transactions,
- * only unique keys (see BalanceVersion for why not `$inc`), in three steps per change:
- *   1. intent   — insert the entry as 'pending' (unique key: a replay finds the existing one);
- *   2. apply    — insert the next balance version naming the entry (unique: applied at most once;
- *                 a debit beyond the balance is refused);
- *   3. finalize — mark the entry 'applied' with the balance after it, then announce the change
- *                 (the event id is derived from the entry, so announcing twice is a no-op).
- * Settling a reservation (capture or refund) inserts one entry under the key `settle:<reservation>`,
- * so only one of the two can ever happen. A crash between any two steps leaves a state that the
- * recovery pass completes or undoes.
+ * The credits ledger: one home for money, on MongoDB's ordinary patterns (no multi-document
+ * transactions), so it holds on MongoDB and on the embedded engine alike. A change is:
+ *   1. intent — insert the entry 'pending' under its idempotency key as `_id` (a replay finds it);
+ *   2. apply  — one conditional atomic update of the account (AccountBalances.apply): the balance
+ *               guard refuses an overdraft, the key guard applies the entry at most once;
+ *   3. final  — announce it (event id derived from the entry, so announcing twice is a no-op),
+ *               then mark the entry 'applied' with the balance and account version after it.
+ * A capture moves no credits (its reservation did): it is one insert, already 'applied'.
+ * Settling a reservation inserts one entry under `settle:<reservation>`, so only one of capture
+ * and refund can ever happen. A crash between steps leaves an entry 'pending': recovery asks the
+ * account whether it took the entry (its key is in `ledgerRecent`) and finishes it, or applies it,
+ * or voids a reservation nobody waits for (a guarded update on the account, so a late step 2 of
+ * the request that wrote it can no longer land).
  */
 @Injectable()
 export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LedgerService.name);
-  private readonly perAccount = new KeyedSerializer();
   private timer?: NodeJS.Timeout;
 
   constructor(
     @InjectModel(LedgerEntry.name) private readonly entries: Model<LedgerEntry>,
-    private readonly accounts: AccountsRepository,
+    private readonly balances: AccountBalances,
     private readonly events: DomainEventBus,
     private readonly jobs: JobLiveness,
   ) {}
@@ -81,10 +92,11 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     input: Omit<LedgerChange, 'kind' | 'amount'> & { amount: number; holdMs?: number },
   ): Promise<LedgerOutcome> {
     const { holdMs = RESERVATION_HOLD_MS, amount, ...rest } = input;
-    // Fast refusal without a write when the balance is plainly short (the apply step decides
-    // for real; this only spares the database when a burst meets an empty balance).
-    const known = await this.entries.exists({ _id: input.key });
-    if (!known && (await this.accounts.balanceOf(input.userId)).balance < Math.abs(amount)) {
+    // A plainly short balance is refused without writing (the guarded update decides for real;
+    // a replay of a key that was applied before still gets its entry).
+    const balance = await this.balances.balanceOf(input.userId);
+    if (balance === null) return { ok: false, reason: 'no_account' };
+    if (balance < Math.abs(amount) && !(await this.entries.exists({ _id: input.key }))) {
       return { ok: false, reason: 'insufficient_funds' };
     }
     return this.change({
@@ -99,20 +111,21 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   async capture(reservationKey: string): Promise<boolean> {
     const reservation = await this.appliedReservation(reservationKey);
     if (!reservation) return false;
-    const claim = randomUUID();
-    const entry = await this.recordIntent(
+    const { entry, created } = await this.insert(
       { ...settlementOf(reservation), kind: 'capture', amount: 0, reason: reservation.reason },
-      claim,
+      'applied',
     );
-    if (entry.createdBy !== claim) return false; // already settled (captured or refunded)
-    if (!(await this.complete(entry, true)).ok) return false;
+    if (!created) {
+      // Settled already; repeat the capture's follow-up in case a crash cut it short.
+      if (entry.kind === 'capture') await this.afterCapture(reservation);
+      return false;
+    }
     await this.afterCapture(reservation);
     return true;
   }
 
   /** Marks the reservation captured and announces the spend (idempotent; recovery repeats it). */
   private async afterCapture(reservation: LedgerEntryDoc): Promise<void> {
-    await this.entries.updateOne({ _id: reservation._id }, { $set: { settlement: 'captured' } });
     await this.events.publish(
       DomainEvents.creditsCaptured,
       {
@@ -125,6 +138,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       },
       `captured:${reservation._id}`,
     );
+    await this.markSettled(reservation._id, 'captured');
   }
 
   /**
@@ -132,30 +146,27 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
    * never reached the balance is voided instead. Returns the credits given back by this call.
    */
   async refund(reservationKey: string, reason: string): Promise<number> {
-    const reservation = await this.entries.findById(reservationKey).lean();
-    if (reservation?.kind !== 'reservation') return 0;
-    if (reservation.state === 'pending') {
-      await this.voidIfUnapplied(reservation as LedgerEntryDoc);
-      return this.refund(reservationKey, reason);
-    }
-    if (reservation.state !== 'applied') return 0;
-    const existing = await this.entries.findById(settleKey(reservationKey)).lean();
-    if (existing) {
-      // Settled already; finish it if a crash interrupted the refund.
-      if (existing.kind === 'refund' && existing.state === 'pending')
-        await this.complete(existing as LedgerEntryDoc);
-      return 0;
-    }
-    const claim = randomUUID();
-    const entry = await this.recordIntent(
-      { ...settlementOf(reservation as LedgerEntryDoc), kind: 'refund', amount: -reservation.amount, reason },
-      claim,
+    const reservation = await this.appliedReservation(reservationKey);
+    if (!reservation) return 0;
+    const { entry, created } = await this.insert(
+      { ...settlementOf(reservation), kind: 'refund', amount: -reservation.amount, reason },
+      'pending',
     );
-    if (entry.createdBy !== claim) return 0; // another call settled it first
-    const outcome = await this.complete(entry, true);
-    if (!outcome.ok) return 0;
-    await this.entries.updateOne({ _id: reservation._id }, { $set: { settlement: 'refunded' } });
-    return entry.amount;
+    if (entry.kind !== 'refund') return 0; // captured before
+    // Finish it whoever inserted it (a crashed refund is completed here); only the inserter
+    // reports the credits as given back by this call.
+    const paid = entry.state === 'pending' ? (await this.complete(entry)).ok : entry.state === 'applied';
+    if (paid) await this.markSettled(reservation._id, 'refunded');
+    return created && paid ? entry.amount : 0;
+  }
+
+  /** How a reservation was settled, or null while it is open (or was never applied). */
+  async settlement(reservationKey: string): Promise<Settlement | null> {
+    const entry = await this.entries.findById(settleKey(reservationKey)).lean();
+    if (!entry || entry.state === 'rejected') return null;
+    return entry.kind === 'refund'
+      ? { kind: 'refund', refunded: entry.amount }
+      : { kind: 'capture', refunded: 0 };
   }
 
   /** Purchases, reimbursements, grants and adjustments: one idempotent change. */
@@ -199,64 +210,86 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     return row?.total ?? 0;
   }
 
-  // ---- the four steps ---------------------------------------------------------------------
+  // ---- the steps --------------------------------------------------------------------------
 
   private async change(input: LedgerChange): Promise<LedgerOutcome> {
-    const claim = randomUUID();
-    const entry = await this.recordIntent(input, claim);
-    if (entry.state === 'applied') return { ok: true, entry, balance: entry.balanceAfter ?? 0 };
+    const { entry } = await this.insert(input, 'pending');
+    if (entry.state === 'applied') {
+      const balance = entry.balanceAfter ?? (await this.balances.balanceOf(input.userId)) ?? 0;
+      return { ok: true, entry, balance };
+    }
     if (entry.state === 'rejected') return { ok: false, reason: 'insufficient_funds' };
-    return this.complete(entry, entry.createdBy === claim);
+    return this.complete(entry);
+  }
+
+  /** Step 1 alone (tests use it to stage a crash): the pending entry, or the existing one. */
+  async recordIntent(input: LedgerChange): Promise<LedgerEntryDoc> {
+    return (await this.insert(input, 'pending')).entry;
   }
 
   /**
-   * Step 1. Returns the existing entry when the key was used before; `claim` (stored as createdBy)
-   * tells the caller whether its own insert won.
+   * The entry under its key, in `state`; `created` tells whether this call inserted it (otherwise
+   * the existing entry under that key is returned).
    */
-  async recordIntent(input: LedgerChange, claim: string = randomUUID()): Promise<LedgerEntryDoc> {
+  private async insert(
+    input: LedgerChange,
+    state: 'pending' | 'applied',
+  ): Promise<{ entry: LedgerEntryDoc; created: boolean }> {
     const { key, ...fields } = input;
+    const now = new Date();
+    const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+    const row = {
+      ...defined,
+      _id: key,
+      userId: new Types.ObjectId(input.userId),
+      state,
+      createdAt: now,
+      ...(state === 'applied' ? { appliedAt: now } : {}),
+    };
     try {
-      const created = await this.entries.create({
-        ...fields,
-        _id: key,
-        userId: new Types.ObjectId(input.userId),
-        state: 'pending',
-        createdAt: new Date(),
-        createdBy: claim,
-      });
-      return created.toObject() as LedgerEntryDoc;
+      await this.entries.collection.insertOne(row as never);
+      return { entry: row as LedgerEntryDoc, created: true };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       const existing = await this.entries.findById(key).lean();
       if (!existing) throw err;
-      return existing as LedgerEntryDoc;
+      return { entry: existing as LedgerEntryDoc, created: false };
     }
   }
 
-  /** Steps 2 and 3 for a pending entry; safe to run again after a crash. */
-  async complete(entry: LedgerEntryDoc, fresh = false): Promise<LedgerOutcome> {
+  /** Steps 2 and 3 for a pending entry; safe to run again, by anyone, after a crash. */
+  async complete(entry: LedgerEntryDoc): Promise<LedgerOutcome> {
     const userId = String(entry.userId);
-    if (entry.amount === 0) {
-      // A capture moves no credits (its reservation did): it needs no balance version, and taking
-      // one would only make every capture contend with the owner's other balance changes.
-      return this.finalize(entry, (await this.accounts.balanceOf(userId)).balance);
+    if (entry.amount === 0) return this.finalize(entry, await this.balances.balanceOf(userId));
+    const change = await this.balances.apply(userId, String(entry._id), entry.amount);
+    switch (change.status) {
+      case 'applied':
+        return this.finalize(entry, change.balance, change.version);
+      case 'already':
+        return this.finalize(entry, change.balance);
+      case 'no_account':
+        return this.reject(entry, 'no_account');
+      default:
+        return this.reject(entry, 'insufficient_funds');
     }
-    const change = await this.perAccount.run(userId, () =>
-      this.accounts.applyBalanceChange(userId, String(entry._id), entry.amount, fresh),
-    );
-    if (change.status === 'no_account') return this.reject(entry, 'no_account');
-    if (change.status === 'insufficient') return this.reject(entry, 'insufficient_funds');
-    return this.finalize(entry, change.balance);
   }
 
-  private async finalize(entry: LedgerEntryDoc, balance: number): Promise<LedgerOutcome> {
-    await this.entries.updateOne(
-      { _id: entry._id, state: 'pending' },
-      { $set: { state: 'applied', appliedAt: new Date(), balanceAfter: balance } },
-    );
-    const applied = { ...entry, state: 'applied' as const, balanceAfter: balance };
+  /**
+   * Announces the applied entry, then marks it applied. `balance` is the balance right after it
+   * when this call applied it; a recovery that finds it applied announces the current balance.
+   */
+  private async finalize(
+    entry: LedgerEntryDoc,
+    balance: number | null,
+    version?: number,
+  ): Promise<LedgerOutcome> {
+    const applied: LedgerEntryDoc = { ...entry, state: 'applied', balanceAfter: balance ?? 0 };
+    if (version !== undefined) applied.version = version;
     await this.announce(applied);
-    return { ok: true, entry: applied, balance };
+    const set: Partial<LedgerEntry> = { state: 'applied', appliedAt: new Date() };
+    if (version !== undefined) Object.assign(set, { balanceAfter: balance ?? 0, version });
+    await this.entries.updateOne({ _id: entry._id, state: 'pending' }, { $set: set });
+    return { ok: true, entry: applied, balance: balance ?? 0 };
   }
 
   private async reject(
@@ -268,40 +301,51 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async announce(entry: LedgerEntryDoc): Promise<void> {
-    if (entry.amount !== 0) {
-      await this.events.publish(
-        DomainEvents.balanceChanged,
-        {
-          userId: String(entry.userId),
-          username: entry.username,
-          balance: entry.balanceAfter ?? 0,
-          delta: entry.amount,
-          reason: entry.reason,
-          kind: entry.kind,
-          entryId: String(entry._id),
-          actor: entry.actor,
-          tool: entry.tool,
-          jobId: entry.jobId,
-        },
-        `ledger:${entry._id}`,
-      );
-    }
-    await this.entries.updateOne({ _id: entry._id }, { $set: { announced: true } });
+    if (entry.amount === 0) return;
+    await this.events.publish(
+      DomainEvents.balanceChanged,
+      {
+        userId: String(entry.userId),
+        username: entry.username,
+        balance: entry.balanceAfter ?? 0,
+        delta: entry.amount,
+        reason: entry.reason,
+        kind: entry.kind,
+        entryId: String(entry._id),
+        actor: entry.actor,
+        tool: entry.tool,
+        jobId: entry.jobId,
+      },
+      `ledger:${entry._id}`,
+    );
   }
 
-  /** A pending reservation nobody will finish: void it, unless its deduction did land. */
+  /**
+   * A pending reservation nobody will finish: void it on the account, unless its deduction
+   * landed first (then it is finished as applied). Decided by the account's state, not by time.
+   */
   private async voidIfUnapplied(entry: LedgerEntryDoc): Promise<void> {
-    const applied = await this.accounts.versionOfEntry(String(entry._id));
-    if (applied) await this.finalize(entry, applied.balance);
-    else await this.reject(entry, 'insufficient_funds');
+    const userId = String(entry.userId);
+    const on = await this.balances.void(userId, String(entry._id));
+    if (on === 'applied') await this.finalize(entry, await this.balances.balanceOf(userId));
+    else await this.reject(entry, on === 'no_account' ? 'no_account' : 'insufficient_funds');
   }
 
+  /** The reservation under `key` if it reached the balance (a pending one is reconciled first). */
   private async appliedReservation(key: string): Promise<LedgerEntryDoc | null> {
     const found = await this.entries.findById(key).lean();
-    const row = found?.kind === 'reservation' ? found : null;
-    if (row?.state === 'pending') await this.voidIfUnapplied(row as LedgerEntryDoc);
-    const current = row?.state === 'pending' ? await this.entries.findById(key).lean() : row;
-    return current?.state === 'applied' ? (current as LedgerEntryDoc) : null;
+    if (found?.kind !== 'reservation') return null;
+    if (found.state === 'pending') {
+      await this.voidIfUnapplied(found as LedgerEntryDoc);
+      const now = await this.entries.findById(key).lean();
+      return now?.state === 'applied' ? (now as LedgerEntryDoc) : null;
+    }
+    return found.state === 'applied' ? (found as LedgerEntryDoc) : null;
+  }
+
+  /** Copies a settlement onto its reservation and closes its hold (idempotent). */
+  private async markSettled(reservationKey: string, settlement: 'captured' | 'refunded'): Promise<void> {
+    await this.entries.updateOne({ _id: reservationKey }, { $set: { settlement }, $unset: { expiresAt: 1 } });
   }
 
   // ---- recovery ---------------------------------------------------------------------------
@@ -316,8 +360,9 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     const cutoff = new Date(Date.now() - staleMs);
     const stats = { completed: 0, voided: 0, refunded: 0, announced: 0 };
 
-    // Interrupted after step 1 or 2: finish it — except a reservation whose request died before
-    // deducting, which nobody is waiting for: void it.
+    // Interrupted between steps: the account says whether the change landed. A change that did
+    // is finished (announced, marked applied); one that did not is applied now — except a
+    // reservation, whose request is gone: it is voided.
     const pending = await this.entries
       .find({ state: 'pending', createdAt: { $lte: cutoff } })
       .limit(1000)
@@ -326,28 +371,35 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       if (entry.kind === 'reservation') {
         await this.voidIfUnapplied(entry);
         stats.voided += 1;
-      } else {
-        const outcome = await this.complete(entry);
-        if (outcome.ok && entry.kind === 'capture' && entry.reservationKey) {
-          const reservation = await this.entries.findById(entry.reservationKey).lean();
-          if (reservation) await this.afterCapture(reservation as LedgerEntryDoc);
-        }
-        stats.completed += 1;
+        continue;
       }
+      const outcome = await this.complete(entry);
+      if (outcome.ok && entry.reservationKey) {
+        const reservation = await this.entries.findById(entry.reservationKey).lean();
+        if (reservation && entry.kind === 'capture') await this.afterCapture(reservation as LedgerEntryDoc);
+        else if (reservation) await this.markSettled(reservation._id, 'refunded');
+      }
+      stats.completed += 1;
     }
 
-    // Reservations past their hold whose job is gone (killed between deduction and job record).
+    // Open reservations past their hold: settled already (a crash skipped the copy), held by a
+    // live job (hold extended), or abandoned (killed between deduction and job record: refunded).
     const expired = await this.entries
-      .find({
-        kind: 'reservation',
-        state: 'applied',
-        settlement: { $exists: false },
-        expiresAt: { $lte: new Date() },
-      })
+      .find({ expiresAt: { $lte: new Date() } })
       .limit(1000)
       .lean();
-    for (const row of expired) {
-      if (row.jobId && (await this.jobs.isAlive(row.jobId))) {
+    for (const row of expired as LedgerEntryDoc[]) {
+      if (row.kind !== 'reservation' || row.state !== 'applied') {
+        if (row.state !== 'pending')
+          await this.entries.updateOne({ _id: row._id }, { $unset: { expiresAt: 1 } });
+        continue;
+      }
+      const settled = await this.settlement(row._id);
+      if (settled?.kind === 'capture') {
+        await this.afterCapture(row);
+        continue;
+      }
+      if (!settled && row.jobId && (await this.jobs.isAlive(row.jobId))) {
         await this.entries.updateOne(
           { _id: row._id },
           { $set: { expiresAt: new Date(Date.now() + RESERVATION_HOLD_MS) } },
@@ -355,32 +407,13 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
         continue;
       }
       if ((await this.refund(row._id, 'Credits returned: the job did not run')) > 0) stats.refunded += 1;
-      else await this.markSettled(row._id);
-    }
-
-    // Interrupted after step 3 but before the announcement.
-    const silent = await this.entries
-      .find({ state: 'applied', announced: false, appliedAt: { $lte: cutoff } })
-      .limit(1000)
-      .lean();
-    for (const entry of silent as LedgerEntryDoc[]) {
-      await this.announce(entry);
-      stats.announced += 1;
     }
     return stats;
   }
 
-  /** Copies a settlement that happened onto its reservation (a crash may have skipped it). */
-  private async markSettled(reservationKey: string): Promise<void> {
-    const settled = await this.entries.findById(settleKey(reservationKey)).lean();
-    if (settled?.state !== 'applied') return;
-    await this.entries.updateOne(
-      { _id: reservationKey },
-      { $set: { settlement: settled.kind === 'capture' ? 'captured' : 'refunded' } },
-    );
-  }
-
   async onApplicationBootstrap(): Promise<void> {
+    // Before anything can move money: balances of accounts from before the balance field.
+    await this.balances.migrateFromVersionChains();
     const run = () =>
       this.recover()
         .then((s) => {

@@ -153,6 +153,26 @@ export class FoldersService {
     }
   }
 
+  /** The items a job stored (the pipeline's view of a run that was paid for). */
+  async jobOutputs(ownerId: string, jobId: string): Promise<ContentItemView[]> {
+    const rows = await this.items
+      .find({ owner: new Types.ObjectId(ownerId), jobId })
+      .sort({ createdAt: 1, _id: 1 })
+      .lean();
+    return rows.map(toItemView);
+  }
+
+  /** Removes the items a job stored, with their files: its run was not paid for (refunded). */
+  async removeJobOutputs(ownerId: string, jobId: string): Promise<void> {
+    const rows = await this.items
+      .find({ owner: new Types.ObjectId(ownerId), jobId })
+      .select({ storageKey: 1 })
+      .lean();
+    if (rows.length === 0) return;
+    await this.items.deleteMany({ _id: { $in: rows.map((r) => r._id) } });
+    await Promise.all(rows.map((r) => this.storage.delete(r.storageKey).catch(() => undefined)));
+  }
+
   /**
    * The caller's folder for a tool's results when the request names none ('Clones' ...). Its id is
    * derived from owner and title, so two requests at once still make only one.

@@ -18,7 +18,12 @@ import {
 } from '../../../test/clients';
 import { exited, startWorker } from '../../../test/processes';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { LedgerService } from '../billing/ledger.service';
+import { FoldersService } from '../folders/folders.service';
+import { GenerationService } from './generation.service';
 import { toolQueueToken } from './job-queues';
+import { JobLifecycle } from './job-lifecycle.service';
+import { outputItemId } from './job-runner';
 import { Job } from './job.schema';
 
 const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
@@ -189,5 +194,127 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
       await eventually(async () => expect(await balanceOf(user)).toBe(10 - 2), 30_000);
       expect(await ledgerKindsOf(user, jobId)).toEqual(['capture', 'reservation']);
     }, 180_000);
+  });
+
+  /**
+   * One job ended by two parties. The test process plays the first worker with the real pieces a
+   * worker uses (it takes the Bull job with a lock, marks the job running, stores its output
+   * through FoldersService exactly as JobRunner does), so the crash lands exactly where the test
+   * says: a real SIGKILL cannot be aimed between two database writes a millisecond apart.
+   */
+  describe('ended by two parties', () => {
+    let gpu: FakeA1111Server;
+    beforeAll(async () => {
+      gpu = await startFakeA1111();
+    });
+    afterAll(() => gpu?.close());
+
+    const jobs = () => t.app.get<Model<Job>>(getModelToken(Job.name));
+    const queue = () => t.app.get<Queue>(toolQueueToken('superResolution'), { strict: false });
+
+    /** A super-resolution job of a fresh user with 10 credits, taken by the "first worker". */
+    async function takenJob() {
+      const user = await signIn(t, uniqueName('two'));
+      const userId = await grantCredits(t, user.username, 10);
+      const image = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#a36' } })
+        .png()
+        .toBuffer();
+      const res = await user.agent
+        .post('/api/superResolution')
+        .field('author', user.username)
+        .attach('original', image, 'small.png');
+      expect(res.body.message).toBe('processing');
+      const jobId = (res.body.content.job as JobView)._id;
+      const bullJob = await eventually(async () => {
+        const next = await queue().getNextJob();
+        expect(next?.id).toBe(jobId);
+        return next!;
+      });
+      const running = (await t.app.get(JobLifecycle).started(jobId))!;
+      expect(running.state).toBe('running');
+      const stored = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#000' } })
+        .png()
+        .toBuffer();
+      const item = await t.app
+        .get(FoldersService)
+        .addItem({ id: userId, username: user.username, role: 'user' }, String(running.folder), {
+          itemId: outputItemId(jobId, 0),
+          data: stored,
+          kind: 'image',
+          contentType: 'image/png',
+          title: 'Super resolution',
+          jobId,
+        });
+      return { user, jobId, bullJob, running, item, stored };
+    }
+
+    it('a worker killed between storing its result and settling: the rerun stores it again and is charged once', async () => {
+      const { user, jobId, stored } = await takenJob();
+      // The first worker dies here: nothing settled, its Bull lock no longer renewed.
+      const worker = startWorker(t, {
+        ENGINE_SUPER_RESOLUTION: 'a1111',
+        A1111_URL: gpu.url,
+        WORKER_QUEUES: 'superResolution',
+      });
+      workers.push(worker);
+      const done = await eventually(async () => {
+        const current = (await jobs().findById(jobId).lean())!;
+        expect(current.state).toBe('succeeded');
+        expect(current.settled).toBe(true);
+        return current;
+      }, 90_000);
+      expect(done.attempts).toBe(2);
+      expect(done.outputs).toHaveLength(1);
+      expect(done.outputs[0]._id).toBe(outputItemId(jobId, 0));
+      // The rerun's output replaced the dead worker's file under the same key.
+      const served = await downloadBytes(user, done.outputs[0].url);
+      expect(served.equals(stored)).toBe(false);
+      expect(await balanceOf(user)).toBe(10 - 2);
+      expect(await ledgerKindsOf(user, jobId)).toEqual(['capture', 'reservation']);
+      const contents = await user.agent.get(`/api/getBulkInpaints/${done.folder}`);
+      expect(contents.body.content.inpaints).toHaveLength(1);
+    }, 150_000);
+
+    it('given up by the sweep while its worker computed: the late success cannot undo the refund', async () => {
+      const { user, jobId, bullJob, running, item } = await takenJob();
+      // Bull gives the job up (its lock was lost in a long synchronous stretch), the sweep fails it.
+      await bullJob.moveToFailed({ message: 'job stalled more than allowable limit' }, true);
+      await jobs().updateOne({ _id: jobId }, { $set: { createdAt: new Date(Date.now() - 3600_000) } });
+      expect((await t.app.get(GenerationService).sweep()).failed).toBeGreaterThanOrEqual(1);
+      expect(await balanceOf(user)).toBe(10);
+
+      // The first worker comes back and reports success: the refund stands, and no free result.
+      const ended = await t.app.get(JobLifecycle).succeeded(running, [item]);
+      expect(ended).toMatchObject({ state: 'failed', refunded: 2, outputs: [] });
+      const record = (await jobs().findById(jobId).lean())!;
+      expect(record).toMatchObject({ state: 'failed', refunded: 2, settled: true, outputs: [] });
+      expect(await balanceOf(user)).toBe(10);
+      expect(await ledgerKindsOf(user, jobId)).toEqual(['refund', 'reservation']);
+      expect((await user.agent.get(`/api/content/${item._id}.png`)).status).toBe(404);
+      const contents = await user.agent.get(`/api/getBulkInpaints/${record.folder}`);
+      expect(contents.body.content.inpaints).toHaveLength(0);
+      const view = (await user.agent.get(`/api/jobs/${jobId}`)).body.content as JobView;
+      expect(view).toMatchObject({ state: 'failed', refunded: 2, items: [] });
+    }, 60_000);
+
+    it('captured before the sweep gave it up: the job ends succeeded and charged, not refunded', async () => {
+      const { user, jobId, bullJob, running, item } = await takenJob();
+      const lifecycle = t.app.get(JobLifecycle);
+      // The worker's capture lands, then it dies before moving the job; Bull then gives it up.
+      const ledger = t.app.get(LedgerService);
+      expect(await ledger.capture(`job:${jobId}`)).toBe(true);
+      await bullJob.moveToFailed({ message: 'job stalled more than allowable limit' }, true);
+      await jobs().updateOne({ _id: jobId }, { $set: { createdAt: new Date(Date.now() - 3600_000) } });
+      await t.app.get(GenerationService).sweep();
+      const record = (await jobs().findById(jobId).lean())!;
+      expect(record).toMatchObject({ state: 'succeeded', settled: true });
+      expect(record.refunded).toBeUndefined();
+      expect(record.outputs.map((o) => o._id)).toEqual([item._id]);
+      expect(await balanceOf(user)).toBe(10 - 2);
+      expect(await ledgerKindsOf(user, jobId)).toEqual(['capture', 'reservation']);
+      // The worker's own late report changes nothing.
+      expect(await lifecycle.failed(running, 'late failure')).toMatchObject({ state: 'succeeded' });
+      expect(await balanceOf(user)).toBe(10 - 2);
+    }, 60_000);
   });
 });

@@ -125,15 +125,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   async run(bullJob: BullJob<{ jobId: string }>): Promise<void> {
-    const found = await this.jobs.findById(bullJob.data.jobId).lean();
-    if (!found) return; // nothing to do: the record is gone
-    let job = found as JobRecord;
-    if (job.state === 'succeeded' || job.state === 'failed') {
-      // Finished before a crash: only its settlement may be missing.
-      await this.lifecycle.settle(job);
+    const job = await this.lifecycle.started(bullJob.data.jobId);
+    if (!job) {
+      // Ended before (a crash may have cut its announcements short), or the record is gone.
+      const ended = await this.jobs.findById(bullJob.data.jobId).lean();
+      if (ended) await this.lifecycle.settle(ended as JobRecord);
       return;
     }
-    job = await this.lifecycle.started(job);
     try {
       const engine = this.engines.engineFor(job.tool);
       if (!engine) throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);

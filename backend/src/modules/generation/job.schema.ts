@@ -67,7 +67,7 @@ export class Job {
   @Prop({ required: true, default: 0 })
   attempts!: number;
 
-  /** True once credits are settled and every announcement is made; the sweep finishes the rest. */
+  /** Set with the final state (job-state.ts): credits settled and the end announced. */
   @Prop({ required: true, default: false })
   settled!: boolean;
 
@@ -87,6 +87,9 @@ export class Job {
 
 export type JobRecord = Job;
 export const JobSchema = SchemaFactory.createForClass(Job);
+// The sweep's question: which jobs have not ended yet (an index, so the answer does not grow with
+// the number of jobs ever run).
+JobSchema.index({ settled: 1, createdAt: 1 });
 
 /** The ledger key of a job's reservation. */
 export const reservationKeyOf = (jobId: string) => `job:${jobId}`;

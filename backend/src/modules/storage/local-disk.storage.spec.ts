@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
@@ -26,6 +26,16 @@ describe('LocalDiskStorage', () => {
     await storage.delete(key);
     expect(await storage.get(key)).toBeNull();
     await expect(storage.delete(key)).resolves.toBeUndefined();
+  });
+
+  it('puts a key again as a replacement, as S3 does (a rerun storing the same output)', async () => {
+    const key = newStorageKey(owner, 'png', 'job:output:0');
+    await storage.put(key, Buffer.from('first run'));
+    await storage.put(key, Buffer.from('second run'));
+    expect(await readFile(join(dir, key), 'utf8')).toBe('second run');
+    await Promise.all([1, 2, 3].map((i) => storage.put(key, Buffer.from(`run ${i}`))));
+    expect(await readFile(join(dir, key), 'utf8')).toMatch(/^run [123]$/);
+    expect((await readdir(join(dir, owner))).filter((name) => name.endsWith('.part'))).toEqual([]);
   });
 
   it('refuses keys it did not make, traversal above all', async () => {

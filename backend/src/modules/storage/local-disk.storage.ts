@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { isValidStorageKey, StoragePort, type StoredObject } from './storage.port';
@@ -15,10 +16,22 @@ export class LocalDiskStorage extends StoragePort {
     this.root = resolve(config.STORAGE_DIR);
   }
 
+  /**
+   * Writes the whole object under a temporary name, then renames it into place: a reader never
+   * sees half a file, and putting a key again (a job's rerun storing the same output) replaces
+   * it, as an S3 put does.
+   */
   async put(key: string, data: Buffer): Promise<void> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, data, { flag: 'wx' });
+    const temporary = `${path}.${randomUUID()}.part`;
+    try {
+      await writeFile(temporary, data, { flag: 'wx' });
+      await rename(temporary, path);
+    } catch (err) {
+      await rm(temporary, { force: true });
+      throw err;
+    }
   }
 
   async get(key: string): Promise<StoredObject | null> {
