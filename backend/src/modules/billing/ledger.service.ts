@@ -269,8 +269,17 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
         return this.finalize(entry, change.balance);
       case 'no_account':
         return this.reject(entry, 'no_account');
-      default:
+      case 'voided':
         return this.reject(entry, 'insufficient_funds');
+      case 'insufficient': {
+        // Refused for good, on the account too: a replay holding this entry as 'pending' must
+        // not apply it later, when the balance may have grown, behind a 'rejected' entry.
+        if ((await this.voidIfUnapplied(entry)) === 'applied') {
+          const balance = (await this.balances.balanceOf(userId)) ?? 0;
+          return { ok: true, entry: { ...entry, state: 'applied' }, balance };
+        }
+        return { ok: false, reason: 'insufficient_funds' };
+      }
     }
   }
 
@@ -324,11 +333,15 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
    * A pending reservation nobody will finish: void it on the account, unless its deduction
    * landed first (then it is finished as applied). Decided by the account's state, not by time.
    */
-  private async voidIfUnapplied(entry: LedgerEntryDoc): Promise<void> {
+  private async voidIfUnapplied(entry: LedgerEntryDoc): Promise<'applied' | 'voided'> {
     const userId = String(entry.userId);
     const on = await this.balances.void(userId, String(entry._id));
-    if (on === 'applied') await this.finalize(entry, await this.balances.balanceOf(userId));
-    else await this.reject(entry, on === 'no_account' ? 'no_account' : 'insufficient_funds');
+    if (on === 'applied') {
+      await this.finalize(entry, await this.balances.balanceOf(userId));
+      return 'applied';
+    }
+    await this.reject(entry, on === 'no_account' ? 'no_account' : 'insufficient_funds');
+    return 'voided';
   }
 
   /** The reservation under `key` if it reached the balance (a pending one is reconciled first). */
