@@ -37,6 +37,14 @@ const SEED_LOG = Number(process.env.BENCH_SEED_LOG ?? 1_000_000);
 const SEED_LEDGER = Number(process.env.BENCH_SEED_LEDGER ?? 200_000);
 const ENGINES = process.env.BENCH_ENGINES !== '0';
 
+/** Database operations the app sends (all connections, through mongoose), by kind. */
+const WRITES = /^(insert|update|delete|replace|findOneAnd|bulkWrite|findAndModify)/;
+const ops = { writes: 0, reads: 0 };
+mongoose.set('debug', (_collection: string, method: string) => {
+  if (WRITES.test(method)) ops.writes += 1;
+  else if (/^(find|count|aggregate|distinct|estimated)/.test(method)) ops.reads += 1;
+});
+
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 /** An engine that does nothing but hand back a 1x1 PNG: measures the pipeline, not the model. */
@@ -48,7 +56,12 @@ async function noopEngine(base: InferenceEngine): Promise<InferenceEngine> {
   return Object.assign(Object.create(base) as InferenceEngine, { clone: async () => [image] });
 }
 
-async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number }> {
+async function pipeline(): Promise<{
+  perSecond: number;
+  p50: number;
+  p99: number;
+  perJob: { writes: number; reads: number };
+}> {
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: 'warn',
@@ -83,6 +96,7 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
     });
   });
 
+  const before = { ...ops };
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
@@ -97,6 +111,10 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
   );
   await allDone;
   const elapsed = performance.now() - t0;
+  const perJob = {
+    writes: (ops.writes - before.writes) / JOBS,
+    reads: (ops.reads - before.reads) / JOBS,
+  };
   socket.close();
   await app.close();
   latencies.sort((a, b) => a - b);
@@ -104,6 +122,7 @@ async function pipeline(): Promise<{ perSecond: number; p50: number; p99: number
     perSecond: (JOBS * 1000) / elapsed,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
+    perJob,
   };
 }
 
@@ -272,6 +291,9 @@ async function main(): Promise<void> {
     );
   line('raw Bull add→process→completed', raw);
   line('pipeline HTTP submit→job.completed (empty db)', empty);
+  console.log(
+    `database operations per job (submit to job.completed, event consumers included): ${empty.perJob.writes.toFixed(1)} writes, ${empty.perJob.reads.toFixed(1)} reads`,
+  );
   if (SEED_LOG + SEED_LEDGER > 0) {
     await seed();
     const rawAgain = await rawBull();

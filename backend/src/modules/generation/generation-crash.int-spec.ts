@@ -278,6 +278,7 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
     it('given up by the sweep while its worker computed: the late success cannot undo the refund', async () => {
       const { user, jobId, bullJob, running, item } = await takenJob();
       // Bull gives the job up (its lock was lost in a long synchronous stretch), the sweep fails it.
+      bullJob.discard(); // no attempts left
       await bullJob.moveToFailed({ message: 'job stalled more than allowable limit' }, true);
       await jobs().updateOne({ _id: jobId }, { $set: { createdAt: new Date(Date.now() - 3600_000) } });
       expect((await t.app.get(GenerationService).sweep()).failed).toBeGreaterThanOrEqual(1);
@@ -303,6 +304,7 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
       // The worker's capture lands, then it dies before moving the job; Bull then gives it up.
       const ledger = t.app.get(LedgerService);
       expect(await ledger.capture(`job:${jobId}`)).toBe(true);
+      bullJob.discard(); // no attempts left
       await bullJob.moveToFailed({ message: 'job stalled more than allowable limit' }, true);
       await jobs().updateOne({ _id: jobId }, { $set: { createdAt: new Date(Date.now() - 3600_000) } });
       await t.app.get(GenerationService).sweep();
