@@ -40,9 +40,13 @@ const ENGINES = process.env.BENCH_ENGINES !== '0';
 /** Database operations the app sends (all connections, through mongoose), by kind. */
 const WRITES = /^(insert|update|delete|replace|findOneAnd|bulkWrite|findAndModify)/;
 const ops = { writes: 0, reads: 0 };
-mongoose.set('debug', (_collection: string, method: string) => {
-  if (WRITES.test(method)) ops.writes += 1;
-  else if (/^(find|count|aggregate|distinct|estimated)/.test(method)) ops.reads += 1;
+/** Writes by collection and method (BENCH_OPS_DETAIL=1 prints them). */
+const detail = new Map<string, number>();
+mongoose.set('debug', (collection: string, method: string) => {
+  if (WRITES.test(method)) {
+    ops.writes += 1;
+    detail.set(`${collection}.${method}`, (detail.get(`${collection}.${method}`) ?? 0) + 1);
+  } else if (/^(find|count|aggregate|distinct|estimated)/.test(method)) ops.reads += 1;
 });
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
@@ -97,6 +101,7 @@ async function pipeline(): Promise<{
   });
 
   const before = { ...ops };
+  detail.clear();
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
@@ -115,6 +120,10 @@ async function pipeline(): Promise<{
     writes: (ops.writes - before.writes) / JOBS,
     reads: (ops.reads - before.reads) / JOBS,
   };
+  if (process.env.BENCH_OPS_DETAIL === '1') {
+    for (const [what, n] of [...detail].sort((a, b) => b[1] - a[1]))
+      console.log(`  ${what}: ${(n / JOBS).toFixed(2)} per job`);
+  }
   socket.close();
   await app.close();
   latencies.sort((a, b) => a - b);

@@ -59,8 +59,9 @@ export interface Settlement {
  *   1. intent — insert the entry 'pending' under its idempotency key as `_id` (a replay finds it);
  *   2. apply  — one conditional atomic update of the account (AccountBalances.apply): the balance
  *               guard refuses an overdraft, the key guard applies the entry at most once;
- *   3. final  — announce it (event id derived from the entry, so announcing twice is a no-op),
- *               then mark the entry 'applied' with the balance and account version after it.
+ *   3. final  — announce it (event id derived from the entry, so announcing twice is a no-op;
+ *               the pending entry is its outbox), then mark the entry 'applied' with the balance
+ *               and account version after it.
  * A capture moves no credits (its reservation did): it is one insert, already 'applied'.
  * Settling a reservation inserts one entry under `settle:<reservation>`, so only one of capture
  * and refund can ever happen. A crash between steps leaves an entry 'pending': recovery asks the
@@ -126,7 +127,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Marks the reservation captured and announces the spend (idempotent; recovery repeats it). */
   private async afterCapture(reservation: LedgerEntryDoc): Promise<void> {
-    await this.events.publish(
+    await this.events.publishDirect(
       DomainEvents.creditsCaptured,
       {
         userId: String(reservation.userId),
@@ -294,7 +295,15 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   ): Promise<LedgerOutcome> {
     const applied: LedgerEntryDoc = { ...entry, state: 'applied', balanceAfter: balance ?? 0 };
     if (version !== undefined) applied.version = version;
-    await this.announce(applied);
+    try {
+      await this.announce(applied);
+    } catch (err) {
+      // The change stands; the entry stays 'pending' until recovery has announced it.
+      this.logger.warn(
+        `entry ${entry._id} applied, announcement left to recovery: ${(err as Error).message}`,
+      );
+      return { ok: true, entry: applied, balance: balance ?? 0 };
+    }
     const set: Partial<LedgerEntry> = { state: 'applied', appliedAt: new Date() };
     if (version !== undefined) Object.assign(set, { balanceAfter: balance ?? 0, version });
     await this.entries.updateOne({ _id: entry._id, state: 'pending' }, { $set: set });
@@ -311,7 +320,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async announce(entry: LedgerEntryDoc): Promise<void> {
     if (entry.amount === 0) return;
-    await this.events.publish(
+    await this.events.publishDirect(
       DomainEvents.balanceChanged,
       {
         userId: String(entry.userId),

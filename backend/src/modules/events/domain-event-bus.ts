@@ -13,6 +13,14 @@ export const DOMAIN_EVENTS_QUEUE = 'domain-events';
 const RELAY_AFTER_MS = 10_000;
 const RELAY_EVERY_MS = 5_000;
 
+const QUEUE_OPTIONS = (id: string) => ({
+  jobId: id,
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: 1000,
+  removeOnFail: 5000,
+});
+
 /**
  * Publishes domain events durably: outbox row first, then a Bull job whose id is the event id
  * (so a repeated hand-off is a no-op). Consumers run in the worker and must be idempotent per id.
@@ -57,6 +65,23 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
     return envelope;
   }
 
+  /**
+   * Sends an event straight to the queue, without the outbox row. Only for callers whose own
+   * records already say what is still to be announced: they call this before recording that the
+   * announcement is made, and call it again after a crash (the ledger announces an entry before
+   * marking it applied; a job's end is announced before its final state is written). The id is
+   * the queue job id, so a repeated call is a no-op. Throws when the queue cannot take it.
+   */
+  async publishDirect<N extends DomainEventName>(
+    name: N,
+    payload: DomainEventPayloads[N],
+    id: string,
+  ): Promise<DomainEventEnvelope<N>> {
+    const envelope: DomainEventEnvelope<N> = { id, name, occurredAt: new Date().toISOString(), payload };
+    await this.queue.add(envelope.name, envelope, QUEUE_OPTIONS(envelope.id));
+    return envelope;
+  }
+
   /** Sends stranded events again; returns how many. Runs on a timer and at boot. */
   async relayStranded(olderThanMs = RELAY_AFTER_MS): Promise<number> {
     const cutoff = new Date(Date.now() - olderThanMs);
@@ -87,13 +112,7 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
   }
 
   private async dispatch(envelope: DomainEventEnvelope): Promise<void> {
-    await this.queue.add(envelope.name, envelope, {
-      jobId: envelope.id,
-      attempts: 8,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: 1000,
-      removeOnFail: 5000,
-    });
+    await this.queue.add(envelope.name, envelope, QUEUE_OPTIONS(envelope.id));
     // The queue holds it now (under the same id). Dropping the row keeps the relay's scan small;
     // a later publish under the same id is harmless, since consumers are idempotent per id.
     await this.outbox.deleteOne({ _id: envelope.id });

@@ -25,7 +25,8 @@ export type JobEnding =
  * repeated by anyone (the worker, a rerun after a crash, the sweep):
  *   1. settle the credits: capture on success, refund on failure — the ledger's `settle:` key lets
  *      exactly one of them happen, and whichever won decides the job's final state;
- *   2. announce it (domain event under an id derived from the job) and drop the inputs;
+ *   2. announce it (domain event under an id derived from the job; the job not yet final is its
+ *      outbox) and drop the inputs;
  *   3. move the job to its final state with `settled: true`, in one conditional update.
  * A worker whose result lost to a refund (the sweep gave the job up while it computed) removes
  * the items it stored: no result without payment. A failure that lost to a capture (a rerun that
@@ -100,7 +101,7 @@ export class JobLifecycle {
       // No result without payment: whatever a run of this job stored goes.
       await this.folders.removeJobOutputs(String(job.owner), jobId);
       final = { state: 'failed', error: message, refunded: settlement.refunded, outputs: [] };
-      await this.events.publish(
+      await this.events.publishDirect(
         DomainEvents.jobFailed,
         { ...owner, jobId, tool: job.tool, message, refunded: settlement.refunded },
         `job-failed:${jobId}`,
@@ -111,7 +112,7 @@ export class JobLifecycle {
       const outputs =
         wish.outcome === 'success' ? wish.outputs : await this.folders.jobOutputs(String(job.owner), jobId);
       final = { state: 'succeeded', progress: 100, outputs };
-      await this.events.publish(
+      await this.events.publishDirect(
         DomainEvents.jobCompleted,
         { ...owner, jobId, tool: job.tool, items: outputs.length, cost: job.cost },
         `job-completed:${jobId}`,
