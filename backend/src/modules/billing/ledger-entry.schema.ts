@@ -61,12 +61,16 @@ export class LedgerEntry {
   @Prop({ type: String, default: undefined })
   settlement?: Settlement;
 
-  /**
-   * For an unsettled reservation: when the recovery pass asks whether a live job still holds it.
-   * Removed when it settles, so the index holds only open reservations.
-   */
-  @Prop({ index: true })
+  /** For a reservation: when the recovery pass asks whether a live job still holds it. */
+  @Prop()
   expiresAt?: Date;
+
+  /**
+   * 'open' on a reservation until it settles (then removed): the recovery pass finds open holds
+   * by this indexed equality, never by scanning the ledger for a date range.
+   */
+  @Prop({ type: String, index: true })
+  hold?: 'open';
 
   /** The balance right after this entry applied (unknown when a recovery finished the entry). */
   @Prop()

@@ -31,6 +31,7 @@ export interface LedgerChange {
   tool?: string;
   reservationKey?: string;
   expiresAt?: Date;
+  hold?: 'open';
 }
 
 export type LedgerOutcome =
@@ -105,6 +106,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       kind: 'reservation',
       amount: -Math.abs(amount),
       expiresAt: new Date(Date.now() + holdMs),
+      hold: 'open',
     });
   }
 
@@ -367,7 +369,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Copies a settlement onto its reservation and closes its hold (idempotent). */
   private async markSettled(reservationKey: string, settlement: 'captured' | 'refunded'): Promise<void> {
-    await this.entries.updateOne({ _id: reservationKey }, { $set: { settlement }, $unset: { expiresAt: 1 } });
+    await this.entries.updateOne({ _id: reservationKey }, { $set: { settlement }, $unset: { hold: 1 } });
   }
 
   // ---- recovery ---------------------------------------------------------------------------
@@ -406,14 +408,15 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
     // Open reservations past their hold: settled already (a crash skipped the copy), held by a
     // live job (hold extended), or abandoned (killed between deduction and job record: refunded).
-    const expired = await this.entries
-      .find({ expiresAt: { $lte: new Date() } })
-      .limit(1000)
-      .lean();
-    for (const row of expired as LedgerEntryDoc[]) {
+    const open = await this.entries.find({ hold: 'open' }).limit(5000).lean();
+    const now = Date.now();
+    const expired = (open as LedgerEntryDoc[]).filter(
+      (row) => !row.expiresAt || new Date(row.expiresAt).getTime() <= now,
+    );
+    for (const row of expired) {
       if (row.kind !== 'reservation' || row.state !== 'applied') {
-        if (row.state !== 'pending')
-          await this.entries.updateOne({ _id: row._id }, { $unset: { expiresAt: 1 } });
+        // Never reached the balance (voided or refused): nothing is held.
+        if (row.state === 'rejected') await this.entries.updateOne({ _id: row._id }, { $unset: { hold: 1 } });
         continue;
       }
       const settled = await this.settlement(row._id);

@@ -241,21 +241,19 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
 
   /**
    * Finishes what a crash interrupted: queued jobs that never reached Bull are added again, jobs
-   * Bull gave up on are failed (and refunded), finished jobs not yet settled are settled.
+   * Bull gave up on are failed (and refunded, or succeeded if their capture won). A job's end and
+   * its settlement are one write (job-state.ts), so no ended job is left unsettled.
    */
-  async sweep(): Promise<{ requeued: number; failed: number; settled: number }> {
-    const stats = { requeued: 0, failed: 0, settled: 0 };
+  async sweep(): Promise<{ requeued: number; failed: number }> {
+    const stats = { requeued: 0, failed: 0 };
     const cutoff = new Date(Date.now() - REQUEUE_AFTER_MS);
+    // Jobs that have not ended (an indexed equality; the age is checked here).
     const open = await this.jobs
-      .find({ settled: false, createdAt: { $lte: cutoff } })
-      .limit(500)
+      .find({ state: { $in: ['queued', 'running'] } })
+      .limit(2000)
       .lean();
-    for (const row of open as JobRecord[]) {
-      if (row.state === 'succeeded' || row.state === 'failed') {
-        await this.lifecycle.settle(row);
-        stats.settled += 1;
-        continue;
-      }
+    const stale = (open as JobRecord[]).filter((row) => new Date(row.createdAt) <= cutoff);
+    for (const row of stale.slice(0, 500)) {
       const bullJob = await this.queues[row.tool].getJob(String(row._id));
       if (!bullJob) {
         await this.enqueue(row);
@@ -272,7 +270,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     const run = () =>
       this.sweep()
         .then((s) => {
-          if (s.requeued + s.failed + s.settled > 0) this.logger.log(`job sweep: ${JSON.stringify(s)}`);
+          if (s.requeued + s.failed > 0) this.logger.log(`job sweep: ${JSON.stringify(s)}`);
         })
         .catch((err) => this.logger.warn(`job sweep failed: ${(err as Error).message}`));
     this.sweepTimer = setInterval(run, SWEEP_EVERY_MS);

@@ -87,9 +87,9 @@ export class Job {
 
 export type JobRecord = Job;
 export const JobSchema = SchemaFactory.createForClass(Job);
-// The sweep's question: which jobs have not ended yet (an index, so the answer does not grow with
-// the number of jobs ever run).
-JobSchema.index({ settled: 1, createdAt: 1 });
+// The sweep's question: which jobs have not ended yet (an indexed equality, so the answer does not
+// grow with the number of jobs ever run).
+JobSchema.index({ state: 1 });
 
 /** The ledger key of a job's reservation. */
 export const reservationKeyOf = (jobId: string) => `job:${jobId}`;
