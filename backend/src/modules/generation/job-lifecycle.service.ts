@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model, Types } from 'mongoose';
 import { DomainEvents, JobMessages, JobSocketEvents, TOOL_LABELS, type ContentItem } from '@studio/contracts';
-import { LedgerService } from '../billing/ledger.service';
+import { LedgerService, type Settlement } from '../billing/ledger.service';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { FoldersService } from '../folders/folders.service';
@@ -90,9 +90,15 @@ export class JobLifecycle {
     const jobId = String(job._id);
     const key = reservationKeyOf(jobId);
     const label = TOOL_LABELS[job.tool];
-    if (wish.outcome === 'success') await this.ledger.capture(key);
-    else await this.ledger.refund(key, `${label} failed: ${wish.message}`);
-    const settlement = await this.ledger.settlement(key);
+    // What this call did answers for itself; otherwise the ledger says which settlement won.
+    let settlement: Settlement | null;
+    if (wish.outcome === 'success') {
+      settlement = (await this.ledger.capture(key)) ? { kind: 'capture', refunded: 0 } : null;
+    } else {
+      const refunded = await this.ledger.refund(key, `${label} failed: ${wish.message}`);
+      settlement = refunded > 0 ? { kind: 'refund', refunded } : null;
+    }
+    settlement ??= await this.ledger.settlement(key);
     const owner = { userId: String(job.owner), username: job.username };
 
     let final: Partial<Job> & Pick<Job, 'state'>;
