@@ -22,6 +22,7 @@ export const DomainEvents = {
   operationsChanged: 'operations.changed',
   badgesChanged: 'account.badges_changed',
   contentTakenDown: 'content.taken_down',
+  roleChanged: 'account.role_changed',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -67,6 +68,12 @@ export interface DomainEventPayloads {
   };
   /** An admin set a user's badges. */
   'account.badges_changed': AccountRef & { verified?: boolean; early?: boolean; by: string };
+  /** An admin changed a user's role: that user's sessions end (realtime/auth listen). */
+  'account.role_changed': AccountRef & {
+    role: Role;
+    previousRole: Role;
+    actor: { userId: string; username: string };
+  };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */
