@@ -111,8 +111,9 @@ export interface SocketEventPayloads extends JobSocketPayloads {
   'audit.appended': LogEntry;
 }
 
-/** Socket.IO rooms: one per user, one for admins. */
+/** Socket.IO rooms: one per user, one per login session (ended together), one for admins. */
 export const SocketRooms = {
   user: (userId: string) => `user:${userId}`,
+  session: (sessionId: string) => `session:${sessionId}`,
   admins: 'admins',
 } as const;

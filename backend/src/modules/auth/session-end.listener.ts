@@ -1,0 +1,18 @@
+import { Injectable } from '@nestjs/common';
+import { DomainEvents, type DomainEventEnvelope } from '@studio/contracts';
+import { OnDomainEvent } from '../events/domain-event-bus';
+import { SessionRevoker } from './session-revoker';
+
+/**
+ * A changed role ends all of that user's sessions: their sockets close (no more admin feed) and
+ * they sign in again under the new role. Idempotent: ending ended sessions changes nothing.
+ */
+@Injectable()
+export class SessionEndListener {
+  constructor(private readonly sessions: SessionRevoker) {}
+
+  @OnDomainEvent(DomainEvents.roleChanged)
+  async onRoleChanged({ payload }: DomainEventEnvelope<'account.role_changed'>): Promise<void> {
+    await this.sessions.endAllSessionsOf(payload.userId);
+  }
+}
