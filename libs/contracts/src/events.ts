@@ -23,6 +23,8 @@ export const DomainEvents = {
   badgesChanged: 'account.badges_changed',
   contentTakenDown: 'content.taken_down',
   roleChanged: 'account.role_changed',
+  creditApprovalRequested: 'credits.approval_requested',
+  creditApprovalDecided: 'credits.approval_decided',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -72,6 +74,23 @@ export interface DomainEventPayloads {
   'account.role_changed': AccountRef & {
     role: Role;
     previousRole: Role;
+    actor: { userId: string; username: string };
+  };
+  /** A large grant or adjustment waits for a second admin (CREDIT_APPROVAL_THRESHOLD). */
+  'credits.approval_requested': AccountRef & {
+    approvalId: string;
+    kind: 'grant' | 'adjustment';
+    amount: number;
+    reason: string;
+    actor: { userId: string; username: string };
+  };
+  /** Another admin approved (the credit is applied once) or rejected a waiting grant. */
+  'credits.approval_decided': AccountRef & {
+    approvalId: string;
+    kind: 'grant' | 'adjustment';
+    amount: number;
+    decision: 'approved' | 'rejected';
+    requestedBy: { userId: string; username: string };
     actor: { userId: string; username: string };
   };
 }

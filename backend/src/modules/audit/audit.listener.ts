@@ -188,6 +188,41 @@ export class AuditListener {
     });
   }
 
+  @OnDomainEvent(DomainEvents.roleChanged)
+  async onRoleChanged({ id, payload }: DomainEventEnvelope<'account.role_changed'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.account,
+      author: payload.actor,
+      message: `Changed the role of ${payload.username} from ${payload.previousRole} to ${payload.role}.`,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.creditApprovalRequested)
+  async onApprovalRequested({
+    id,
+    payload,
+  }: DomainEventEnvelope<'credits.approval_requested'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.credits,
+      author: payload.actor,
+      message: `Asked another admin to approve a ${payload.kind} of ${payload.amount} coins to ${payload.username}.`,
+      detail: `${payload.reason} · Request ${payload.approvalId}`,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.creditApprovalDecided)
+  async onApprovalDecided({ id, payload }: DomainEventEnvelope<'credits.approval_decided'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.credits,
+      author: payload.actor,
+      message: `${payload.decision === 'approved' ? 'Approved' : 'Rejected'} the ${payload.kind} of ${payload.amount} coins to ${payload.username} asked by ${payload.requestedBy.username}.`,
+      detail: `Request ${payload.approvalId}`,
+    });
+  }
+
   private folderEntry(
     eventId: string,
     who: { userId: string; username: string },
