@@ -12,7 +12,8 @@ export class SessionEndListener {
   constructor(private readonly sessions: SessionRevoker) {}
 
   @OnDomainEvent(DomainEvents.roleChanged)
-  async onRoleChanged({ payload }: DomainEventEnvelope<'account.role_changed'>): Promise<void> {
-    await this.sessions.endAllSessionsOf(payload.userId);
+  async onRoleChanged({ payload, occurredAt }: DomainEventEnvelope<'account.role_changed'>): Promise<void> {
+    // Sessions started after the change already carry the new role: a late event spares them.
+    await this.sessions.endAllSessionsOf(payload.userId, { startedBefore: new Date(occurredAt) });
   }
 }

@@ -12,8 +12,10 @@ import { sessionStoreKey } from './session';
  * opened under it (on every API instance, through the Socket.IO Redis adapter). Logout ends one
  * session; a role change ends all of a user's sessions, and so will a password change.
  *
- * Each user's session ids are kept in a Redis set, written at login, so that all of them can be
- * found; ids whose session has expired are pruned at the next login.
+ * Each user's session ids are kept in a Redis sorted set scored by login time, written at login,
+ * so that all of them can be found, and so that an event handled late (role changes arrive through
+ * the event queue) ends only the sessions started before it; ids whose session has expired are
+ * pruned at the next login.
  */
 @Injectable()
 export class SessionRevoker {
@@ -26,14 +28,14 @@ export class SessionRevoker {
   /** Records a fresh login session of the user. */
   async remember(userId: string, sessionId: string): Promise<void> {
     const index = this.indexKey(userId);
-    const known = await this.redis.smembers(index);
+    const known = await this.redis.zrange(index, 0, -1);
     const checks = this.redis.pipeline();
     for (const sid of known) checks.exists(sessionStoreKey(this.config, sid));
     const alive = known.length ? ((await checks.exec()) ?? []) : [];
     const ended = known.filter((_, i) => alive[i]?.[1] === 0);
     const tx = this.redis.multi();
-    if (ended.length) tx.srem(index, ...ended);
-    tx.sadd(index, sessionId);
+    if (ended.length) tx.zrem(index, ...ended);
+    tx.zadd(index, Date.now(), sessionId);
     await tx.exec();
   }
 
@@ -42,31 +44,33 @@ export class SessionRevoker {
     await this.redis
       .multi()
       .del(sessionStoreKey(this.config, sessionId))
-      .srem(this.indexKey(userId), sessionId)
+      .zrem(this.indexKey(userId), sessionId)
       .exec();
     this.realtime.disconnectRoom(SocketRooms.session(sessionId));
   }
 
   /**
    * Ends every session of the user but `except` (the caller's own, e.g. after changing one's
-   * password) and closes their sockets. Returns how many sessions it ended.
+   * password) and, with `startedBefore`, only those that began before that moment; closes their
+   * sockets. Returns how many sessions it ended.
    */
-  async endAllSessionsOf(userId: string, options: { except?: string } = {}): Promise<number> {
+  async endAllSessionsOf(
+    userId: string,
+    options: { except?: string; startedBefore?: Date } = {},
+  ): Promise<number> {
     const index = this.indexKey(userId);
-    const sessionIds = (await this.redis.smembers(index)).filter((sid) => sid !== options.except);
+    const upTo = options.startedBefore ? `(${options.startedBefore.getTime()}` : '+inf';
+    const sessionIds = (await this.redis.zrangebyscore(index, '-inf', upTo)).filter(
+      (sid) => sid !== options.except,
+    );
     if (sessionIds.length) {
       await this.redis
         .multi()
         .del(...sessionIds.map((sid) => sessionStoreKey(this.config, sid)))
-        .srem(index, ...sessionIds)
+        .zrem(index, ...sessionIds)
         .exec();
     }
-    if (options.except) {
-      for (const sid of sessionIds) this.realtime.disconnectRoom(SocketRooms.session(sid));
-    } else {
-      // The user room also holds sockets of sessions that predate the index.
-      this.realtime.disconnectRoom(SocketRooms.user(userId));
-    }
+    for (const sid of sessionIds) this.realtime.disconnectRoom(SocketRooms.session(sid));
     return sessionIds.length;
   }
 

@@ -5,6 +5,7 @@ import { DomainEvents, SocketEvents, type LogEntry, type SocketEventPayloads } f
 import { connectSocket, signIn, uniqueName } from '../../../test/clients';
 import { REDIS } from '../../infrastructure/redis.module';
 import { sessionStoreKey, SESSION_COOKIE } from '../auth/session';
+import { SessionEndListener } from '../auth/session-end.listener';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { DomainEventBus } from '../events/domain-event-bus';
@@ -186,6 +187,36 @@ describe('realtime gateway', () => {
     expect((await admin.agent.get('/api/session')).status).toBe(401);
     expect((await again.agent.get('/api/session')).status).toBe(401);
     await expect(connectSocket(t, again.cookie)).rejects.toThrow('You need to be logged in');
+  });
+
+  it('a role change handled late spares the sessions started after it', async () => {
+    const before = await signIn(t, uniqueName('ivan'));
+    const oldSocket = await connectSocket(t, before.cookie);
+    sockets.push(oldSocket);
+    const changedAt = new Date();
+    const after = await signIn(t, before.username); // signs in again once the role has changed
+    const newSocket = await connectSocket(t, after.cookie);
+    sockets.push(newSocket);
+
+    const closed = closedByServer(oldSocket);
+    const account = (await t.app.get(AccountsRepository).findByUsername(before.username))!;
+    // The event reaches its consumer only now (the queue was slow).
+    await t.app.get(SessionEndListener).onRoleChanged({
+      id: `late-${account.id}`,
+      name: DomainEvents.roleChanged,
+      occurredAt: changedAt.toISOString(),
+      payload: {
+        userId: account.id,
+        username: account.username,
+        role: 'support',
+        previousRole: 'user',
+        actor: { userId: 'someone', username: 'someone' },
+      },
+    });
+    await expect(closed).resolves.toBe('io server disconnect');
+    expect((await before.agent.get('/api/session')).status).toBe(401);
+    expect((await after.agent.get('/api/session')).status).toBe(200);
+    expect(newSocket.connected).toBe(true);
   });
 
   it("refuses a handshake from another site's page, accepts the app's own", async () => {
