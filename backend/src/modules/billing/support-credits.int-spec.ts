@@ -8,6 +8,9 @@ import { eventually, grantCredits, signIn, uniqueName, type Client } from '../..
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditService } from '../audit/audit.service';
+import { getModelToken } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
+import { CreditApproval as CreditApprovalRow } from './credit-approval.schema';
 import { LedgerService } from './ledger.service';
 
 /**
@@ -202,5 +205,33 @@ describe('staff credit limits, self-credit and approvals', () => {
         ]),
       );
     });
+  });
+
+  it('finishes an approval interrupted between its two writes, crediting once', async () => {
+    const user = await signIn(t);
+    const amount = CREDIT_APPROVAL_THRESHOLD + 7;
+    const asked = await grant(admin, user.username, amount);
+    const id = asked.body.content.pending._id as string;
+    // A crash after the request was marked approved, before the ledger credit was written.
+    const rows = t.app.get<Model<CreditApprovalRow>>(getModelToken(CreditApprovalRow.name));
+    const approver = (await t.app.get(AccountsRepository).findByUsername(secondAdmin.username))!;
+    await rows.updateOne(
+      { _id: id },
+      {
+        $set: {
+          state: 'approved',
+          decidedBy: { userId: approver.id, username: approver.username },
+          decidedAt: new Date(),
+        },
+      },
+    );
+    expect(await balance(user.username)).toBe(0);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await secondAdmin.agent
+        .post(`/api/admin/credits/approvals/${id}`)
+        .send({ decision: 'approve' });
+      expect(res.status).toBe(200);
+    }
+    expect(await balance(user.username)).toBe(amount);
   });
 });
