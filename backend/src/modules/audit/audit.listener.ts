@@ -60,8 +60,8 @@ export class AuditListener {
   }
 
   /**
-   * Every balance change. Only spends (captures, below) say 'N credits.': the admin totals sum
-   * that wording as credits used, so purchases, reservations and refunds speak of coins.
+   * Every balance change. None carries a figure: the admin totals count captures (below) only, so
+   * a reservation that is refunded later never counts as spent.
    */
   @OnDomainEvent(DomainEvents.balanceChanged)
   async onBalanceChanged({ id, payload }: DomainEventEnvelope<'account.balance_changed'>): Promise<void> {
@@ -84,6 +84,8 @@ export class AuditListener {
       category: AuditCategory.credits,
       author: { userId: payload.userId, username: payload.username },
       message: `Spent ${payload.amount} credits.`,
+      // The admin totals sum this field, taken from the ledger's event; never the message.
+      credits: payload.amount,
       detail:
         [payload.tool && `Tool ${payload.tool}`, payload.jobId && `Job ${payload.jobId}`]
           .filter(Boolean)
@@ -134,11 +136,12 @@ export class AuditListener {
       eventId: id,
       category: faceSwap ? AuditCategory.faceSwap : AuditCategory.generation,
       author: { userId: payload.userId, username: payload.username },
-      // The admin chart counts images from 'Swapped N image' (spec section 9).
       message: faceSwap
         ? `Swapped ${plural(n, 'image')}.`
         : `${TOOL_LABELS[payload.tool]}: made ${plural(n, 'image')}.`,
       detail: `Job ${payload.jobId} · cost ${payload.cost}`,
+      // The admin chart counts face-swapped images (spec section 9) from this field.
+      swaps: faceSwap ? payload.items : undefined,
     });
   }
 
