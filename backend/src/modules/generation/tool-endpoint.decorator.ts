@@ -12,6 +12,11 @@ export const ToolEndpoints = () =>
     ApiTags('generation'),
     RateLimit('jobs'),
     ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" }),
-    ApiResponse({ status: 429, description: 'Too many tool requests' }),
+    ApiResponse({
+      status: 413,
+      description:
+        'The upload is larger than its limit (refused from Content-Length, or as soon as it is exceeded)',
+    }),
+    ApiResponse({ status: 429, description: 'Too many tool requests, or too many uploads in progress' }),
     ApiResponse({ status: 503, description: "'This tool is not available right now' (no engine)" }),
   );
