@@ -1,4 +1,5 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { Messages } from '@studio/contracts';
 import { mockFetch, sessionAnswer } from '../../test/fetchMock';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
@@ -84,6 +85,36 @@ describe('ProfilePage', () => {
     });
     renderApp('/profile/inpaints/alice');
     expect(await screen.findByText('No folders yet.')).toBeInTheDocument();
+  });
+
+  it('says at once that a folder name with a text-direction override is refused, and sends nothing', async () => {
+    rememberAccount('alice');
+    const fetchMock = mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice' }),
+      'GET /api/getProfile/alice': {
+        status: 200,
+        body: {
+          message: 'success',
+          content: {
+            own: true,
+            username: 'alice',
+            verified: false,
+            early: false,
+            role: 'user',
+            balance: 0,
+            folders: [],
+          },
+        },
+      },
+    });
+    renderApp('/profile/inpaints/alice');
+    fireEvent.click(await screen.findByRole('button', { name: /Create Folder/ }));
+    fireEvent.change(await screen.findByLabelText('Folder Name'), { target: { value: 'gpj.\u202eexe' } });
+    expect(await screen.findAllByText(Messages.unsafeCharacters)).not.toHaveLength(0);
+    const create = screen.getAllByRole('button', { name: 'Create Folder' }).at(-1)!;
+    fireEvent.click(create);
+    await screen.findAllByText(Messages.unsafeCharacters);
+    expect(fetchMock.mock.calls.some(([url]) => String(url).includes('/makeFolder'))).toBe(false);
   });
 
   it('shows "User not found" for an unknown name', async () => {
