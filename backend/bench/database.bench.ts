@@ -22,8 +22,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const PAGE_SIZE = 50;
 const DEEP_PAGE = Number(process.env.BENCH_DEEP_PAGE ?? 10_000);
 const CATEGORIES = ['auth', 'billing', 'jobs', 'admin'];
-/** One document in this many is a pending job, as after a crash. */
-const PENDING_EVERY = 1_000;
+/** Pending jobs, as after a crash, spread over the collection: as many in the small one as in the large. */
+const PENDING = 100;
 
 interface Seeded {
   name: string;
@@ -39,6 +39,7 @@ async function seed(db: mongoose.mongo.Db, name: string, count: number): Promise
   const ids: ObjectId[] = [];
   const started = performance.now();
   const createdFrom = Date.now() - count * 1000;
+  const pendingEvery = Math.max(1, Math.floor(count / PENDING));
   for (let from = 0; from < count; from += BATCH) {
     const docs = [];
     for (let i = from; i < Math.min(count, from + BATCH); i += 1) {
@@ -47,7 +48,7 @@ async function seed(db: mongoose.mongo.Db, name: string, count: number): Promise
       docs.push({
         _id,
         category: CATEGORIES[i % CATEGORIES.length],
-        state: i % PENDING_EVERY === 0 ? 'pending' : 'done',
+        state: i % pendingEvery === 0 ? 'pending' : 'done',
         createdAt: new Date(createdFrom + i * 1000),
         actor: `user${i % 5000}`,
         amount: i % 97,
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
   });
 
   const fmt = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2)).padStart(9);
-  const head = (n: number) => `${(n / 1000).toLocaleString('en')}k`;
+  const head = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
   console.log(
     `\n${'read'.padEnd(56)} ${`${head(SMALL)} p50`.padStart(9)} ${`${head(SMALL)} p99`.padStart(9)} ` +
       `${`${head(LARGE)} p50`.padStart(9)} ${`${head(LARGE)} p99`.padStart(9)} ${'p50 ratio'.padStart(9)}`,
