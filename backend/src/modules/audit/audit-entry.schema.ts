@@ -7,10 +7,6 @@ export class AuditAuthor {
 
   @Prop({ required: true })
   username!: string;
-
-  /** The name lower-cased (names are unique regardless of case): the indexed user filter. */
-  @Prop()
-  key?: string;
 }
 
 /** One line of the activity log, in the spec's shape (category, author, createdOn, message, detail). */
@@ -30,6 +26,13 @@ export class AuditEntry {
 
   @Prop()
   detail?: string;
+
+  /**
+   * The author's name lower-cased (names are unique regardless of case): what the user filter
+   * matches. Top level, as the patched FerretDB uses an index only on a top-level field.
+   */
+  @Prop()
+  authorKey?: string;
 
   /** The domain event this entry records: written once per event, however often it is delivered. */
   @Prop({ unique: true, sparse: true })
@@ -52,5 +55,5 @@ export const AuditEntrySchema = SchemaFactory.createForClass(AuditEntry);
 // seconds are createdOn's (AuditService.append), optionally within one category or of one user; the statistics'
 // recount and fallback scan read a createdOn range.
 AuditEntrySchema.index({ category: 1, _id: -1 });
-AuditEntrySchema.index({ 'author.key': 1, _id: -1 });
+AuditEntrySchema.index({ authorKey: 1, _id: -1 });
 AuditEntrySchema.index({ createdOn: -1 });

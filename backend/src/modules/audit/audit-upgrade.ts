@@ -13,7 +13,7 @@ const LOCK_MS = 30 * 60_000;
 
 /**
  * One-time upgrades of the log written by older versions, run in the background at boot by one
- * process: entries written before `author.key` existed get it, so the indexed user filter finds
+ * process: entries written before `authorKey` existed get it, so the indexed user filter finds
  * them. Walks the log once by _id (keyset, 1,000 at a time); Redis remembers that it is done.
  */
 @Injectable()
@@ -59,9 +59,9 @@ export class AuditUpgrade implements OnApplicationBootstrap {
     let last: ObjectId | undefined;
     for (;;) {
       const rows = await this.model.collection
-        .find<{ _id: ObjectId; author?: { username?: string; key?: string } }>(
-          last ? { _id: { $gt: last } } : {},
-          { projection: { _id: 1, author: 1 } },
+        .find<{ _id: ObjectId; author?: { username?: string }; authorKey?: string }>(
+          last ? { _id: { $gt: last } } : { _id: { $type: 'objectId' } },
+          { projection: { _id: 1, author: 1, authorKey: 1 } },
         )
         .sort({ _id: 1 })
         .limit(BATCH)
@@ -70,9 +70,9 @@ export class AuditUpgrade implements OnApplicationBootstrap {
       const updates: AnyBulkWriteOperation[] = [];
       for (const row of rows) {
         const name = row.author?.username;
-        if (typeof name === 'string' && !row.author?.key) {
+        if (typeof name === 'string' && !row.authorKey) {
           updates.push({
-            updateOne: { filter: { _id: row._id }, update: { $set: { 'author.key': authorKey(name) } } },
+            updateOne: { filter: { _id: row._id }, update: { $set: { authorKey: authorKey(name) } } },
           });
         }
       }

@@ -75,7 +75,7 @@ describe('activity log', () => {
     expect(keys).toEqual(
       expect.arrayContaining([
         { category: 1, _id: -1 },
-        { 'author.key': 1, _id: -1 },
+        { authorKey: 1, _id: -1 },
         { createdOn: -1 },
         { eventId: 1 },
       ]),
