@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Redis from 'ioredis';
 import sharp from 'sharp';
-import type { AdminStats, FolderContents, LogEntry, LogPage } from '@studio/contracts';
+import type { AdminStats, FolderContents, JobView, LogEntry, LogPage } from '@studio/contracts';
 import {
   balanceOf,
   eventually,
@@ -128,4 +128,49 @@ describe('admin statistics cannot be forged with user-written names', () => {
     };
     expect(await figuresEverywhere()).toEqual([expected, expected, expected]);
   }, 180_000);
+
+  it('counts a finished face swap (its cost and image) and nothing of a refunded one', async () => {
+    const swapper = await signIn(t, uniqueName('swapper'));
+    await grantCredits(t, swapper.username, 5);
+    const folderId = await makeFolder(swapper, 'Swaps');
+    const before = await stats();
+    const swap = (face: Buffer) =>
+      swapper.agent
+        .post('/api/faceSwap')
+        .field('folder', folderId)
+        .field('consent', 'true')
+        .attach('Swap0', face, 'face.png')
+        .attach('Swap1', readFileSync(join(FIXTURES, 'cgi-model-3.jpg')), 'target.jpg');
+    const jobState = async (jobId: string) =>
+      ((await swapper.agent.get(`/api/jobs/${jobId}`)).body.content as JobView).state;
+
+    // No face in the source: the job fails and its reservation is refunded, never captured.
+    const blank = await sharp({
+      create: { width: 300, height: 300, channels: 3, background: { r: 90, g: 140, b: 200 } },
+    })
+      .png()
+      .toBuffer();
+    const failed = await swap(blank);
+    expect(failed.status).toBe(200);
+    await eventually(async () => expect(await jobState(failed.body.content.job._id)).toBe('failed'), 60_000);
+    await eventually(async () => expect(await balanceOf(swapper)).toBe(5));
+    // A real face: captured and swapped.
+    const done = await swap(readFileSync(join(FIXTURES, 'ai-face.jpg')));
+    expect(done.status).toBe(200);
+    await eventually(async () => expect(await jobState(done.body.content.job._id)).toBe('succeeded'), 90_000);
+    const spent = 5 - (await balanceOf(swapper));
+    expect(spent).toBeGreaterThan(0);
+
+    const expected = {
+      credits: before.totals.today.credits + spent,
+      swaps: before.faceSwapsPerDay.at(-1)!.faceSwaps + 1,
+    };
+    await eventually(async () => {
+      const now = await stats();
+      expect({ credits: now.totals.today.credits, swaps: now.faceSwapsPerDay.at(-1)!.faceSwaps }).toEqual(
+        expected,
+      );
+    }, 30_000);
+    expect(await figuresEverywhere()).toEqual([expected, expected, expected]);
+  }, 240_000);
 });
