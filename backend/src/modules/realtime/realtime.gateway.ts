@@ -59,6 +59,13 @@ export class RealtimeGateway implements OnGatewayConnection, OnGatewayInit, OnMo
     socket.data.sessionId = sessionId;
     await socket.join([SocketRooms.user(account.id), SocketRooms.session(sessionId)]);
     if (account.role === 'admin') await socket.join(SocketRooms.admins);
+    // The cookie was read when the transport opened, which may be long before this join: a logout
+    // in between closed its session room while this socket was not in it yet. Checked after
+    // joining, so a logout from now on finds the socket in the room.
+    if (!(await this.redis.exists(sessionStoreKey(this.config, sessionId)))) {
+      socket.disconnect(true);
+      return;
+    }
     socket.emit(SocketEvents.ready, { username: account.username });
     this.logger.debug(`socket ${socket.id} joined for ${account.username}`);
   }

@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
 import request from 'supertest';
-import type { Socket } from 'socket.io-client';
+import { Manager, type Socket } from 'socket.io-client';
 import { DomainEvents, SocketEvents, type LogEntry, type SocketEventPayloads } from '@studio/contracts';
-import { connectSocket, signIn, uniqueName } from '../../../test/clients';
+import { connectSocket, eventually, signIn, uniqueName } from '../../../test/clients';
 import { REDIS } from '../../infrastructure/redis.module';
 import { sessionStoreKey, SESSION_COOKIE } from '../auth/session';
 import { SessionEndListener } from '../auth/session-end.listener';
@@ -217,6 +217,47 @@ describe('realtime gateway', () => {
     expect((await before.agent.get('/api/session')).status).toBe(401);
     expect((await after.agent.get('/api/session')).status).toBe(200);
     expect(newSocket.connected).toBe(true);
+  });
+
+  it('closes a socket whose transport opened before logout and which joins after it (websocket and polling)', async () => {
+    for (const transport of ['websocket', 'polling'] as const) {
+      const user = await signIn(t, uniqueName('lena'));
+      const manager = new Manager(t.url, {
+        transports: [transport],
+        extraHeaders: { cookie: user.cookie },
+        reconnection: false,
+        autoConnect: false,
+      });
+      // The transport is open under the session (the cookie was read then); no socket joined yet.
+      await new Promise<void>((resolve, reject) => manager.open((err) => (err ? reject(err) : resolve())));
+      expect((await user.agent.post('/api/logout')).status).toBe(200);
+
+      const socket = manager.socket('/');
+      sockets.push(socket);
+      const outcome = new Promise<string>((resolve) => {
+        socket.once(SocketEvents.ready, () => resolve('joined'));
+        socket.once('connect_error', (err) => resolve(`refused: ${err.message}`));
+        socket.once('disconnect', (reason) => resolve(`closed: ${reason}`));
+      });
+      socket.connect();
+      await expect(outcome).resolves.not.toBe('joined');
+      await eventually(async () => expect(socket.connected).toBe(false));
+      manager.engine?.close();
+
+      // And a fresh connection with the old cookie, on either transport, is refused.
+      const again = new Manager(t.url, {
+        transports: [transport],
+        extraHeaders: { cookie: user.cookie },
+        reconnection: false,
+      }).socket('/');
+      sockets.push(again);
+      await expect(
+        new Promise((resolve, reject) => {
+          again.once(SocketEvents.ready, resolve);
+          again.once('connect_error', reject);
+        }),
+      ).rejects.toThrow('You need to be logged in');
+    }
   });
 
   it("refuses a handshake from another site's page, accepts the app's own", async () => {
