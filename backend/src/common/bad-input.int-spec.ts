@@ -269,6 +269,8 @@ describe('loose numbers and hostile text', () => {
     ['zero-width space', 'ad\u200bmin'],
     // Inside the text: trimming takes one at the ends away.
     ['byte order mark', 'na\ufeffme'],
+    ['tag characters (hidden text)', 'cat\u{e0069}\u{e0067}\u{e006e}'],
+    ['a Hangul filler only', '\u3164'],
   ];
 
   const folderCount = async () =>

@@ -56,6 +56,7 @@ describe('nameProblem', () => {
       'мой альбом',
       '写真 2026',
       'Beach 🏖️',
+      'Six Nations 🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}',
       'a\tb'.replace('\t', ' '),
     ]) {
       expect(nameProblem(name)).toBeNull();
@@ -79,6 +80,17 @@ describe('nameProblem', () => {
     ['zero-width joiner', 'a\u200db', 'invisible'],
     ['word joiner', 'a\u2060b', 'invisible'],
     ['byte order mark', '\ufeffname', 'invisible'],
+    ['soft hyphen', 'ad\u00admin', 'invisible'],
+    ['Hangul filler (a blank-looking name)', '\u3164', 'invisible'],
+    ['halfwidth Hangul filler', '\uffa0\uffa0', 'invisible'],
+    ['Mongolian vowel separator', 'a\u180eb', 'invisible'],
+    ['interlinear annotation', 'a\ufff9hidden\ufffbb', 'invisible'],
+    ['tag characters (hidden ASCII)', 'cat\u{e0069}\u{e0067}\u{e006e}', 'invisible'],
+    [
+      'tags after a flag that are no flag',
+      '🏴\u{e0069}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e0065}',
+      'invisible',
+    ],
   ])('refuses %s', (_label, text, problem) => {
     expect(nameProblem(text)).toBe(problem);
   });

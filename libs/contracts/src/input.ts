@@ -39,8 +39,16 @@ export function parseWholeNumber(value: unknown, range: WholeNumberRange): numbe
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** Bidi embeddings, overrides and isolates, and the direction marks: they reorder what is shown. */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-/** Zero-width spaces and joiners, the word joiner and invisible operators, and the BOM. */
-const INVISIBLE = /[\u200b-\u200d\u2060-\u2064\ufeff]/;
+/**
+ * Zero-width spaces and joiners, the word joiner and invisible operators, the BOM; the soft hyphen,
+ * the Hangul and Mongolian fillers and separators, the Khmer inherent vowels and the interlinear
+ * annotation marks, which show nothing; and the tag characters, which carry hidden ASCII text.
+ */
+const INVISIBLE =
+  // eslint-disable-next-line no-misleading-character-class -- each listed on its own, none combined
+  /[\u00ad\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
+/** The one honest use of tag characters: the flags of England, Scotland and Wales (🏴 + tags). */
+const SUBDIVISION_FLAG = /\u{1f3f4}[\u{e0030}-\u{e0039}\u{e0061}-\u{e007a}]{1,6}\u{e007f}/gu;
 /** A UTF-16 half without its other half: no character at all. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -53,6 +61,6 @@ export type NameProblem = 'control' | 'bidi' | 'invisible';
 export function nameProblem(text: string): NameProblem | null {
   if (CONTROL.test(text) || LONE_SURROGATE.test(text)) return 'control';
   if (BIDI.test(text)) return 'bidi';
-  if (INVISIBLE.test(text)) return 'invisible';
+  if (INVISIBLE.test(text.replace(SUBDIVISION_FLAG, ''))) return 'invisible';
   return null;
 }
