@@ -207,6 +207,42 @@ describe('staff credit limits, self-credit and approvals', () => {
     });
   });
 
+  it('refuses loose amounts in JSON bodies (string forms, fractions, -0, unsafe integers) and credits nothing', async () => {
+    const user = await signIn(t);
+    // Raw JSON, so that -0 and integers past 2^53 reach the server as written.
+    const raw = (client: Client, path: string, amount: string) =>
+      client.agent
+        .post(path)
+        .set('Content-Type', 'application/json')
+        .send(`{"username":${JSON.stringify(user.username)},"amount":${amount},"reason":"x"}`);
+    for (const amount of [
+      '"5 "',
+      '"+5"',
+      '"1e2"',
+      '"0x10"',
+      '"05"',
+      '5.5',
+      '-0',
+      '"-0"',
+      '0',
+      '9007199254740993',
+      'true',
+      '[5]',
+      '{"$gt":0}',
+      'null',
+    ]) {
+      const res = await raw(support, '/api/support/reimburse', amount);
+      expect([amount, res.status]).toEqual([amount, 400]);
+      const adjusted = await raw(admin, '/api/admin/credits/adjust', amount);
+      expect([amount, adjusted.status]).toEqual([amount, 400]);
+    }
+    expect(await balance(user.username)).toBe(0);
+    // Plain decimal text and a JSON whole number are both read as that number (the support
+    // member's day was used up above: an admin gives these).
+    expect((await raw(admin, '/api/admin/credits/grant', '"5"')).body.content).toMatchObject({ balance: 5 });
+    expect((await raw(admin, '/api/admin/credits/grant', '2')).body.content).toMatchObject({ balance: 7 });
+  });
+
   it('finishes an approval interrupted between its two writes, crediting once', async () => {
     const user = await signIn(t);
     const amount = CREDIT_APPROVAL_THRESHOLD + 7;
