@@ -7,6 +7,28 @@ function publicProfile(username: string, flags: { verified: boolean; early: bool
   return { status: 200, body: { message: 'success', content: { own: false, username, ...flags } } };
 }
 
+/** The session and own profile of a user who has made no folder yet. */
+function ownProfileWithoutFolders(username: string) {
+  return {
+    'GET /api/session': sessionAnswer({ username }),
+    [`GET /api/getProfile/${username}`]: {
+      status: 200,
+      body: {
+        message: 'success',
+        content: {
+          own: true,
+          username,
+          verified: false,
+          early: false,
+          role: 'user',
+          balance: 0,
+          folders: [],
+        },
+      },
+    },
+  };
+}
+
 describe('ProfilePage', () => {
   it('shows the early-supporter badge instead of verified', async () => {
     mockFetch({ 'GET /api/getProfile/bob': publicProfile('bob', { verified: true, early: true }) });
@@ -65,48 +87,14 @@ describe('ProfilePage', () => {
 
   it('says "No folders yet." when the owner has none', async () => {
     rememberAccount('alice');
-    mockFetch({
-      'GET /api/session': sessionAnswer({ username: 'alice' }),
-      'GET /api/getProfile/alice': {
-        status: 200,
-        body: {
-          message: 'success',
-          content: {
-            own: true,
-            username: 'alice',
-            verified: false,
-            early: false,
-            role: 'user',
-            balance: 0,
-            folders: [],
-          },
-        },
-      },
-    });
+    mockFetch(ownProfileWithoutFolders('alice'));
     renderApp('/profile/inpaints/alice');
     expect(await screen.findByText('No folders yet.')).toBeInTheDocument();
   });
 
   it('says at once that a folder name with a text-direction override is refused, and sends nothing', async () => {
     rememberAccount('alice');
-    const fetchMock = mockFetch({
-      'GET /api/session': sessionAnswer({ username: 'alice' }),
-      'GET /api/getProfile/alice': {
-        status: 200,
-        body: {
-          message: 'success',
-          content: {
-            own: true,
-            username: 'alice',
-            verified: false,
-            early: false,
-            role: 'user',
-            balance: 0,
-            folders: [],
-          },
-        },
-      },
-    });
+    const fetchMock = mockFetch(ownProfileWithoutFolders('alice'));
     renderApp('/profile/inpaints/alice');
     fireEvent.click(await screen.findByRole('button', { name: /Create Folder/ }));
     fireEvent.change(await screen.findByLabelText('Folder Name'), { target: { value: 'gpj.\u202eexe' } });
