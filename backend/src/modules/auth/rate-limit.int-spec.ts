@@ -50,6 +50,27 @@ describe('rate budgets per user', () => {
     expect((await user.agent.get('/api/jobs')).status).toBe(200);
   });
 
+  it('counts every spelling of a path (case, trailing slash, query) against the one budget', async () => {
+    const user = await signIn(t, uniqueName('walt'));
+    const seen = await statuses(
+      ['/api/MAKEFOLDER', '/api/makefolder/', '/api/makeFolder?again=1', '/api/MakeFolder/'].map(
+        (path) => () => user.agent.post(path).send({ title: 'Model' }),
+      ),
+    );
+    expect(seen).toEqual([200, 200, 429, 429]);
+    const tools = await statuses(
+      [
+        '/api/GENERATENOISE',
+        '/api/generatenoise/',
+        '/api/GenerateNoise?x=1',
+        '/api/generateNOISE/',
+        '/api/generateNoise',
+      ].map((path) => () => user.agent.post(path)),
+    );
+    expect(tools.slice(0, 4)).not.toContain(429);
+    expect(tools[4]).toBe(429);
+  });
+
   it('limits folders, downloads, checkouts and Patreon tries, each on its own budget', async () => {
     const user: Client = await signIn(t, uniqueName('vera'));
     const twiceThenRefused = [200, 200, 429];
