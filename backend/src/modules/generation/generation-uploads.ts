@@ -64,9 +64,17 @@ export interface UploadRule {
   flag?: { name: keyof FeatureFlags; offMessage: string };
   /** Units of the cheapest request the tool takes: its price must be covered before the body. */
   minUnits: number;
+  /**
+   * File fields that are one priced unit each (Clone0..N, bulk images): as each one begins, the
+   * price of those so far is checked against the balance read before the body (402 at once).
+   */
+  pricedFile?: (name: string) => boolean;
 }
 
 const UPLOAD_RULE = 'generation:upload-rule';
+
+/** The balance the preflight read, for the price checks while the body streams. */
+const balanceBeforeBody = new WeakMap<Request, number>();
 
 /** Where uploads stream to: under STORAGE_DIR, one folder per request, removed when it ends. */
 export const uploadTempRoot = (config: AppConfig) => resolve(config.STORAGE_DIR, '.uploads');
@@ -134,6 +142,7 @@ export class UploadPreflightGuard implements CanActivate {
       if (balance < quoteTool(rule.tool, rule.minUnits)) {
         throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
       }
+      balanceBeforeBody.set(req, balance);
       if (!this.slots.take(req.user.id, res)) {
         throw new HttpException(JobMessages.tooManyUploads, HttpStatus.TOO_MANY_REQUESTS);
       }
@@ -218,6 +227,7 @@ function receive(
     const streams = new Set<busboy.FileStream>();
     let settled = false;
     let received = 0;
+    let pricedFiles = 0;
     let parser: busboy.Busboy;
 
     const stop = () => {
@@ -261,6 +271,13 @@ function receive(
       if (!rule.fileField(name))
         return fail(new BadRequestException(`${JobMessages.unexpectedFile} '${name}'`));
       if (files.length >= rule.maxFiles) return fail(new PayloadTooLargeException(JobMessages.tooManyFiles));
+      if (rule.pricedFile?.(name)) {
+        pricedFiles += 1;
+        const balance = balanceBeforeBody.get(req);
+        if (balance !== undefined && quoteTool(rule.tool, pricedFiles) > balance) {
+          return fail(new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED));
+        }
+      }
       const file: UploadedFile = { fieldname: name, path: join(dir, `${files.length}`), size: 0 };
       files.push(file);
       streams.add(stream);
@@ -300,9 +317,11 @@ export const imageUpload = (
   tool: UploadRule['tool'],
   maxFiles: number,
   fileField: (name: string) => boolean,
+  pricedFile?: (name: string) => boolean,
 ): UploadRule => ({
   tool,
   fileField,
+  pricedFile,
   maxFiles,
   fileBytes: UPLOAD_LIMITS.imageBytes,
   fileTooLarge: JobMessages.imageTooLarge,

@@ -23,6 +23,7 @@ import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generat
 import { decodeDataUrl, normalizeImage } from './image-input';
 
 const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
+const isCloneFile = (name: string) => name === 'original' || CLONE_FIELD.test(name);
 
 /**
  * The spec's tool endpoints. Each one checks its input, submits one job and waits a little for it
@@ -38,9 +39,7 @@ export class GenerationController {
 
   @Post('generateNoise')
   @HttpCode(200)
-  @ToolUpload(
-    imageUpload('clone', CLONE_AMOUNT.max + 1, (name) => name === 'original' || CLONE_FIELD.test(name)),
-  )
+  @ToolUpload(imageUpload('clone', CLONE_AMOUNT.max + 1, isCloneFile, isCloneFile))
   @ApiOperation({
     summary: 'Clones: noise-altered copies of an image',
     description:

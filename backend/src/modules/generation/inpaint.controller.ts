@@ -40,7 +40,14 @@ export class InpaintController {
   @Post('bulkInpaintImage')
   @HttpCode(200)
   // The spec: every file other than original and mask is an extra image, whatever its name.
-  @ToolUpload(imageUpload('inpaint', 2 + UPLOAD_LIMITS.bulkExtraImages, () => true))
+  @ToolUpload(
+    imageUpload(
+      'inpaint',
+      2 + UPLOAD_LIMITS.bulkExtraImages,
+      () => true,
+      (name) => name !== 'mask',
+    ),
+  )
   @ApiOperation({
     summary: 'Magic Brush in bulk: the same mask and prompt on the original and extra images',
     description: `amount (${BULK_INPAINT_AMOUNT.min}..${BULK_INPAINT_AMOUNT.max}) outputs per image; every field other than original and mask is an extra image. Cost: amount × images.`,

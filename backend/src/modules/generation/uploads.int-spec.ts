@@ -163,6 +163,27 @@ describe('tool uploads: refused before the body, streamed to disk, capped, clean
     await upload.closed;
   });
 
+  it('answers 402 as soon as the Clone parts so far cost more than the balance', async () => {
+    const poor = await signIn(t, uniqueName('poor'));
+    await grantCredits(t, poor.username, 2);
+    const upload = new RawUpload(t, '/api/generateNoise', poor.cookie, 50 * MB);
+    for (const name of ['Clone0', 'Clone1']) {
+      await upload.send(upload.filePart(name));
+      await upload.send(Buffer.alloc(256 * 1024, 2));
+      await upload.send('\r\n');
+    }
+    // The third copy is one credit too many. (Its first bytes go too: the parser holds back the
+    // header's last CRLF until it knows no boundary follows.)
+    await upload.send(upload.filePart('Clone2'));
+    await upload.send(Buffer.alloc(1024, 2));
+    const answer = await upload.answer;
+    expect(answer.status).toBe(402);
+    expect(answer.body.content).toBe(Messages.notEnoughCredits);
+    await upload.closed;
+    await expectNoTempFiles();
+    expect(await balanceOf(poor)).toBe(2);
+  });
+
   it('answers 413 at once when the declared length is over the request cap', async () => {
     const upload = new RawUpload(t, '/api/generateNoise', rich.cookie, 200 * MB);
     await upload.send(upload.filePart('Clone0'));
