@@ -113,6 +113,14 @@ describe('staff tools: user lookup, badges and the queue board', () => {
 
     expect((await setRole(admin, target.username, 'user')).body.content.role).toBe('user');
     expect((await repo.findByUsername(target.username))!.role).toBe('user');
+    // The demoted member's session, still open or already ended, gives nothing at once.
+    const adminAccount = (await repo.findByUsername(adminName))!;
+    const before = (await repo.balanceOf(adminAccount.id)).balance;
+    const late = await asSupport.agent
+      .post('/api/support/reimburse')
+      .send({ username: adminName, amount: 5, reason: 'after the demotion' });
+    expect([401, 403]).toContain(late.status);
+    expect((await repo.balanceOf(adminAccount.id)).balance).toBe(before);
     await eventually(async () => {
       const log = await t.app.get(AuditService).latest(30);
       const lines = log.filter((e) => e.author?.username === adminName).map((e) => e.message);
