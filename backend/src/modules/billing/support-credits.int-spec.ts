@@ -243,6 +243,32 @@ describe('staff credit limits, self-credit and approvals', () => {
     expect((await raw(admin, '/api/admin/credits/grant', '2')).body.content).toMatchObject({ balance: 7 });
   });
 
+  it('lists a waiting request first even when many newer ones were decided since', async () => {
+    const user = await signIn(t);
+    const waiting = (await grant(admin, user.username, CREDIT_APPROVAL_THRESHOLD + 1)).body.content
+      .pending as CreditApproval;
+    const rows = t.app.get<Model<CreditApprovalRow>>(getModelToken(CreditApprovalRow.name));
+    const account = (await t.app.get(AccountsRepository).findByUsername(user.username))!;
+    const later = Date.now() + 60_000;
+    await rows.insertMany(
+      Array.from({ length: 60 }, (_, i) => ({
+        kind: 'grant',
+        userId: account.id,
+        username: user.username,
+        amount: CREDIT_APPROVAL_THRESHOLD + 1,
+        reason: 'old news',
+        state: 'rejected',
+        requestedBy: { userId: 'someone', username: 'someone' },
+        requestKey: `decided-${user.username}-${i}`,
+        usageDay: '2026-01-01',
+        createdAt: new Date(later + i),
+      })),
+    );
+    const listed = (await secondAdmin.agent.get('/api/admin/credits/approvals')).body
+      .content as CreditApproval[];
+    expect(listed[0]).toMatchObject({ _id: waiting._id, state: 'pending' });
+  });
+
   it('finishes an approval interrupted between its two writes, crediting once', async () => {
     const user = await signIn(t);
     const amount = CREDIT_APPROVAL_THRESHOLD + 7;

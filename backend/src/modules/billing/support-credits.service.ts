@@ -66,11 +66,27 @@ export class SupportCreditsService {
     return this.change(actor, 'adjustment', input);
   }
 
-  /** Waiting requests first, then the latest decided ones. */
+  /**
+   * Waiting requests first, then the latest decided ones: read apart, so that a waiting request
+   * stays in sight however many were decided after it.
+   */
   async listApprovals(): Promise<CreditApprovalView[]> {
-    const rows = await this.approvals.find().sort({ createdAt: -1, _id: -1 }).limit(APPROVALS_LISTED).lean();
-    const order = (state: string) => (state === 'pending' ? 0 : 1);
-    return rows.sort((a, b) => order(a.state) - order(b.state)).map(toApprovalView);
+    const latest = { createdAt: -1, _id: -1 } as const;
+    const pending = await this.approvals
+      .find({ state: 'pending' })
+      .sort(latest)
+      .limit(APPROVALS_LISTED)
+      .lean();
+    const room = APPROVALS_LISTED - pending.length; // never 0 in limit(): that means no limit
+    const decided =
+      room > 0
+        ? await this.approvals
+            .find({ state: { $ne: 'pending' } })
+            .sort(latest)
+            .limit(room)
+            .lean()
+        : [];
+    return [...pending, ...decided].map(toApprovalView);
   }
 
   /**
