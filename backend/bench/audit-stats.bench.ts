@@ -1,30 +1,26 @@
 /**
- * Admin statistics benchmark: GET /api/admin/stats (write-time counters) over a log of
- * BENCH_LOG_ENTRIES entries (default 1,000,000) spread over the last 60 days, side by side with the
- * same aggregation run directly through the driver; the one-off recount of that log into the
- * counters; what counting adds to writing a line; the first and a deep page of GET
- * /api/admin/logs. Prints how long seeding took (insertMany in batches).
+ * Admin statistics and activity log benchmark, over a log of BENCH_LOG_ENTRIES entries (default
+ * 1,000,000) spread over the last 60 days, each figure beside the raw driver operation it is built
+ * on: GET /api/admin/stats (write-time counters) against the aggregation over the entries'
+ * figures; the one-off recount; what counting adds to writing a line; and GET /api/admin/logs by
+ * keyset: the first page and the BENCH_DEEP_PAGE-th (default 10,000th) page, reached with the
+ * cursor at that position, overall, within a category and for one user. Prints how long seeding
+ * took (insertMany in batches).
  */
 import 'reflect-metadata';
 import { getModelToken } from '@nestjs/mongoose';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Model } from 'mongoose';
-import { AuditCategory } from '@studio/contracts';
+import { Types, type Model } from 'mongoose';
+import { AuditCategory, type LogPage } from '@studio/contracts';
 import { createApp } from '../api/src/create-app';
 import { loadConfig } from '../src/config/app-config';
 import { AuditEntry } from '../src/modules/audit/audit-entry.schema';
 import type Redis from 'ioredis';
 import { REDIS } from '../src/infrastructure/redis.module';
-import { AuditCounters, RECOUNT_SETTLE_MS } from '../src/modules/audit/audit-counters';
-import { AuditService } from '../src/modules/audit/audit.service';
-import {
-  buildStats,
-  CREDITS_PATTERN,
-  statsWindow,
-  SWAPPED_PATTERN,
-  type StatsRow,
-} from '../src/modules/audit/audit-stats';
+import { AuditCounters, COUNTED_LINES, RECOUNT_SETTLE_MS } from '../src/modules/audit/audit-counters';
+import { AuditService, authorKey } from '../src/modules/audit/audit.service';
+import { buildStats, statsWindow, type StatsRow } from '../src/modules/audit/audit-stats';
 import { logIn } from './bench-client';
 import { time } from './timing';
 
@@ -34,33 +30,64 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 /** The direct aggregation and the log pages scan the whole log on FerretDB: a few runs say enough. */
 const SCAN_RUNS = Number(process.env.BENCH_SCAN_RUNS ?? 3);
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 500);
+const PAGE_SIZE = 50;
+/** The deep page timed: the 10,000th of 50 is the middle of a 1M log. */
+const DEEP_PAGE = Number(process.env.BENCH_DEEP_PAGE ?? 10_000);
 const DAYS = 60;
 const TZ = 'Europe/Berlin';
 
-/** The i-th seeded entry: 40% spends, 20% face swaps, the rest other wording; newest first. */
+/**
+ * The i-th seeded entry, newest first, as AuditService.append writes it (the _id carries
+ * createdOn's second; spends and swaps carry their figure): 40% spends, 20% face swaps, the rest
+ * other lines. Entries are about 5 s apart at 1M, so _id order is i order.
+ */
 function entry(i: number, now: number) {
   const createdOn = new Date(now - Math.floor((i / ENTRIES) * DAYS * 86_400_000));
-  const author = { username: `user${i % 500}` };
+  const _id = new Types.ObjectId(Math.floor(createdOn.getTime() / 1000));
+  const username = `user${i % 500}`;
+  const author = { username };
   switch (i % 5) {
     case 0:
-    case 1:
-      return { category: AuditCategory.credits, author, createdOn, message: `Spent ${1 + (i % 7)} credits.` };
+    case 1: {
+      const credits = 1 + (i % 7);
+      return {
+        _id,
+        category: AuditCategory.credits,
+        author,
+        authorKey: authorKey(username),
+        createdOn,
+        message: `Spent ${credits} credits.`,
+        credits,
+      };
+    }
     case 2: {
       const n = 1 + (i % 3);
       return {
+        _id,
         category: AuditCategory.faceSwap,
         author,
+        authorKey: authorKey(username),
         createdOn,
         message: `Swapped ${n} image${n === 1 ? '' : 's'}.`,
         detail: `Job bench-${i} · cost ${n}`,
+        swaps: n,
       };
     }
     case 3:
-      return { category: AuditCategory.credits, author, createdOn, message: 'Bought 200 coins.' };
+      return {
+        _id,
+        category: AuditCategory.credits,
+        author,
+        authorKey: authorKey(username),
+        createdOn,
+        message: 'Bought 200 coins.',
+      };
     default:
       return {
+        _id,
         category: AuditCategory.account,
         author,
+        authorKey: authorKey(username),
         createdOn,
         message: 'Logged in.',
         detail: 'From 127.0.0.1',
@@ -87,9 +114,19 @@ async function main(): Promise<void> {
   const log = app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name)).collection;
   const now = Date.now();
   const seedStart = performance.now();
+  // The cursor of the deep page: the _id of the last entry of the page before it.
+  const deepPage = Math.max(2, Math.min(DEEP_PAGE, Math.floor(ENTRIES / PAGE_SIZE)));
+  const deepAt = (deepPage - 1) * PAGE_SIZE - 1;
+  let deepCursor = '';
+  let deepFirst = '';
   for (let from = 0; from < ENTRIES; from += BATCH) {
     const docs = [];
-    for (let i = from; i < Math.min(ENTRIES, from + BATCH); i += 1) docs.push(entry(i, now));
+    for (let i = from; i < Math.min(ENTRIES, from + BATCH); i += 1) {
+      const doc = entry(i, now);
+      if (i === deepAt) deepCursor = doc._id.toHexString();
+      if (i === deepAt + 1) deepFirst = doc._id.toHexString();
+      docs.push(doc);
+    }
     await log.insertMany(docs, { ordered: false });
   }
   const seedSeconds = (performance.now() - seedStart) / 1000;
@@ -108,13 +145,10 @@ async function main(): Promise<void> {
           $gte: new Date(window.starts[0]),
           $lt: new Date(window.starts[window.starts.length - 1]),
         },
-        $or: [
-          { message: { $regex: CREDITS_PATTERN } },
-          { category: AuditCategory.faceSwap, message: { $regex: SWAPPED_PATTERN } },
-        ],
+        ...COUNTED_LINES,
       },
     },
-    { $project: { _id: 0, createdOn: 1, category: 1, message: 1 } },
+    { $project: { _id: 0, createdOn: 1, credits: 1, swaps: 1 } },
   ];
   let matched = 0;
   const statsRaw = await time(SCAN_RUNS, async () => {
@@ -143,6 +177,7 @@ async function main(): Promise<void> {
       category: AuditCategory.credits,
       author: { username: 'bench' },
       message: 'Spent 2 credits.',
+      credits: 2,
     }),
   );
   const insertBare = await time(APPENDS, () =>
@@ -151,16 +186,37 @@ async function main(): Promise<void> {
       author: { username: 'bench' },
       createdOn: new Date(),
       message: 'Spent 2 credits.',
+      credits: 2,
     }),
   );
-  const deep = Math.max(1, Math.floor(total / 50 / 2));
-  const page1 = await time(SCAN_RUNS, () => get('/api/admin/logs?page=1&pageSize=50'));
-  const pageRaw = await time(SCAN_RUNS, async () => {
-    const rows = await log.find({}).sort({ createdOn: -1, _id: -1 }).limit(50).toArray();
+  // The log's pages, by keyset: HTTP (session, filters, JSON) beside the driver's find.
+  const logPage = (query: string) => get(`/api/admin/logs?pageSize=${PAGE_SIZE}${query}`);
+  const rawPage = async (filter: object) => {
+    const rows = await log
+      .find(filter)
+      .sort({ _id: -1 })
+      .limit(PAGE_SIZE + 1)
+      .toArray();
     return Buffer.byteLength(JSON.stringify(rows));
-  });
-  const pageDeep = await time(SCAN_RUNS, () => get(`/api/admin/logs?page=${deep}&pageSize=50`));
-
+  };
+  const before = new Types.ObjectId(deepCursor);
+  const deepAnswer = (await (
+    await fetch(`${base}/api/admin/logs?pageSize=${PAGE_SIZE}&before=${deepCursor}`, { headers: { cookie } })
+  ).json()) as { content: LogPage };
+  if (deepAnswer.content.items[0]._id !== deepFirst || deepAnswer.content.items.length !== PAGE_SIZE) {
+    throw new Error(`page ${deepPage} does not start at entry ${deepAt + 1}`);
+  }
+  const user = 'user7';
+  const pages = {
+    first: await time(RUNS, () => logPage('')),
+    firstRaw: await time(RUNS, () => rawPage({ _id: { $type: 'objectId' } })),
+    deep: await time(RUNS, () => logPage(`&before=${deepCursor}`)),
+    deepRaw: await time(RUNS, () => rawPage({ _id: { $lt: before } })),
+    category: await time(RUNS, () => logPage(`&category=FaceSwap&before=${deepCursor}`)),
+    categoryRaw: await time(RUNS, () => rawPage({ category: 'FaceSwap', _id: { $lt: before } })),
+    user: await time(RUNS, () => logPage(`&user=${user}&before=${deepCursor}`)),
+    userRaw: await time(RUNS, () => rawPage({ authorKey: user, _id: { $lt: before } })),
+  };
   console.log(
     `\nadmin statistics benchmark: ${ENTRIES} entries over ${DAYS} days (${total} in the log), ${RUNS} runs of the counted statistics, ${SCAN_RUNS} of each scan, database ${config.MONGODB_URI}`,
   );
@@ -171,19 +227,24 @@ async function main(): Promise<void> {
     `recount from the log into the counters: ${recountSeconds.toFixed(1)} s (once, after Redis lost them or for a log written around the service); counters and scan agree`,
   );
   console.log(
-    `${'case'.padEnd(52)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'bytes'.padStart(9)} ${'vs raw'.padStart(9)}`,
+    `${'case'.padEnd(62)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'bytes'.padStart(9)} ${'vs raw'.padStart(9)}`,
   );
   for (const [name, r, raw] of [
     [`GET /api/admin/stats?tz=${TZ} (HTTP, counters)`, statsHttp, statsRaw],
-    [`raw: aggregate([$match window+patterns, $project])`, statsRaw, statsRaw],
+    [`raw: aggregate([$match window+figures, $project])`, statsRaw, statsRaw],
     ['append() one counted line (insert + counter)', appendCounted, insertBare],
     ['raw: insertOne() one line', insertBare, insertBare],
-    ['GET /api/admin/logs?page=1 (HTTP, session)', page1, pageRaw],
-    ['raw: find().sort({createdOn:-1}).limit(50)', pageRaw, pageRaw],
-    [`GET /api/admin/logs?page=${deep} (HTTP, session)`, pageDeep, pageRaw],
+    [`GET /api/admin/logs (first page of ${PAGE_SIZE}, HTTP)`, pages.first, pages.firstRaw],
+    ["raw: find({_id:{$type:'objectId'}}).sort({_id:-1}).limit(51)", pages.firstRaw, pages.firstRaw],
+    [`GET /api/admin/logs?before= (page ${deepPage}, HTTP)`, pages.deep, pages.deepRaw],
+    ['raw: find({_id<cursor}).sort({_id:-1}).limit(51)', pages.deepRaw, pages.deepRaw],
+    [`  …&category=FaceSwap (HTTP)`, pages.category, pages.categoryRaw],
+    ['raw: find({category, _id<cursor}).sort(…).limit(51)', pages.categoryRaw, pages.categoryRaw],
+    [`  …&user=${user} (HTTP)`, pages.user, pages.userRaw],
+    ['raw: find({authorKey, _id<cursor}).sort(…).limit(51)', pages.userRaw, pages.userRaw],
   ] as const) {
     console.log(
-      `${name.padEnd(52)} ${r.p50.toFixed(1).padStart(9)} ${r.p99.toFixed(1).padStart(9)} ${String(r.bytes).padStart(9)} ${(r.p50 / raw.p50).toFixed(2).padStart(8)}x`,
+      `${name.padEnd(62)} ${r.p50.toFixed(1).padStart(9)} ${r.p99.toFixed(1).padStart(9)} ${String(r.bytes).padStart(9)} ${(r.p50 / raw.p50).toFixed(2).padStart(8)}x`,
     );
   }
   await app.close();

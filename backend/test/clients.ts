@@ -33,10 +33,14 @@ export async function signIn(t: TestApp, username = uniqueName(), password = PAS
 }
 
 /** A socket.io client; resolves once the server says the socket has joined its rooms. */
-export function connectSocket(t: TestApp, cookie?: string): Promise<Socket> {
+export function connectSocket(
+  t: TestApp,
+  cookie?: string,
+  headers: Record<string, string> = {},
+): Promise<Socket> {
   const socket = io(t.url, {
     transports: ['websocket'],
-    extraHeaders: cookie ? { cookie } : {},
+    extraHeaders: { ...headers, ...(cookie ? { cookie } : {}) },
     reconnection: false,
   });
   return new Promise((resolve, reject) => {

@@ -23,11 +23,14 @@ export MONGODB_URI="${BENCH_MONGODB_URI:-mongodb://127.0.0.1:$mongo_port/bench${
 export REDIS_URL="redis://127.0.0.1:$redis_port"
 export PORT=0 NODE_ENV=test TS_NODE_TRANSPILE_ONLY=true TS_NODE_PROJECT="$ROOT/backend/tsconfig.json"
 
-# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, workers, audit) one of them.
-parts="${*:-ledger folders pipeline workers audit}"
+# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, workers, audit, uploads, database) one of them.
+parts="${*:-ledger folders pipeline workers audit uploads database}"
 [[ " $parts " == *" ledger "* ]] && node -r ts-node/register backend/bench/ledger.bench.ts
 [[ " $parts " == *" folders "* ]] && node -r ts-node/register backend/bench/folder-contents.bench.ts
 [[ " $parts " == *" pipeline "* ]] && node -r ts-node/register backend/bench/pipeline.bench.ts
 [[ " $parts " == *" workers "* ]] && node -r ts-node/register backend/bench/workers.bench.ts
 [[ " $parts " == *" audit "* ]] && node -r ts-node/register backend/bench/audit-stats.bench.ts
+# the embedded database alone: reads at 10k and BENCH_DOCS (default 1M) documents
+[[ " $parts " == *" database "* ]] && node -r ts-node/register backend/bench/database.bench.ts
+[[ " $parts " == *" uploads "* ]] && node -r ts-node/register backend/bench/uploads.bench.ts
 exit 0

@@ -34,14 +34,40 @@ ensure_npm_dependencies() {
   fi
 }
 
-# FerretDB built from the Go module proxy (pinned in deploy/local/ferretdb/go.sum).
+# FerretDB from the Go module proxy (pinned in deploy/local/ferretdb/go.sum), vendored and built with
+# this project's patch of its SQLite backend (deploy/local/ferretdb/patches; README "Embedded database").
+# Rebuilt when main.go, go.mod, go.sum or a patch changes (their hash is kept beside the binary).
+ferretdb_source_hash() {
+  local src="$ROOT/deploy/local/ferretdb"
+  cat "$src/main.go" "$src/go.mod" "$src/go.sum" "$src"/patches/*.patch | sha256sum | cut -d' ' -f1
+}
+
 ensure_ferretdb() {
-  local bin="$TOOLS_BIN/studio-ferretdb" src="$ROOT/deploy/local/ferretdb"
-  if [ -x "$bin" ] && [ "$bin" -nt "$src/main.go" ] && [ "$bin" -nt "$src/go.sum" ]; then return 0; fi
+  local bin="$TOOLS_BIN/studio-ferretdb" src="$ROOT/deploy/local/ferretdb" hash
+  hash="$(ferretdb_source_hash)"
+  if [ -x "$bin" ] && [ "$(cat "$bin.hash" 2>/dev/null)" = "$hash" ]; then return 0; fi
   command -v go >/dev/null || { log "Go is needed to build FerretDB"; return 1; }
-  log "building FerretDB (first run only, about a minute)"
+  log "building FerretDB with its patches (when they change, about a minute)"
   mkdir -p "$TOOLS_BIN"
-  (cd "$src" && GOFLAGS=-mod=mod go build -o "$bin" .)
+  ensure_ferretdb_vendor
+  # built beside, then moved: a running FerretDB or test never sees a half-written binary
+  (cd "$src" && go build -mod=vendor -o "$bin.new" .)
+  mv -f "$bin.new" "$bin"
+  echo "$hash" >"$bin.hash"
+}
+
+# deploy/local/ferretdb/vendor (git-ignored): FerretDB's module source with the patches applied,
+# which the build and the Go tests of the patch use.
+ensure_ferretdb_vendor() {
+  local src="$ROOT/deploy/local/ferretdb" hash patch
+  hash="$(ferretdb_source_hash)"
+  [ "$(cat "$src/vendor/.studio-hash" 2>/dev/null)" = "$hash" ] && return 0
+  rm -rf "$src/vendor"
+  (cd "$src" && GOFLAGS=-mod=mod go mod vendor)
+  for patch in "$src"/patches/*.patch; do
+    git -C "$ROOT" apply --directory=deploy/local/ferretdb/vendor/github.com/FerretDB/FerretDB "$patch"
+  done
+  echo "$hash" >"$src/vendor/.studio-hash"
 }
 
 # stripe-mock (Stripe's official API mock) for the payment tests, pinned.

@@ -19,6 +19,10 @@ npm run build --silent -w @studio/frontend >/dev/null
 log "lint"
 npm run --silent lint
 
+log "Go tests of the FerretDB patch (deploy/local/ferretdb)"
+ensure_ferretdb_vendor
+(cd deploy/local/ferretdb && go test -mod=vendor -count=1 ./...)
+
 TEST_DATA="${TEST_DATA_DIR:-$ROOT/.data/test}"
 rm -rf "$TEST_DATA"
 trap stop_services EXIT INT TERM

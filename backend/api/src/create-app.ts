@@ -27,7 +27,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     bufferLogs: true,
   });
   app.useLogger(app.get(Logger));
-  app.set('trust proxy', config.COOKIE_SECURE ? 1 : 'loopback');
+  // Client addresses (login limits, logs) come from X-Forwarded-For only through trusted proxies.
+  app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
 
   app.use(

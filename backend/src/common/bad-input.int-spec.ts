@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { Messages } from '@studio/contracts';
-import { signIn, uniqueName } from '../../test/clients';
+import { Messages, wholeNumberMessage } from '@studio/contracts';
+import { grantCredits, signIn, uniqueName } from '../../test/clients';
 import { startTestApp, type TestApp } from '../../test/test-app';
 
 /**
@@ -206,5 +206,98 @@ describe('bad input', () => {
     expect(res.body.message).toBe('error');
     if (typeof content === 'string') expect(res.body.content).toBe(content);
     else expect(res.body.content).toMatch(content);
+  });
+});
+
+/**
+ * Issue 13 point 7: numbers are plain decimal integers in range (no '1e2', '0x10', ' 5 ', '+3'),
+ * and names people write carry no control, text-direction or invisible characters. Each refusal
+ * is a 400 with a clear message and changes nothing.
+ */
+describe('loose numbers and hostile text', () => {
+  let t: TestApp;
+  let client: Awaited<ReturnType<typeof signIn>>;
+  beforeAll(async () => {
+    t = await startTestApp();
+    client = await signIn(t);
+    // Tool endpoints turn away callers without credits before they read the fields.
+    await grantCredits(t, client.username, 1000);
+  });
+  afterAll(() => t.close());
+
+  const page = wholeNumberMessage('page', { min: 1, max: 1_000_000 });
+  const pageSize = wholeNumberMessage('pageSize', { min: 1, max: 100 });
+  it.each([
+    ['page=1e2', page],
+    ['page=0x10', page],
+    ['page=%205%20', page],
+    ['page=%2B3', page],
+    ['page=05', page],
+    ['page=2.0', page],
+    ['page=1&page=2', page],
+    ['pageSize=1e1', pageSize],
+    ['pageSize=101', pageSize],
+  ])('credit history refuses the query %s', async (query, message) => {
+    const res = await client.agent.get(`/api/credits/history?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'error', content: message });
+  });
+
+  it('still reads plain page numbers', async () => {
+    const res = await client.agent.get('/api/credits/history?page=2&pageSize=5');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toMatchObject({ page: 2, pageSize: 5 });
+  });
+
+  it.each([['1e2'], ['0x10'], [' 5 '], ['+3']])(
+    'refuses the multipart tool amount %j before any work',
+    async (amount) => {
+      const res = await client.agent
+        .post('/api/generateNoise')
+        .field('amount', amount)
+        .attach('original', Buffer.from('not an image'), 'a.png');
+      expect(res.status).toBe(400);
+      expect(res.body.content).toBe(wholeNumberMessage('Amount', { min: 1, max: 100 }));
+    },
+  );
+
+  const hostile: [string, string][] = [
+    ['NUL', 'a\u0000b'],
+    ['ANSI escape', '\u001b[31mred'],
+    ['right-to-left override', 'gpj.\u202eexe'],
+    ['isolate', 'x\u2066y\u2069'],
+    ['zero-width space', 'ad\u200bmin'],
+    // Inside the text: trimming takes one at the ends away.
+    ['byte order mark', 'na\ufeffme'],
+    ['tag characters (hidden text)', 'cat\u{e0069}\u{e0067}\u{e006e}'],
+    ['a Hangul filler only', '\u3164'],
+  ];
+
+  const folderCount = async () =>
+    ((await client.agent.get(`/api/getProfile/${client.username}`)).body.content.folders as unknown[]).length;
+
+  it.each(hostile)('refuses a folder title with %s and makes no folder', async (_label, title) => {
+    const before = await folderCount();
+    const res = await client.agent.post('/api/makeFolder').send({ title });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'error', content: Messages.unsafeCharacters });
+    const renamed = await client.agent.patch('/api/folders/000000000000000000000000').send({ title });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.content).toBe(Messages.unsafeCharacters);
+    expect(await folderCount()).toBe(before);
+  });
+
+  it.each(hostile)('refuses a bulk inpaint name with %s', async (_label, inpaintName) => {
+    const res = await client.agent
+      .post('/api/bulkInpaintImage')
+      .field('inpaintName', inpaintName)
+      .field('amount', '1');
+    expect(res.status).toBe(400);
+    expect(res.body.content).toBe(Messages.unsafeCharacters);
+  });
+
+  it('accepts titles in any script', async () => {
+    const res = await client.agent.post('/api/makeFolder').send({ title: 'Été — שלום 写真 🏖️' });
+    expect(res.status).toBe(200);
   });
 });

@@ -1,6 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsOptional } from 'class-validator';
+import { WholeNumber } from './validation';
+
+/** No list has this many pages; the bound only keeps `page` a safe number. */
+const PAGE_MAX = 1_000_000;
 
 /**
  * `page` and `pageSize` query fields for a paged list, with the list's own limits (written once
@@ -8,19 +11,14 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
  */
 export function PageQueryDto(limits: { default: number; max: number }) {
   class PageQuery {
-    @ApiPropertyOptional({ default: 1 })
+    @ApiPropertyOptional({ default: 1, minimum: 1, maximum: PAGE_MAX })
     @IsOptional()
-    @Type(() => Number)
-    @IsInt({ message: 'page must be a whole number' })
-    @Min(1, { message: 'page must be at least 1' })
+    @WholeNumber('page', { min: 1, max: PAGE_MAX })
     page?: number;
 
-    @ApiPropertyOptional({ default: limits.default, maximum: limits.max })
+    @ApiPropertyOptional({ default: limits.default, minimum: 1, maximum: limits.max })
     @IsOptional()
-    @Type(() => Number)
-    @IsInt({ message: 'pageSize must be a whole number' })
-    @Min(1, { message: 'pageSize must be at least 1' })
-    @Max(limits.max, { message: `pageSize must be at most ${limits.max}` })
+    @WholeNumber('pageSize', { min: 1, max: limits.max })
     pageSize?: number;
   }
   return PageQuery;

@@ -1,9 +1,18 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { applyDecorators, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { ValidateBy } from 'class-validator';
+import {
+  Messages,
+  nameProblem,
+  parseWholeNumber,
+  wholeNumberMessage,
+  type WholeNumberRange,
+} from '@studio/contracts';
 
 /** Which problem to report first: a missing field, then a wrong type, then anything else. */
 const PRIORITY = [
   new Set(['isDefined', 'isNotEmpty']),
-  new Set(['isString', 'isBoolean', 'isInt', 'isNumber', 'isArray']),
+  new Set(['isString', 'isBoolean', 'isInt', 'isNumber', 'isArray', 'isWholeNumber']),
 ];
 
 function flatten(errors: ValidationError[]): ValidationError[] {
@@ -35,3 +44,39 @@ export function createValidationPipe(): ValidationPipe {
 
 /** class-transformer helper: trims text fields before they are validated. */
 export const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/**
+ * A whole-number field, strictly: plain decimal text (query strings, multipart fields) or a JSON
+ * safe integer, in the range; '1e2', '0x10', ' 5 ', '+3' are refused with one clear message.
+ * Text becomes a number unless `keepText` (for fields a controller still reads as text).
+ */
+export function WholeNumber(field: string, range: WholeNumberRange, options: { keepText?: boolean } = {}) {
+  const message = wholeNumberMessage(field, range);
+  const check = ValidateBy(
+    {
+      name: 'isWholeNumber',
+      validator: { validate: (value) => parseWholeNumber(value, range) !== null },
+    },
+    { message },
+  );
+  if (options.keepText) return check;
+  return applyDecorators(
+    Transform(({ value }: { value: unknown }) => parseWholeNumber(value, range) ?? value),
+    check,
+  );
+}
+
+/**
+ * A name or title a person wrote (folder titles, batch names, reasons...): no control,
+ * text-direction or invisible characters (nameProblem in libs/contracts). Other types pass here
+ * and are refused by the field's IsString.
+ */
+export function SafeName() {
+  return ValidateBy(
+    {
+      name: 'isSafeName',
+      validator: { validate: (value) => typeof value !== 'string' || nameProblem(value) === null },
+    },
+    { message: Messages.unsafeCharacters },
+  );
+}

@@ -28,4 +28,15 @@ describe('loadConfig', () => {
       'production',
     );
   });
+
+  it('reads TRUST_PROXY as Express trust-proxy values, refusing what proxy-addr would not accept', () => {
+    expect(loadConfig(base).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadConfig({ ...base, TRUST_PROXY: 'loopback, 10.0.0.0/8' }).TRUST_PROXY).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+    ]);
+    expect(() => loadConfig({ ...base, TRUST_PROXY: 'nginx' })).toThrow(/TRUST_PROXY must be false/);
+    expect(() => loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/99' })).toThrow(/TRUST_PROXY/);
+  });
 });

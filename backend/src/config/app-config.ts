@@ -1,3 +1,4 @@
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 
 /**
@@ -7,6 +8,26 @@ import { z } from 'zod';
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const engineKind = z.enum(['local', 'a1111']);
+
+/** Express `trust proxy` values: false, a hop count, or addresses/CIDRs that proxy-addr accepts. */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((value, ctx): false | number | string[] => {
+    if (value === 'false' || value === '0' || value === '') return false;
+    if (/^\d+$/.test(value)) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    try {
+      proxyAddr.compile(entries);
+    } catch (err) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `must be false, a hop count, or a comma list of addresses/CIDRs (${(err as Error).message})`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 const LOCAL_SESSION_SECRET = 'local-development-session-secret-change-me';
 
@@ -27,6 +48,12 @@ export const configSchema = z
       .max(24 * 365)
       .default(24 * 30),
     COOKIE_SECURE: bool.default('false'),
+    /**
+     * Which peers may tell the client's address in X-Forwarded-For (Express's `trust proxy`):
+     * 'false' (nobody: the header is ignored), a hop count, or a comma list of addresses, CIDRs
+     * and proxy-addr names (loopback, linklocal, uniquelocal). Login limits count per this address.
+     */
+    TRUST_PROXY: trustProxy.default('false'),
     /** The browser origin allowed by CORS; the API serves the frontend itself by default. */
     FRONTEND_ORIGIN: z.string().url().optional(),
     FRONTEND_DIST: z.string().optional(),
@@ -100,8 +127,15 @@ export const configSchema = z
     JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
     /** How long a tool request waits for its job before answering 'processing'. */
     JOB_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(20_000),
-    /** Tool requests per minute per user. */
+    /** Tool requests per minute per user, one budget across all tools. */
     JOB_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /** Other per-user budgets per minute: folders made, downloads, Stripe sessions, Patreon tries. */
+    FOLDER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+    DOWNLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+    PATREON_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+    /** How often (seconds) each API instance drops sockets whose session has expired or ended. */
+    SOCKET_SESSION_CHECK_SECONDS: z.coerce.number().min(0.05).max(3600).default(60),
     /**
      * The admin statistics are counted in Redis as log lines are written; they are recounted from
      * the log when Redis has none, and this often (hours) to mend any drift.

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuditListener } from '../../src/modules/audit/audit.listener';
 import { AuditModule } from '../../src/modules/audit/audit.module';
+import { SessionEndListener } from '../../src/modules/auth/session-end.listener';
+import { SessionRevokerModule } from '../../src/modules/auth/session-revoker';
 import { GenerationModule } from '../../src/modules/generation/generation.module';
 import { JobRunner } from '../../src/modules/generation/job-runner';
 import { DomainEventsProcessor } from '../../src/modules/events/domain-events.processor';
@@ -13,7 +15,14 @@ import { StorageCleanupListener } from '../../src/modules/storage/storage-cleanu
  * itself when WORKER_INLINE is on (local mode).
  */
 @Module({
-  imports: [AuditModule, RealtimeModule, GenerationModule],
-  providers: [JobRunner, DomainEventsProcessor, AuditListener, RealtimeListener, StorageCleanupListener],
+  imports: [AuditModule, RealtimeModule, GenerationModule, SessionRevokerModule],
+  providers: [
+    JobRunner,
+    DomainEventsProcessor,
+    AuditListener,
+    RealtimeListener,
+    StorageCleanupListener,
+    SessionEndListener,
+  ],
 })
 export class WorkerProcessorsModule {}

@@ -20,7 +20,7 @@ export function logEntry(overrides: Partial<LogEntry> = {}): LogEntry {
 export function logPageAnswer(items: LogEntry[], page: Partial<Omit<LogPage, 'items'>> = {}): FakeAnswer {
   return {
     status: 200,
-    body: { message: 'success', content: { items, total: items.length, page: 1, pageSize: 50, ...page } },
+    body: { message: 'success', content: { items, pageSize: 50, next: null, ...page } },
   };
 }
 
@@ -53,11 +53,13 @@ export function statsKey(): string {
   return `GET /api/admin/stats?tz=${encodeURIComponent(browserTimeZone())}`;
 }
 
+const LOG_QUERY_ORDER = ['before', 'pageSize', 'category', 'user', 'from', 'to'];
+
 /** "GET /api/admin/logs?..." with the parameters in the order the screen sends them. */
 export function logsKey(params: Record<string, string | number> = {}): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries({ page: 1, pageSize: 50, ...params }))
-    search.set(key, String(value));
+  const all: Record<string, string | number> = { pageSize: 50, ...params };
+  for (const key of LOG_QUERY_ORDER) if (all[key] !== undefined) search.set(key, String(all[key]));
   return `GET /api/admin/logs?${search.toString()}`;
 }
 

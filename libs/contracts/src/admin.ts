@@ -1,5 +1,4 @@
 import type { LogEntry } from './audit';
-import type { Page } from './billing';
 import type { Role } from './roles';
 
 /**
@@ -7,8 +6,14 @@ import type { Role } from './roles';
  * badges and takedowns. Prices in dollars use DOLLARS_PER_CREDIT (pricing.ts).
  */
 
-/** GET /api/admin/logs query: server-side paging and filters (dates are ISO strings). */
+/**
+ * GET /api/admin/logs query: keyset paging and filters (dates are ISO strings). The first page
+ * has no `before`; each next one passes the `next` of the page before it.
+ */
 export interface LogQuery {
+  /** The `next` cursor of the previous page: entries older than it. */
+  before?: string;
+  /** Offset paging, kept for old clients: 1 is the first page; deep pages are slow, use `before`. */
   page?: number;
   pageSize?: number;
   category?: string;
@@ -17,7 +22,16 @@ export interface LogQuery {
   from?: string;
   to?: string;
 }
-export type LogPage = Page<LogEntry>;
+
+/** One page of the log, newest first. No total: counting a large log is a scan of it. */
+export interface LogPage {
+  items: LogEntry[];
+  pageSize: number;
+  /** Cursor of the next, older page (pass it as `before`); null on the last page. */
+  next: string | null;
+  /** Set when the page was asked by `page` (offset paging). */
+  page?: number;
+}
 
 /** The log table's page sizes: the server caps a page at `max`, the table offers `choices`. */
 export const LOG_PAGE_SIZE = { default: 50, max: 200, choices: [20, 50, 100, 200] } as const;

@@ -1,4 +1,7 @@
-/** Audit log categories. The admin statistics read FaceSwap entries and 'N credits.' messages. */
+/**
+ * Audit log categories. The admin statistics read no message text: they sum figures the server
+ * stores beside the entries of ledger captures and face swap jobs.
+ */
 export const AuditCategory = {
   account: 'Account',
   credits: 'Credits',

@@ -86,6 +86,54 @@ export interface GrantRequest {
 export const CREDIT_AMOUNT_MAX = 1_000_000;
 export const REASON_MAX = 300;
 
+/**
+ * How many credits staff may give per call and per UTC day (reimbursements, grants and upward
+ * adjustments together; bulk tool reimbursements are bounded by the spends they give back).
+ * Usage is counted per staff member and day in Redis, atomically with the check.
+ */
+export const STAFF_CREDIT_LIMITS = {
+  support: { perCall: 500, perDay: 2_000 },
+  admin: { perCall: 5_000, perDay: 20_000 },
+} as const;
+
+/** Admin grants and upward adjustments above this wait for another admin's approval. */
+export const CREDIT_APPROVAL_THRESHOLD = 1_000;
+
+/** A grant or adjustment above the threshold, waiting for (or decided by) a second admin. */
+export interface CreditApproval {
+  _id: string;
+  kind: 'grant' | 'adjustment';
+  username: string;
+  amount: number;
+  reason: string;
+  state: 'pending' | 'approved' | 'rejected';
+  requestedBy: string;
+  decidedBy?: string;
+  createdAt: string;
+  decidedAt?: string;
+}
+
+/**
+ * What POST /api/admin/credits/grant (or adjust) answers: the new balance when applied, or the
+ * approval request it became.
+ */
+export type CreditChangeAnswer =
+  | { username: string; amount: number; balance: number; pending?: undefined }
+  | { username: string; amount: number; pending: CreditApproval };
+
+export const CreditMessages = {
+  selfCredit: 'You cannot change your own balance: ask another staff member',
+  selfCreditInBulk: 'Your own spends are in this window: ask another staff member to reimburse this window',
+  perCall: (max: number) => `You may give at most ${max} credits at once`,
+  perDay: (max: number, left: number) =>
+    `That would pass your daily limit of ${max} credits (${left} left today, UTC)`,
+  pendingApproval: (amount: number) =>
+    `${amount} credits is above ${CREDIT_APPROVAL_THRESHOLD}: waiting for another admin to approve`,
+  ownApproval: 'Another admin must approve this: not the one who asked, nor the one it credits',
+  alreadyDecided: 'This request was already decided',
+  approvalNotFound: 'Approval request not found',
+} as const;
+
 /** Analytics events of the purchase flow (spec section 7). */
 export const AnalyticsEvents = {
   startPurchase: 'Start Purchase',

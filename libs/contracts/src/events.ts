@@ -22,6 +22,9 @@ export const DomainEvents = {
   operationsChanged: 'operations.changed',
   badgesChanged: 'account.badges_changed',
   contentTakenDown: 'content.taken_down',
+  roleChanged: 'account.role_changed',
+  creditApprovalRequested: 'credits.approval_requested',
+  creditApprovalDecided: 'credits.approval_decided',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -67,6 +70,29 @@ export interface DomainEventPayloads {
   };
   /** An admin set a user's badges. */
   'account.badges_changed': AccountRef & { verified?: boolean; early?: boolean; by: string };
+  /** An admin changed a user's role: that user's sessions end (realtime/auth listen). */
+  'account.role_changed': AccountRef & {
+    role: Role;
+    previousRole: Role;
+    actor: { userId: string; username: string };
+  };
+  /** A large grant or adjustment waits for a second admin (CREDIT_APPROVAL_THRESHOLD). */
+  'credits.approval_requested': AccountRef & {
+    approvalId: string;
+    kind: 'grant' | 'adjustment';
+    amount: number;
+    reason: string;
+    actor: { userId: string; username: string };
+  };
+  /** Another admin approved (the credit is applied once) or rejected a waiting grant. */
+  'credits.approval_decided': AccountRef & {
+    approvalId: string;
+    kind: 'grant' | 'adjustment';
+    amount: number;
+    decision: 'approved' | 'rejected';
+    requestedBy: { userId: string; username: string };
+    actor: { userId: string; username: string };
+  };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */
@@ -104,8 +130,9 @@ export interface SocketEventPayloads extends JobSocketPayloads {
   'audit.appended': LogEntry;
 }
 
-/** Socket.IO rooms: one per user, one for admins. */
+/** Socket.IO rooms: one per user, one per login session (ended together), one for admins. */
 export const SocketRooms = {
   user: (userId: string) => `user:${userId}`,
+  session: (sessionId: string) => `session:${sessionId}`,
   admins: 'admins',
 } as const;

@@ -12,3 +12,4 @@ export * from './operations';
 export * from './prompt-safety';
 export * from './tags';
 export * from './admin';
+export * from './input';

@@ -116,4 +116,10 @@ export const JobMessages = {
   videoSwapInProgress: 'Video Face Swap in Progress',
   bulkInProgress: 'Bulk inpaint processing',
   tooManyImages: 'Too many images in one batch',
+  uploadTooLarge: 'The upload is too large',
+  tooManyFiles: 'Too many files in one request',
+  unexpectedFile: 'This tool does not take a file named',
+  badUpload: 'The upload could not be read',
+  uploadAborted: 'The upload was interrupted',
+  tooManyUploads: 'Wait for your uploads in progress to finish',
 } as const;

@@ -18,6 +18,22 @@ export const CLONE_AMOUNT = { min: 1, max: 100 } as const;
 export const VIDEO_MAX_SECONDS = 30;
 export const FOLDER_TITLE_MAX = 64;
 
+/**
+ * Multipart uploads to the tools: what one request may carry in all and how many one user may have
+ * in flight. Checked before the body is read (declared Content-Length) and while it streams to disk.
+ */
+export const UPLOAD_REQUEST_LIMITS = {
+  /** Bytes of one whole request to an image tool (every file and field). */
+  imageRequestBytes: 128 * 1024 * 1024,
+  /** Bytes of one whole request to the video tool: one video (100 MB), one face image, the fields. */
+  videoRequestBytes: 120 * 1024 * 1024,
+  /** Tool uploads one user may have in progress at once (counted per API instance). */
+  concurrentPerUser: 3,
+  /** Text fields in one request, and bytes of each. */
+  fields: 20,
+  fieldBytes: 64 * 1024,
+} as const;
+
 export const TOAST_DURATION_MS = 5000;
 export const MODAL_CLOSE_DELAY_MS = 5000;
 export const PATREON_REDIRECT_MS = 5000;

@@ -24,7 +24,14 @@ export const Messages = {
   notEnoughCredits: 'Not enough credits!',
   selectFolder: 'You need to select a folder',
   folderNameRequired: 'Folder name required',
+  /** A name or title with control, text-direction or invisible characters (see nameProblem). */
+  unsafeCharacters: 'Names and titles may not contain control, text-direction or invisible characters',
 } as const;
+
+/** 'amount must be a whole number from 1 to 500': the one message for a refused number field. */
+export function wholeNumberMessage(field: string, range: { min: number; max: number }): string {
+  return `${field} must be a whole number from ${range.min} to ${range.max}`;
+}
 
 /** '1 credit', '2 credits': a count with its noun in the right number. */
 export function plural(count: number, noun: string): string {

@@ -5,3 +5,21 @@ export type Role = (typeof ROLES)[number];
 export function canSupport(role: Role): boolean {
   return role === 'support' || role === 'admin';
 }
+
+/**
+ * Roles an admin may give or take with PUT /api/admin/users/{username}/role. Admins are made
+ * only by configuration (ADMIN_USERNAME), so no request can make or unmake one.
+ */
+export const ASSIGNABLE_ROLES = ['user', 'support'] as const;
+export type AssignableRole = (typeof ASSIGNABLE_ROLES)[number];
+
+export interface SetRoleRequest {
+  role: AssignableRole;
+}
+
+export const RoleMessages = {
+  ownRole: 'You cannot change your own role',
+  adminRole: "An admin's role cannot be changed here",
+  unknownRole: `role must be one of: ${ASSIGNABLE_ROLES.join(', ')}`,
+  changedMeanwhile: 'The role changed meanwhile: look the user up again',
+} as const;

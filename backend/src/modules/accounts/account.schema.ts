@@ -21,6 +21,13 @@ export class Account {
   @Prop({ type: String, enum: ROLES, default: 'user' })
   role!: Role;
 
+  /**
+   * Set only on the account the boot-time seeding created for ADMIN_USERNAME: the one account
+   * configuration may make (or make again) an admin. A self-registered namesake never is.
+   */
+  @Prop()
+  seededAdmin?: boolean;
+
   @Prop({ default: false })
   verified!: boolean;
 

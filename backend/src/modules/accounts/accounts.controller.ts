@@ -1,19 +1,19 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Messages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { CurrentUser, Public } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
+import { RateLimit } from '../auth/rate-limit';
+import { SessionRevoker } from '../auth/session-revoker';
 import { SESSION_COOKIE } from '../auth/session';
 import { LoginDto, RegisterDto } from './accounts.dto';
 import { AccountsService, toLoginContent } from './accounts.service';
@@ -21,18 +21,19 @@ import { AccountsService, toLoginContent } from './accounts.service';
 @ApiTags('accounts')
 @Controller()
 export class AccountsController {
-  constructor(private readonly accounts: AccountsService) {}
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly sessions: SessionRevoker,
+  ) {}
 
   @Post('register')
   @HttpCode(200)
   @Public()
-  @UseGuards(ThrottlerGuard)
-  @SkipThrottle({ jobs: true })
+  @RateLimit('auth')
   @ApiOperation({ summary: 'Create an account (18+ confirmation required)' })
   @ApiOkResponse({ description: "{message: 'success', content: 'Registered!'}" })
   @ApiBadRequestResponse({ description: "'Missing fields!' or what is wrong with a field" })
   @ApiConflictResponse({ description: "'Account already exists'" })
-  @ApiTooManyRequestsResponse({ description: 'Rate limited' })
   async register(@Body() dto: RegisterDto) {
     await this.accounts.register(dto);
     return ok(Messages.registered);
@@ -41,12 +42,10 @@ export class AccountsController {
   @Post('login')
   @HttpCode(200)
   @Public()
-  @UseGuards(ThrottlerGuard)
-  @SkipThrottle({ jobs: true })
+  @RateLimit('auth')
   @ApiOperation({ summary: 'Start a session (httpOnly cookie)' })
   @ApiOkResponse({ description: '{message, content: {username, verified, role}}' })
   @ApiUnauthorizedResponse({ description: 'Wrong username or password' })
-  @ApiTooManyRequestsResponse({ description: 'Rate limited' })
   async login(@Body() dto: LoginDto, @Req() req: Request) {
     const account = await this.accounts.login(dto, { ip: req.ip });
     // A fresh session id on login: a cookie planted before login is worth nothing after it.
@@ -55,12 +54,13 @@ export class AccountsController {
     );
     req.session.userId = account.id;
     await new Promise<void>((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
+    await this.sessions.remember(account.id, req.sessionID);
     return ok(toLoginContent(account));
   }
 
   @Post('logout')
   @HttpCode(200)
-  @ApiOperation({ summary: 'End the session' })
+  @ApiOperation({ summary: 'End the session (its open sockets are closed too)' })
   @ApiOkResponse({ description: "{message: 'success', content: 'Logged out.'}" })
   async logout(
     @CurrentUser() user: AuthUser,
@@ -68,9 +68,11 @@ export class AccountsController {
     @Res({ passthrough: true }) res: Response,
   ) {
     await this.accounts.logout(user);
+    const sessionId = req.sessionID;
     await new Promise<void>((resolve, reject) =>
       req.session.destroy((err) => (err ? reject(err) : resolve())),
     );
+    await this.sessions.endSession(user.id, sessionId);
     res.clearCookie(SESSION_COOKIE);
     return ok(Messages.loggedOut);
   }

@@ -13,6 +13,8 @@ export interface AccountRecord {
   verified: boolean;
   early: boolean;
   stripeCustomerId?: string;
+  /** Created by the boot-time seeding of ADMIN_USERNAME (not self-registered). */
+  seededAdmin?: boolean;
 }
 
 export interface NewAccount {
@@ -21,6 +23,7 @@ export interface NewAccount {
   passwordHash: string;
   role: Role;
   adultConfirmedAt: Date;
+  seededAdmin?: boolean;
 }
 
 /** Storage of accounts behind a small port, so services never build queries themselves. */
@@ -45,6 +48,16 @@ export class AccountsRepository {
 
   async setRole(id: string, role: Role): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { role } });
+  }
+
+  /**
+   * Sets the role only if the account still has `expected` (compare and set, one write), so a
+   * concurrent change cannot slip through; answers whether it did.
+   */
+  async changeRole(id: string, expected: Role, role: Role): Promise<boolean> {
+    if (!isValidObjectId(id)) return false;
+    const result = await this.model.updateOne({ _id: id, role: expected }, { $set: { role } });
+    return result.matchedCount === 1;
   }
 
   /** The current balance (billing's AccountBalances is the only writer of it). */
@@ -97,6 +110,7 @@ function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | nul
     verified: doc.verified,
     early: doc.early,
     stripeCustomerId: doc.stripeCustomerId,
+    seededAdmin: doc.seededAdmin,
   };
 }
 

@@ -43,13 +43,25 @@ export class AccountsService implements OnApplicationBootstrap {
     this.hasher = new PasswordHasher(config.PASSWORD_SCRYPT_LOG_N);
   }
 
-  /** The first admin comes from configuration: created or promoted at boot. */
+  /**
+   * The first admin comes from configuration: created at boot with ADMIN_PASSWORD, and marked as
+   * seeded. An existing account of that name that registered itself is never promoted (anyone
+   * could have taken the name): the error is logged and the server runs without that admin.
+   */
   async onApplicationBootstrap(): Promise<void> {
     const { ADMIN_USERNAME, ADMIN_PASSWORD, ADMIN_EMAIL } = this.config;
     if (!ADMIN_USERNAME) return;
     const existing = await this.accounts.findByUsername(ADMIN_USERNAME);
     if (existing) {
-      if (existing.role !== 'admin') await this.accounts.setRole(existing.id, 'admin');
+      if (existing.role === 'admin') return;
+      if (existing.seededAdmin) {
+        await this.accounts.setRole(existing.id, 'admin');
+        return;
+      }
+      this.logger.error(
+        `ADMIN_USERNAME ${ADMIN_USERNAME} names an account that registered itself; it is NOT made admin. ` +
+          'Set ADMIN_USERNAME to a name no one uses (with ADMIN_PASSWORD) to seed the first admin.',
+      );
       return;
     }
     if (!ADMIN_PASSWORD) {
@@ -67,6 +79,7 @@ export class AccountsService implements OnApplicationBootstrap {
           adult: true,
         },
         'admin',
+        { seededAdmin: true },
       );
       this.logger.log(`created the configured admin account ${ADMIN_USERNAME}`);
     } catch (err) {
@@ -75,9 +88,10 @@ export class AccountsService implements OnApplicationBootstrap {
     }
   }
 
+  /** Everyone registers as a user; the configured admin's name is kept for the boot-time seeding. */
   async register(dto: RegisterDto): Promise<AccountRecord> {
-    const role: Role = this.isConfiguredAdmin(dto.username) ? 'admin' : 'user';
-    return this.create(dto, role);
+    if (this.isConfiguredAdmin(dto.username)) throw new ConflictException(Messages.accountExists);
+    return this.create(dto, 'user');
   }
 
   async login(dto: LoginDto, ctx: RequestContext): Promise<AccountRecord> {
@@ -138,7 +152,11 @@ export class AccountsService implements OnApplicationBootstrap {
     };
   }
 
-  private async create(dto: RegisterDto, role: Role): Promise<AccountRecord> {
+  private async create(
+    dto: RegisterDto,
+    role: Role,
+    mark: { seededAdmin?: boolean } = {},
+  ): Promise<AccountRecord> {
     const passwordHash = await this.hasher.hash(dto.password);
     let account: AccountRecord;
     try {
@@ -148,6 +166,7 @@ export class AccountsService implements OnApplicationBootstrap {
         passwordHash,
         role,
         adultConfirmedAt: new Date(),
+        ...mark,
       });
     } catch (err) {
       if (isDuplicateKeyError(err)) throw new ConflictException(Messages.accountExists);
@@ -169,7 +188,7 @@ export class AccountsService implements OnApplicationBootstrap {
 
   private isConfiguredAdmin(username: string): boolean {
     const admin = this.config.ADMIN_USERNAME;
-    return !!admin && !this.config.ADMIN_PASSWORD && admin.toLowerCase() === username.toLowerCase();
+    return !!admin && admin.toLowerCase() === username.toLowerCase();
   }
 
   private getDummyHash(): Promise<string> {

@@ -1,12 +1,15 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import {
   ApiForbiddenResponse,
+  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiProperty,
   ApiPropertyOptional,
   ApiTags,
 } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ASSIGNABLE_ROLES, RoleMessages, type AssignableRole, type SetRoleRequest } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { CurrentUser, Roles } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
@@ -30,6 +33,12 @@ export class SetBadgesDto {
   @IsOptional()
   @IsBoolean()
   early?: boolean;
+}
+
+export class SetRoleDto implements SetRoleRequest {
+  @ApiProperty({ enum: ASSIGNABLE_ROLES })
+  @IsIn(ASSIGNABLE_ROLES, { message: RoleMessages.unknownRole })
+  role!: AssignableRole;
 }
 
 @ApiTags('support')
@@ -56,5 +65,22 @@ export class StaffUsersController {
     @Body() dto: SetBadgesDto,
   ) {
     return ok(await this.users.setBadges(admin, username, dto));
+  }
+
+  @Put('admin/users/:username/role')
+  @Roles('admin')
+  @ApiOperation({
+    summary: "Give or take the support role (admins); audited, and the user's sessions end",
+    description: "Only 'user' and 'support': not one's own role, and never an admin's (403).",
+  })
+  @ApiOkResponse({ description: '{message, content: UserSummary}' })
+  @ApiForbiddenResponse({ description: 'Admins only; not oneself; not another admin' })
+  @ApiNotFoundResponse({ description: 'No such user' })
+  async setRole(
+    @CurrentUser() admin: AuthUser,
+    @Param('username') username: string,
+    @Body() dto: SetRoleDto,
+  ) {
+    return ok(await this.users.setRole(admin, username, dto.role));
   }
 }

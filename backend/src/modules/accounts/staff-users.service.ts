@@ -1,12 +1,20 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
-import { DomainEvents, Messages, type SetBadgesRequest, type UserSummary } from '@studio/contracts';
+import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  ASSIGNABLE_ROLES,
+  DomainEvents,
+  Messages,
+  RoleMessages,
+  type AssignableRole,
+  type SetBadgesRequest,
+  type UserSummary,
+} from '@studio/contracts';
 import type { AuthUser } from '../auth/auth-user';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { AccountsRepository, type AccountRecord } from './accounts.repository';
 
 const SEARCH_LIMIT = 20;
 
-/** What support and admins do with other people's accounts: look them up, set their badges. */
+/** What support and admins do with other people's accounts: look them up, set badges and roles. */
 @Injectable()
 export class StaffUsersService {
   constructor(
@@ -31,6 +39,34 @@ export class StaffUsersService {
       by: admin.username,
     });
     return this.summary({ ...account, ...stripUndefined(badges) });
+  }
+
+  /**
+   * Gives or takes the support role. Admins are made by configuration only, so an admin's role
+   * is never changed here, nor the caller's own. The write is a compare and set on the role read,
+   * so a concurrent change of the same account cannot slip an admin through.
+   */
+  async setRole(admin: AuthUser, username: string, role: AssignableRole): Promise<UserSummary> {
+    const account = await this.accounts.findByUsername(username);
+    if (!account) throw new NotFoundException(Messages.notFound);
+    if (account.id === admin.id) throw new ForbiddenException(RoleMessages.ownRole);
+    const previousRole = account.role;
+    if (!(ASSIGNABLE_ROLES as readonly string[]).includes(previousRole)) {
+      throw new ForbiddenException(RoleMessages.adminRole);
+    }
+    if (!(await this.accounts.changeRole(account.id, previousRole, role))) {
+      throw new ConflictException(RoleMessages.changedMeanwhile);
+    }
+    if (previousRole !== role) {
+      await this.events.publish(DomainEvents.roleChanged, {
+        userId: account.id,
+        username: account.username,
+        role,
+        previousRole,
+        actor: { userId: admin.id, username: admin.username },
+      });
+    }
+    return this.summary({ ...account, role });
   }
 
   private async summary(account: AccountRecord, createdAt?: Date): Promise<UserSummary> {

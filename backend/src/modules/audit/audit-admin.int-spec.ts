@@ -20,22 +20,115 @@ import { AuditService } from './audit.service';
 const alice = uniqueName('Alice');
 const bob = uniqueName('bob');
 const carol = uniqueName('carol'); // writes during the recount test, outside the seeded log
-const seed: { id: string; at: string; who: string; category: string; message: string }[] = [
+/** Seeded as the listener writes them: spends and face swaps carry their figure beside the text. */
+const seed: {
+  id: string;
+  at: string;
+  who: string;
+  category: string;
+  message: string;
+  credits?: number;
+  swaps?: number;
+}[] = [
   // Credits (Alice): Berlin date in the comment.
-  { id: 'B', at: '2026-11-01T09:00:00.000Z', who: alice, category: 'Credits', message: 'Spent 4 credits.' }, // 11-01
-  { id: 'A', at: '2026-10-31T23:30:00.000Z', who: alice, category: 'Credits', message: 'Spent 3 credits.' }, // 11-01 00:30
-  { id: 'D', at: '2026-10-31T22:59:59.000Z', who: alice, category: 'Credits', message: 'Spent 5 credits.' }, // 10-31 23:59:59
-  { id: 'E', at: '2026-10-25T23:00:00.000Z', who: alice, category: 'Credits', message: 'Spent 7 credits.' }, // Mon 10-26 00:00
-  { id: 'F', at: '2026-10-25T22:59:59.000Z', who: alice, category: 'Credits', message: 'Spent 11 credits.' }, // Sun 10-25 23:59:59
+  {
+    id: 'B',
+    at: '2026-11-01T09:00:00.000Z',
+    who: alice,
+    category: 'Credits',
+    message: 'Spent 4 credits.',
+    credits: 4,
+  }, // 11-01
+  {
+    id: 'A',
+    at: '2026-10-31T23:30:00.000Z',
+    who: alice,
+    category: 'Credits',
+    message: 'Spent 3 credits.',
+    credits: 3,
+  }, // 11-01 00:30
+  {
+    id: 'D',
+    at: '2026-10-31T22:59:59.000Z',
+    who: alice,
+    category: 'Credits',
+    message: 'Spent 5 credits.',
+    credits: 5,
+  }, // 10-31 23:59:59
+  {
+    id: 'E',
+    at: '2026-10-25T23:00:00.000Z',
+    who: alice,
+    category: 'Credits',
+    message: 'Spent 7 credits.',
+    credits: 7,
+  }, // Mon 10-26 00:00
+  {
+    id: 'F',
+    at: '2026-10-25T22:59:59.000Z',
+    who: alice,
+    category: 'Credits',
+    message: 'Spent 11 credits.',
+    credits: 11,
+  }, // Sun 10-25 23:59:59
   { id: 'G', at: '2026-10-20T12:00:00.000Z', who: alice, category: 'Credits', message: 'Bought 200 coins.' }, // not a spend
-  { id: 'M', at: '2026-09-30T22:30:00.000Z', who: alice, category: 'Credits', message: 'Spent 13 credits.' }, // 10-01 00:30
-  { id: 'N', at: '2026-09-30T21:59:00.000Z', who: alice, category: 'Credits', message: 'Spent 17 credits.' }, // 09-30 23:59
+  {
+    id: 'M',
+    at: '2026-09-30T22:30:00.000Z',
+    who: alice,
+    category: 'Credits',
+    message: 'Spent 13 credits.',
+    credits: 13,
+  }, // 10-01 00:30
+  {
+    id: 'N',
+    at: '2026-09-30T21:59:00.000Z',
+    who: alice,
+    category: 'Credits',
+    message: 'Spent 17 credits.',
+    credits: 17,
+  }, // 09-30 23:59
   // Face swaps (Bob).
-  { id: 'S1', at: '2026-11-01T09:30:00.000Z', who: bob, category: 'FaceSwap', message: 'Swapped 3 images.' }, // 11-01
-  { id: 'S2', at: '2026-10-31T23:10:00.000Z', who: bob, category: 'FaceSwap', message: 'Swapped 1 image.' }, // 11-01 00:10
-  { id: 'S5', at: '2026-10-25T10:00:00.000Z', who: bob, category: 'FaceSwap', message: 'Swapped 1 image.' }, // 10-25
-  { id: 'S3', at: '2026-10-02T22:00:00.000Z', who: bob, category: 'FaceSwap', message: 'Swapped 2 images.' }, // 10-03 00:00
-  { id: 'S4', at: '2026-10-02T21:59:59.000Z', who: bob, category: 'FaceSwap', message: 'Swapped 5 images.' }, // 10-02 23:59:59
+  {
+    id: 'S1',
+    at: '2026-11-01T09:30:00.000Z',
+    who: bob,
+    category: 'FaceSwap',
+    message: 'Swapped 3 images.',
+    swaps: 3,
+  }, // 11-01
+  {
+    id: 'S2',
+    at: '2026-10-31T23:10:00.000Z',
+    who: bob,
+    category: 'FaceSwap',
+    message: 'Swapped 1 image.',
+    swaps: 1,
+  }, // 11-01 00:10
+  {
+    id: 'S5',
+    at: '2026-10-25T10:00:00.000Z',
+    who: bob,
+    category: 'FaceSwap',
+    message: 'Swapped 1 image.',
+    swaps: 1,
+  }, // 10-25
+  {
+    id: 'S3',
+    at: '2026-10-02T22:00:00.000Z',
+    who: bob,
+    category: 'FaceSwap',
+    message: 'Swapped 2 images.',
+    swaps: 2,
+  }, // 10-03 00:00
+  {
+    id: 'S4',
+    at: '2026-10-02T21:59:59.000Z',
+    who: bob,
+    category: 'FaceSwap',
+    message: 'Swapped 5 images.',
+    swaps: 5,
+  }, // 10-02 23:59:59
   {
     id: 'S6',
     at: '2026-11-01T08:00:00.000Z',
@@ -43,8 +136,9 @@ const seed: { id: string; at: string; who: string; category: string; message: st
     category: 'FaceSwap',
     message: 'Face swap failed; refunded 1 coins.',
   },
-  // Not a face swap entry, whatever it says.
+  // No figure: counts nothing, whatever it says.
   { id: 'X', at: '2026-11-01T08:00:00.000Z', who: bob, category: 'Generation', message: 'Swapped 9 images.' },
+  { id: 'Y', at: '2026-11-01T08:00:00.000Z', who: bob, category: 'FaceSwap', message: 'Spent 50 credits.' },
 ];
 
 const SUNDAY = '2026-11-01T10:00:00.000Z'; // 11:00 in Berlin
@@ -68,6 +162,8 @@ describe('admin activity log: statistics and paging', () => {
         category: e.category,
         author: { username: e.who },
         message: e.message,
+        credits: e.credits,
+        swaps: e.swaps,
         detail: `seed ${e.id}`,
         createdOn: new Date(e.at),
       });
@@ -219,6 +315,7 @@ describe('admin activity log: statistics and paging', () => {
         category: 'Credits',
         author: { username: carol },
         message: 'Spent 6 credits.',
+        credits: 6,
         createdOn: later,
       });
       const during = await audit.stats('UTC', later);
@@ -239,13 +336,24 @@ describe('admin activity log: statistics and paging', () => {
   });
 
   describe('GET /api/admin/logs', () => {
-    it('pages newest first with the total', async () => {
+    /** Every page of a query, following the cursors from the first. */
+    const allPages = async (query: Record<string, string | number>) => {
+      const pages: LogPage[] = [await logs(query)];
+      while (pages.at(-1)!.next) pages.push(await logs({ ...query, before: pages.at(-1)!.next! }));
+      return pages;
+    };
+
+    it('pages newest first, each next page after the cursor of the one before', async () => {
       const first = await logs({ user: alice, pageSize: 3 });
-      expect(first).toMatchObject({ total: 8, page: 1, pageSize: 3 });
+      expect(first).toMatchObject({ page: 1, pageSize: 3, next: first.items[2]._id });
       expect(seedIds(first.items)).toEqual(['B', 'A', 'D']);
-      expect(seedIds((await logs({ user: alice, pageSize: 3, page: 2 })).items)).toEqual(['E', 'F', 'G']);
-      expect(seedIds((await logs({ user: alice, pageSize: 3, page: 3 })).items)).toEqual(['M', 'N']);
-      expect((await logs({ user: alice, pageSize: 3, page: 4 })).items).toEqual([]);
+      const second = await logs({ user: alice, pageSize: 3, before: first.next! });
+      expect(second).toMatchObject({ pageSize: 3, next: second.items[2]._id });
+      expect(second.page).toBeUndefined();
+      expect(seedIds(second.items)).toEqual(['E', 'F', 'G']);
+      const third = await logs({ user: alice, pageSize: 3, before: second.next! });
+      expect(seedIds(third.items)).toEqual(['M', 'N']);
+      expect(third.next).toBeNull();
       expect(first.items[0]).toEqual({
         _id: expect.any(String),
         category: 'Credits',
@@ -254,43 +362,107 @@ describe('admin activity log: statistics and paging', () => {
         message: 'Spent 4 credits.',
         detail: 'seed B',
       });
+      // A full last page says so without another read: no next.
+      const exact = await logs({ user: alice, pageSize: 4, before: first.items[0]._id });
+      expect(seedIds(exact.items)).toEqual(['A', 'D', 'E', 'F']);
+      expect((await logs({ user: alice, pageSize: 4, before: exact.next! })).next).toBeNull();
     });
 
-    it('defaults to 50 a page and holds the whole log', async () => {
+    it('still answers the offset page of old clients', async () => {
+      expect(seedIds((await logs({ user: alice, pageSize: 3, page: 2 })).items)).toEqual(['E', 'F', 'G']);
+      const last = await logs({ user: alice, pageSize: 3, page: 3 });
+      expect(last).toMatchObject({ page: 3, next: null });
+      expect((await logs({ user: alice, pageSize: 3, page: 4 })).items).toEqual([]);
+    });
+
+    it('defaults to 50 a page, newest first', async () => {
       const page = await logs({});
       expect(page.pageSize).toBe(50);
       expect(page.page).toBe(1);
-      expect(page.total).toBeGreaterThanOrEqual(seed.length);
-      const times = page.items.map((e) => e.createdOn);
-      expect([...times].sort().reverse()).toEqual(times);
+      expect(page.items.length).toBeGreaterThanOrEqual(seed.length);
+      const ids = page.items.map((e) => e._id);
+      expect([...ids].sort().reverse()).toEqual(ids);
+    });
+
+    it('neither repeats nor skips an entry while new ones arrive between pages', async () => {
+      const audit = t.app.get(AuditService);
+      const dave = uniqueName('dave');
+      const write = async (n: number, from: number) => {
+        for (let i = from; i < from + n; i += 1) {
+          await audit.append({
+            category: i % 2 ? 'Account' : 'Folders',
+            author: { username: dave },
+            message: `#${i}`,
+          });
+        }
+      };
+      await write(7, 0);
+      const pages: LogPage[] = [await logs({ user: dave, pageSize: 2 })];
+      while (pages.at(-1)!.next) {
+        await write(2, 100 + pages.length * 2); // newer than every page already read
+        pages.push(await logs({ user: dave, pageSize: 2, before: pages.at(-1)!.next! }));
+      }
+      const read = pages.flatMap((p) => p.items.map((e) => e.message));
+      expect(read).toEqual(['#6', '#5', '#4', '#3', '#2', '#1', '#0']);
+      // The new ones are on a fresh first page, newest on top.
+      const fresh = (await allPages({ user: dave, pageSize: 4 })).flatMap((p) =>
+        p.items.map((e) => e.message),
+      );
+      expect(fresh).toHaveLength(7 + 2 * (pages.length - 1));
+      expect(new Set(fresh).size).toBe(fresh.length);
+      expect(fresh.slice(-7)).toEqual(read);
+      expect(fresh[0]).toBe(`#${100 + (pages.length - 1) * 2 + 1}`);
+      // Within one category, across pages.
+      const folders = (await allPages({ user: dave, category: 'Folders', pageSize: 1 })).flatMap((p) =>
+        p.items.map((e) => e.message),
+      );
+      expect(folders.slice(-4)).toEqual(['#6', '#4', '#2', '#0']);
     });
 
     it('filters by exact user name, ignoring case', async () => {
-      expect((await logs({ user: alice.toUpperCase() })).total).toBe(8);
-      expect((await logs({ user: alice.slice(0, -1) })).total).toBe(0);
-      expect((await logs({ user: '.*' })).total).toBe(0);
+      expect((await logs({ user: alice.toUpperCase() })).items).toHaveLength(8);
+      expect((await logs({ user: alice.slice(0, -1) })).items).toHaveLength(0);
+      expect((await logs({ user: '.*' })).items).toHaveLength(0);
     });
 
     it('filters by category', async () => {
       const page = await logs({ category: AuditCategory.faceSwap, user: bob });
-      expect(page.total).toBe(6);
-      expect(seedIds(page.items)).toEqual(['S1', 'S6', 'S2', 'S5', 'S3', 'S4']);
-      expect((await logs({ category: 'Generation', user: bob })).total).toBe(1);
+      expect(seedIds(page.items)).toEqual(['S1', 'Y', 'S6', 'S2', 'S5', 'S3', 'S4']);
+      const paged = await allPages({ category: AuditCategory.faceSwap, user: bob, pageSize: 2 });
+      expect(paged.flatMap((p) => seedIds(p.items))).toEqual(seedIds(page.items));
+      expect((await logs({ category: 'Generation', user: bob })).items).toHaveLength(1);
     });
 
-    it('filters by date range, both ends included', async () => {
+    it('filters by date range, both ends included, to the millisecond', async () => {
       const page = await logs({ from: '2026-10-25T22:59:59.000Z', to: '2026-10-31T23:30:00.000Z' });
       expect(seedIds(page.items)).toEqual(['A', 'S2', 'D', 'E', 'F']);
-      expect((await logs({ from: '2026-11-01T00:00:00.000Z', user: alice })).total).toBe(1);
-      expect((await logs({ to: '2026-10-01T00:00:00.000Z', user: alice })).total).toBe(2);
+      const inner = await logs({ from: '2026-10-25T22:59:59.001Z', to: '2026-10-31T23:29:59.999Z' });
+      expect(seedIds(inner.items)).toEqual(['S2', 'D', 'E']);
+      expect((await logs({ from: '2026-11-01T00:00:00.000Z', user: alice })).items).toHaveLength(1);
+      // Dates beyond what an ObjectId's clock holds are still dates.
+      const wide = await logs({
+        from: '1900-01-01T00:00:00.000Z',
+        to: '9999-12-31T23:59:59.000Z',
+        user: alice,
+      });
+      expect(wide.items).toHaveLength(8);
+      expect((await logs({ to: '2026-10-01T00:00:00.000Z', user: alice })).items).toHaveLength(2);
+      const paged = await allPages({
+        from: '2026-10-25T22:59:59.000Z',
+        to: '2026-10-31T23:30:00.000Z',
+        pageSize: 2,
+      });
+      expect(paged.flatMap((p) => seedIds(p.items))).toEqual(['A', 'S2', 'D', 'E', 'F']);
     });
 
-    it('refuses bad paging and dates with 400', async () => {
+    it('refuses bad paging, cursors and dates with 400', async () => {
       for (const query of [
         { page: 0 },
         { page: 'two' },
         { pageSize: 201 },
         { pageSize: 0 },
+        { before: 'not-a-cursor' },
+        { before: '{"$gt":""}' },
         { from: 'not-a-date' },
         { to: '2026-13-01' },
         { from: '2026-11-02T00:00:00Z', to: '2026-11-01T00:00:00Z' },

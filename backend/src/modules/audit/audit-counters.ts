@@ -3,18 +3,16 @@ import { InjectModel } from '@nestjs/mongoose';
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Model } from 'mongoose';
-import { AuditCategory } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { AuditEntry } from './audit-entry.schema';
 import {
   addAt,
   contributionOf,
-  CREDITS_PATTERN,
   emptyDailyTotals,
-  SWAPPED_PATTERN,
   type Contribution,
   type DailyTotals,
+  type EntryFigures,
   type StatsRow,
   type StatsWindow,
 } from './audit-stats';
@@ -31,13 +29,15 @@ export const COUNTER_RETENTION_MS = 100 * DAY_MS;
 export const RECOUNT_SETTLE_MS = 2000;
 const RECOUNT_LOCK_MS = 30 * 60_000;
 
-/** The log lines the statistics count: credit spends and face swaps. */
-export const COUNTED_LINES = {
-  $or: [
-    { message: { $regex: CREDITS_PATTERN } },
-    { category: AuditCategory.faceSwap, message: { $regex: SWAPPED_PATTERN } },
-  ],
-};
+/** The log lines the statistics count: those carrying a figure (credits spent, images swapped). */
+export const COUNTED_LINES = { $or: [{ credits: { $gt: 0 } }, { swaps: { $gt: 0 } }] };
+
+/**
+ * The counters' format. Version 1 was summed from message text (forgeable: issue 13); its keys
+ * are dropped at boot and the counters recounted once from the entries' figures. Entries written
+ * before the figures existed carry none and count nothing: their text is not trusted.
+ */
+export const COUNTERS_VERSION = 'v2';
 
 /** The counter a moment falls in: its UTC day (days since 1970) and quarter hour of that day. */
 function bucketOf(at: number): { day: number; quarter: number } {
@@ -91,6 +91,8 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
   private readonly base: string;
   private readonly stateKey: string;
   private readonly lockKey: string;
+  /** Where version 1 (text-derived) counters lived. */
+  private readonly legacyTag: string;
   private timer?: NodeJS.Timeout;
   private recounting?: Promise<void>;
 
@@ -100,12 +102,16 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
     @InjectModel(AuditEntry.name) private readonly model: Model<AuditEntry>,
   ) {
     const tag = `${config.REDIS_PREFIX}:{audit-stats}`;
-    this.base = `${tag}:g`;
-    this.stateKey = `${tag}:state`;
-    this.lockKey = `${tag}:lock`;
+    this.legacyTag = tag;
+    this.base = `${tag}:${COUNTERS_VERSION}:g`;
+    this.stateKey = `${tag}:${COUNTERS_VERSION}:state`;
+    this.lockKey = `${tag}:${COUNTERS_VERSION}:lock`;
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.dropLegacyCounters().catch((err: Error) =>
+      this.log.warn(`old statistics counters not dropped: ${err.message}`),
+    );
     await this.startCounting();
     void this.recountIfDue();
     // Checked every few minutes; the lock makes one process do the recount.
@@ -119,8 +125,8 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
     await this.recounting?.catch(() => undefined);
   }
 
-  /** Counts one written log line. */
-  async record(createdOn: Date, row: { category: string; message: string }): Promise<void> {
+  /** Counts one written log line by its figures. */
+  async record(createdOn: Date, row: EntryFigures): Promise<void> {
     const add = contributionOf(row);
     if (!add.credits && !add.swaps) return;
     const at = createdOn.getTime();
@@ -232,7 +238,7 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
         createdOn: { $gte: new Date(before - COUNTER_RETENTION_MS), $lt: new Date(before) },
         ...COUNTED_LINES,
       },
-      { projection: { _id: 0, createdOn: 1, category: 1, message: 1 } },
+      { projection: { _id: 0, createdOn: 1, credits: 1, swaps: 1 } },
     );
     for await (const row of cursor) {
       const add = contributionOf(row);
@@ -244,6 +250,18 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
       if (add.swaps) fields.set(`s${quarter}`, (fields.get(`s${quarter}`) ?? 0) + add.swaps);
     }
     return sums;
+  }
+
+  /** Version 1's keys (`<tag>:state`, `<tag>:g…`): never read again, so removed once. */
+  private async dropLegacyCounters(): Promise<void> {
+    const marks = [`${this.legacyTag}:state`, `${this.legacyTag}:gseq`];
+    if (!(await this.redis.exists(...marks))) return; // none, or dropped already: no keyspace scan
+    const stream = this.redis.scanStream({ match: `${this.legacyTag}:g[0-9]*`, count: 500 });
+    for await (const keys of stream as AsyncIterable<string[]>) {
+      if (keys.length) await this.redis.unlink(...keys);
+    }
+    // The marks last, so a cleanup cut short is done again at the next boot.
+    await this.redis.del(...marks, `${this.legacyTag}:lock`);
   }
 
   private async dropGeneration(gen: string): Promise<void> {

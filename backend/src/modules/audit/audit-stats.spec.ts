@@ -1,4 +1,14 @@
-import { buildStats, civilDateAt, startOfDay, statsWindow, zoneFormatter, zoneOffset } from './audit-stats';
+import {
+  buildStats,
+  civilDateAt,
+  contributionOf,
+  startOfDay,
+  statsWindow,
+  zoneFormatter,
+  zoneOffset,
+  type EntryFigures,
+  type StatsRow,
+} from './audit-stats';
 
 const ZONES = [
   'UTC',
@@ -46,23 +56,36 @@ describe('admin statistics: days in a time zone', () => {
     expect(end.dates[end.chartFirst]).toBe('2026-12-02');
   });
 
-  it('reads the numbers from the messages', () => {
+  it('sums the figures the server stored, never a number in the message', () => {
     const w = statsWindow('UTC', new Date('2026-11-04T10:00:00Z'));
     const at = new Date('2026-11-04T01:00:00Z');
     const s = buildStats(w, [
-      { createdOn: at, category: 'Credits', message: 'Spent 12 credits.' },
-      { createdOn: at, category: 'Credits', message: 'Spent 3 credits' },
-      { createdOn: at, category: 'FaceSwap', message: 'Swapped 10 images.' },
-      { createdOn: at, category: 'Generation', message: 'Swapped 10 images.' },
-      { createdOn: new Date('2026-11-05T00:00:00Z'), category: 'Credits', message: 'Spent 99 credits.' },
+      { createdOn: at, credits: 12 },
+      { createdOn: at, swaps: 10 },
+      { createdOn: at, credits: 2, swaps: 1 },
+      // What a user-named folder or batch once added: text, no figure.
+      { createdOn: at, message: 'Created folder 999999 credits..' } as StatsRow,
+      { createdOn: at, category: 'FaceSwap', message: 'Downloaded Swapped 9 images.' } as StatsRow,
+      // Junk figures count nothing.
+      { createdOn: at, credits: -5, swaps: 0 },
+      { createdOn: at, credits: 1.5 },
+      { createdOn: at, credits: '7' as unknown as number },
+      { createdOn: new Date('2026-11-05T00:00:00Z'), credits: 99 },
     ]);
-    expect(s.totals.today).toEqual({ credits: 12, dollars: 0.6 });
-    expect(s.totals.week).toEqual({ credits: 12, dollars: 0.6 });
+    expect(s.totals.today).toEqual({ credits: 14, dollars: 0.7 });
+    expect(s.totals.week).toEqual({ credits: 14, dollars: 0.7 });
     expect(s.faceSwapsPerDay.at(-1)).toEqual({
       day: '04-11',
       date: '2026-11-04',
-      faceSwaps: 10,
-      dollars: 0.5,
+      faceSwaps: 11,
+      dollars: 0.55,
     });
+  });
+
+  it('reads only the figure fields of a row', () => {
+    expect(contributionOf({ credits: 3, swaps: 2 })).toEqual({ credits: 3, swaps: 2 });
+    expect(
+      contributionOf({ category: 'FaceSwap', message: 'Spent 5 credits. Swapped 5 images.' } as EntryFigures),
+    ).toEqual({ credits: 0, swaps: 0 });
   });
 });

@@ -3,13 +3,6 @@ import { creditsToDollars, TOOL_PRICES, type AdminStats, type CreditTotal } from
 /** Days in the admin chart: 30 including today (spec section 9). */
 export const CHART_DAYS = 30;
 
-/** 'N credits.' in a credit-use message (spec section 3); the number is what the totals sum. */
-export const CREDITS_PATTERN = '[0-9]+ credits\\.';
-/** 'Swapped N image' in a FaceSwap message; the number is the images the chart counts. */
-export const SWAPPED_PATTERN = 'Swapped [0-9]+ image';
-const CREDITS_RE = /([0-9]+) credits\./;
-const SWAPPED_RE = /Swapped ([0-9]+) image/;
-
 /** A calendar date (month 1..12) with no zone attached. */
 interface CivilDate {
   year: number;
@@ -128,11 +121,21 @@ export function dayIndex(starts: number[], at: number): number {
   return lo;
 }
 
-/** A matching log row, reduced to what the statistics read. */
-export interface StatsRow {
+/**
+ * The figures a log entry carries, written only by system code from the event that charged or
+ * made the images (a ledger capture, a finished face swap job). Nothing a user writes (folder or
+ * batch names, messages) is ever read as a figure.
+ */
+export interface EntryFigures {
+  /** Credits spent: set only on the entry of a ledger capture. */
+  credits?: number;
+  /** Images face-swapped: set only on the entry of a finished face swap job. */
+  swaps?: number;
+}
+
+/** A counted log row, reduced to what the statistics read. */
+export interface StatsRow extends EntryFigures {
   createdOn: Date;
-  category: string;
-  message: string;
 }
 
 /** What one log line adds to the statistics: credits spent and images face-swapped. */
@@ -141,10 +144,13 @@ export interface Contribution {
   swaps: number;
 }
 
-export function contributionOf(row: { category: string; message: string }): Contribution {
-  const spent = CREDITS_RE.exec(row.message);
-  const swapped = row.category === 'FaceSwap' ? SWAPPED_RE.exec(row.message) : null;
-  return { credits: spent ? Number(spent[1]) : 0, swaps: swapped ? Number(swapped[1]) : 0 };
+/** A figure as stored: a positive whole number counts, anything else (absent, 0, junk) does not. */
+function figure(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+export function contributionOf(row: EntryFigures): Contribution {
+  return { credits: figure(row.credits), swaps: figure(row.swaps) };
 }
 
 /** Credits spent and images swapped per day of the window (indexes as in `window.dates`). */

@@ -32,9 +32,16 @@ export class AuditController {
 
   @Get('admin/logs')
   @Roles('admin')
-  @ApiOperation({ summary: 'Activity log, newest first, one page at a time, with filters (admins only)' })
-  @ApiOkResponse({ description: '{message: "success", content: LogPage}' })
-  @ApiBadRequestResponse({ description: 'A bad page, page size or date' })
+  @ApiOperation({
+    summary: 'Activity log, newest first, one page at a time, with filters (admins only)',
+    description:
+      'Keyset paging: the first page has no `before`; pass its `next` as `before` for the next ' +
+      'one. No total is given (counting a large log is a scan of it).',
+  })
+  @ApiOkResponse({
+    description: '{message: "success", content: {items: LogEntry[], pageSize, next: cursor | null, page?}}',
+  })
+  @ApiBadRequestResponse({ description: 'A bad cursor, page, page size or date' })
   @ApiForbiddenResponse({ description: 'Not an admin' })
   async logs(@Query() query: LogQueryDto) {
     if (query.from && query.to && new Date(query.from) > new Date(query.to)) {

@@ -1,12 +1,22 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDateString, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsDateString, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
 import { LOG_PAGE_SIZE, type LogQuery } from '@studio/contracts';
 import { PageQueryDto } from '../../common/page-query.dto';
 import { trimmed } from '../../common/validation';
 
-/** GET /api/admin/logs: paging and filters (LogQuery). */
+/** GET /api/admin/logs: keyset paging (`before`), or the old `page`, and filters (LogQuery). */
 export class LogQueryDto extends PageQueryDto(LOG_PAGE_SIZE) implements LogQuery {
+  @ApiPropertyOptional({
+    description:
+      'The `next` cursor of the previous page: entries older than it. Without it, the first page ' +
+      '(or the offset `page`, kept for old clients; deep offsets are slow)',
+    example: '6740a1b2c3d4e5f601234567',
+  })
+  @IsOptional()
+  @IsMongoId({ message: 'before must be a cursor from a previous page' })
+  before?: string;
+
   @ApiPropertyOptional({ example: 'FaceSwap' })
   @IsOptional()
   @Transform(trimmed)

@@ -68,14 +68,15 @@ describe('activity log', () => {
     expect((res.body.content as LogEntry[]).filter((e) => e.author?.username === username)).toHaveLength(1);
   });
 
-  it('has the indexes the log table reads by: newest first, overall and per category', async () => {
+  it('has the indexes the log table pages by: _id newest first, per category and per user', async () => {
     const model = t.app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name));
     await model.init(); // autoIndex has finished building
     const keys = (await model.collection.indexes()).map((index) => index.key);
     expect(keys).toEqual(
       expect.arrayContaining([
-        { createdOn: -1, _id: -1 },
-        { category: 1, createdOn: -1, _id: -1 },
+        { category: 1, _id: -1 },
+        { authorKey: 1, _id: -1 },
+        { createdOn: -1 },
         { eventId: 1 },
       ]),
     );

@@ -60,8 +60,8 @@ export class AuditListener {
   }
 
   /**
-   * Every balance change. Only spends (captures, below) say 'N credits.': the admin totals sum
-   * that wording as credits used, so purchases, reservations and refunds speak of coins.
+   * Every balance change. None carries a figure: the admin totals count captures (below) only, so
+   * a reservation that is refunded later never counts as spent.
    */
   @OnDomainEvent(DomainEvents.balanceChanged)
   async onBalanceChanged({ id, payload }: DomainEventEnvelope<'account.balance_changed'>): Promise<void> {
@@ -84,6 +84,8 @@ export class AuditListener {
       category: AuditCategory.credits,
       author: { userId: payload.userId, username: payload.username },
       message: `Spent ${payload.amount} credits.`,
+      // The admin totals sum this field, taken from the ledger's event; never the message.
+      credits: payload.amount,
       detail:
         [payload.tool && `Tool ${payload.tool}`, payload.jobId && `Job ${payload.jobId}`]
           .filter(Boolean)
@@ -134,11 +136,12 @@ export class AuditListener {
       eventId: id,
       category: faceSwap ? AuditCategory.faceSwap : AuditCategory.generation,
       author: { userId: payload.userId, username: payload.username },
-      // The admin chart counts images from 'Swapped N image' (spec section 9).
       message: faceSwap
         ? `Swapped ${plural(n, 'image')}.`
         : `${TOOL_LABELS[payload.tool]}: made ${plural(n, 'image')}.`,
       detail: `Job ${payload.jobId} · cost ${payload.cost}`,
+      // The admin chart counts face-swapped images (spec section 9) from this field.
+      swaps: faceSwap ? payload.items : undefined,
     });
   }
 
@@ -185,6 +188,41 @@ export class AuditListener {
       category: AuditCategory.operations,
       author: { userId: payload.userId, username: payload.username },
       message: payload.change,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.roleChanged)
+  async onRoleChanged({ id, payload }: DomainEventEnvelope<'account.role_changed'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.account,
+      author: payload.actor,
+      message: `Changed the role of ${payload.username} from ${payload.previousRole} to ${payload.role}.`,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.creditApprovalRequested)
+  async onApprovalRequested({
+    id,
+    payload,
+  }: DomainEventEnvelope<'credits.approval_requested'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.credits,
+      author: payload.actor,
+      message: `Asked another admin to approve a ${payload.kind} of ${payload.amount} coins to ${payload.username}.`,
+      detail: `${payload.reason} · Request ${payload.approvalId}`,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.creditApprovalDecided)
+  async onApprovalDecided({ id, payload }: DomainEventEnvelope<'credits.approval_decided'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.credits,
+      author: payload.actor,
+      message: `${payload.decision === 'approved' ? 'Approved' : 'Rejected'} the ${payload.kind} of ${payload.amount} coins to ${payload.username} asked by ${payload.requestedBy.username}.`,
+      detail: `Request ${payload.approvalId}`,
     });
   }
 

@@ -13,9 +13,16 @@ import { isDuplicateKeyError } from '../accounts/accounts.repository';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { AuditEntry } from './audit-entry.schema';
 import { AuditCounters, COUNTED_LINES } from './audit-counters';
-import { buildStats, statsWindow, summarize, type StatsRow, type StatsWindow } from './audit-stats';
+import {
+  buildStats,
+  statsWindow,
+  summarize,
+  type EntryFigures,
+  type StatsRow,
+  type StatsWindow,
+} from './audit-stats';
 
-export interface NewAuditEntry {
+export interface NewAuditEntry extends EntryFigures {
   category: string;
   author?: { userId?: string; username: string };
   message: string;
@@ -23,6 +30,11 @@ export interface NewAuditEntry {
   /** When the entry records a domain event: its id, which makes appending idempotent. */
   eventId?: string;
   createdOn?: Date;
+}
+
+/** The author's name as the user filter matches it: names are unique regardless of case. */
+export function authorKey(username: string): string {
+  return username.toLowerCase();
 }
 
 export const DEFAULT_LOG_LIMIT = 1000;
@@ -41,8 +53,15 @@ export class AuditService {
   /** Writes the entry (once per event id) and pushes it to the admins' live feed. */
   async append(entry: NewAuditEntry): Promise<LogEntry | null> {
     let created;
+    const createdOn = entry.createdOn ?? new Date();
     try {
-      created = await this.model.create({ ...entry, createdOn: entry.createdOn ?? new Date() });
+      created = await this.model.create({
+        ...entry,
+        // The page key: its leading 4 bytes are createdOn's second, so _id order is time order.
+        _id: new Types.ObjectId(Math.floor(createdOn.getTime() / 1000)),
+        authorKey: entry.author && authorKey(entry.author.username),
+        createdOn,
+      });
     } catch (err) {
       if (isDuplicateKeyError(err)) return null; // this event was already recorded
       throw err;
@@ -58,33 +77,50 @@ export class AuditService {
 
   /** Newest first. */
   async latest(limit = DEFAULT_LOG_LIMIT): Promise<LogEntry[]> {
-    const rows = await this.model.find().sort({ createdOn: -1, _id: -1 }).limit(limit).lean();
+    const rows = await this.model.find({ _id: ANY_OBJECT_ID }).sort({ _id: -1 }).limit(limit).lean();
     return rows.map(toLogEntry);
   }
 
-  /** One page of the log, newest first, filtered by category, exact user name and date range. */
+  /**
+   * One page of the log, newest first, filtered by category, exact user name and date range.
+   * Keyset paging on _id (`before` = the previous page's `next`): every filter is an indexed
+   * equality plus an _id range, so the first and the ten-thousandth page cost the same and no
+   * count runs over the log. `page` (offset) is kept for old clients; deep offsets are slow.
+   */
   async page(query: LogQuery): Promise<LogPage> {
-    const page = Math.max(1, query.page ?? 1);
     const pageSize = Math.min(Math.max(1, query.pageSize ?? LOG_PAGE_SIZE.default), LOG_PAGE_SIZE.max);
     const filter: FilterQuery<AuditEntry> = {};
     if (query.category) filter.category = query.category;
-    if (query.user) filter['author.username'] = { $regex: `^${escapeRegex(query.user)}$`, $options: 'i' };
+    if (query.user) filter.authorKey = authorKey(query.user);
+    const ids: { $gte?: Types.ObjectId; $lt?: Types.ObjectId } = {};
+    if (query.from) ids.$gte = Types.ObjectId.createFromTime(idSecond(query.from));
+    if (query.to && idSecond(query.to) < MAX_ID_SECOND) {
+      ids.$lt = Types.ObjectId.createFromTime(idSecond(query.to) + 1);
+    }
+    if (query.before) {
+      const before = new Types.ObjectId(query.before);
+      if (!ids.$lt || before.toHexString() < ids.$lt.toHexString()) ids.$lt = before;
+    }
+    // Some _id bound on every query: the patched FerretDB then reads the _id index in order and
+    // stops at the limit (without one it reads and sorts the whole log); MongoDB is indifferent.
+    filter._id = ids.$gte || ids.$lt ? ids : ANY_OBJECT_ID;
+    // _id bounds whole seconds; createdOn trims the milliseconds at either end.
     if (query.from || query.to) {
       filter.createdOn = {
         ...(query.from ? { $gte: new Date(query.from) } : {}),
         ...(query.to ? { $lte: new Date(query.to) } : {}),
       };
     }
-    const [rows, total] = await Promise.all([
-      this.model
-        .find(filter)
-        .sort({ createdOn: -1, _id: -1 })
-        .skip((page - 1) * pageSize)
-        .limit(pageSize)
-        .lean(),
-      this.model.countDocuments(filter),
-    ]);
-    return { items: rows.map(toLogEntry), total, page, pageSize };
+    const offset = query.before ? 0 : (Math.max(1, query.page ?? 1) - 1) * pageSize;
+    const rows = await this.model
+      .find(filter)
+      .sort({ _id: -1 })
+      .skip(offset)
+      .limit(pageSize + 1) // one more tells whether an older page exists
+      .lean();
+    const items = rows.slice(0, pageSize).map(toLogEntry);
+    const next = rows.length > pageSize ? items[items.length - 1]._id : null;
+    return query.before ? { items, pageSize, next } : { items, pageSize, next, page: query.page ?? 1 };
   }
 
   /**
@@ -108,8 +144,7 @@ export class AuditService {
 
   /**
    * The database narrows the rows to the window and the counted lines and returns only the three
-   * fields read; Node parses the numbers and buckets them by day (FerretDB has no reliable
-   * $regexFind or zone-aware $dateToString).
+   * fields read; Node buckets them by day in the zone (FerretDB has no zone-aware $dateToString).
    */
   private async scanStats(window: StatsWindow): Promise<AdminStats> {
     const rows = await this.model.collection
@@ -123,15 +158,22 @@ export class AuditService {
             ...COUNTED_LINES,
           },
         },
-        { $project: { _id: 0, createdOn: 1, category: 1, message: 1 } },
+        { $project: { _id: 0, createdOn: 1, credits: 1, swaps: 1 } },
       ])
       .toArray();
     return buildStats(window, rows);
   }
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Every entry (all _ids are ObjectIds), as an _id bound the database can read in index order. */
+const ANY_OBJECT_ID = { $type: 'objectId' } as const;
+
+/** The last second an ObjectId holds (its time is 4 unsigned bytes: early 2106). */
+const MAX_ID_SECOND = 0xffffffff;
+
+/** A date's second as an ObjectId holds it, clamped to what one can (an ISO date may be 9999). */
+function idSecond(iso: string): number {
+  return Math.min(Math.max(Math.floor(Date.parse(iso) / 1000), 0), MAX_ID_SECOND);
 }
 
 export function toLogEntry(row: AuditEntry & { _id: Types.ObjectId | string }): LogEntry {

@@ -1,11 +1,12 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type { Request } from 'express';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
+import { rateThrottlers } from './rate-limit';
+import { SessionRevokerModule } from './session-revoker';
 import { createSessionMiddleware, SESSION_MIDDLEWARE } from './session';
 import { SessionGuard } from './session.guard';
 
@@ -33,8 +34,8 @@ export class ThrottleRedisModule implements OnApplicationShutdown {
 }
 
 /**
- * Rate limits (login/register per address, tool requests per user), counted in Redis so that they
- * hold across API instances. Imported by the worker app too: the controllers of shared modules
+ * Rate limits (the budgets of rate-limit.ts: login/register per address, the others per user),
+ * counted in Redis so that they hold across API instances. Imported by the worker app too: the controllers of shared modules
  * name the throttler guard.
  */
 @Global()
@@ -45,19 +46,7 @@ export class ThrottleRedisModule implements OnApplicationShutdown {
       imports: [ThrottleRedisModule],
       inject: [APP_CONFIG, THROTTLE_REDIS],
       useFactory: (config: AppConfig, redis: Redis) => ({
-        throttlers: [
-          { name: 'auth', ttl: 60_000, limit: config.AUTH_RATE_LIMIT_PER_MINUTE },
-          {
-            // Tool requests, counted per signed-in user (several users may share an address).
-            name: 'jobs',
-            ttl: 60_000,
-            limit: config.JOB_RATE_LIMIT_PER_MINUTE,
-            getTracker: (req: Record<string, unknown>) => {
-              const request = req as unknown as Request;
-              return request.session?.userId ?? request.ip ?? 'unknown';
-            },
-          },
-        ],
+        throttlers: rateThrottlers(config),
         storage: new ThrottlerStorageRedisService(redis),
       }),
     }),
@@ -66,10 +55,10 @@ export class ThrottleRedisModule implements OnApplicationShutdown {
 })
 export class RateLimitModule {}
 
-/** Sessions (Redis-backed cookie), the global session/role guard, and the rate limits. */
+/** Sessions (Redis-backed cookie, ended by SessionRevoker), the global session/role guard, the rate limits. */
 @Global()
 @Module({
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, SessionRevokerModule],
   providers: [
     {
       provide: SESSION_MIDDLEWARE,

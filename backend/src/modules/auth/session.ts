@@ -13,6 +13,11 @@ declare module 'express-session' {
 export const SESSION_COOKIE = 'studio.sid';
 export const SESSION_MIDDLEWARE = Symbol('SESSION_MIDDLEWARE');
 
+/** Where a session lives in Redis (connect-redis writes it under this key). */
+export const sessionStorePrefix = (config: AppConfig) => `${config.REDIS_PREFIX}:sess:`;
+export const sessionStoreKey = (config: AppConfig, sessionId: string) =>
+  `${sessionStorePrefix(config)}${sessionId}`;
+
 /**
  * Sessions live in Redis so that every API instance accepts them; the browser holds only an
  * httpOnly, SameSite=Lax cookie. The same middleware authenticates the socket handshake.
@@ -21,7 +26,7 @@ export function createSessionMiddleware(config: AppConfig, redis: Redis): Reques
   return session({
     name: SESSION_COOKIE,
     secret: config.SESSION_SECRET,
-    store: new RedisStore({ client: redis, prefix: `${config.REDIS_PREFIX}:sess:` }),
+    store: new RedisStore({ client: redis, prefix: sessionStorePrefix(config) }),
     resave: false,
     saveUninitialized: false,
     rolling: true,

@@ -12,6 +12,7 @@ import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
 import { CurrentUser, Public } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
+import { RateLimit } from '../auth/rate-limit';
 import {
   CheckoutDto,
   CheckoutSessionParams,
@@ -44,6 +45,7 @@ export class BillingController {
 
   @Post('createCheckoutSession')
   @HttpCode(200)
+  @RateLimit('checkout')
   @ApiOperation({ summary: 'Start a Stripe Checkout for coin packs (200 coins for $10 each, 1..50 packs)' })
   @ApiOkResponse({ description: '{message, content: checkout address}' })
   @ApiServiceUnavailableResponse({ description: PaymentMessages.notConfigured })
@@ -63,6 +65,7 @@ export class BillingController {
 
   @Post('createPortalSession')
   @HttpCode(200)
+  @RateLimit('checkout')
   @ApiOperation({ summary: "Open Stripe's billing portal for the caller's customer" })
   @ApiOkResponse({ description: '{message, content: portal address}' })
   async createPortalSession(@CurrentUser() user: AuthUser, @Body() dto: PortalDto, @Req() req: Request) {
@@ -87,6 +90,7 @@ export class BillingController {
 
   @Post('patreonSecret')
   @HttpCode(200)
+  @RateLimit('patreon')
   @ApiOperation({ summary: 'Redeem a one-time Patreon secret: the caller becomes verified' })
   @ApiOkResponse({ description: "{message: 'success'}" })
   @ApiBadRequestResponse({ description: PaymentMessages.patreonFailed })

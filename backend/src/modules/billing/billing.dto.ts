@@ -2,20 +2,18 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   IsDateString,
-  IsInt,
+  IsIn,
   IsNotEmpty,
   IsNumber,
   IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
   NotEquals,
 } from 'class-validator';
 import { CREDIT_AMOUNT_MAX, HISTORY_PAGE_SIZE, Messages, REASON_MAX } from '@studio/contracts';
 import { PageQueryDto } from '../../common/page-query.dto';
-import { trimmed } from '../../common/validation';
+import { SafeName, trimmed, WholeNumber } from '../../common/validation';
 
 export class CheckoutDto {
   @ApiProperty({ example: 'coins-200' })
@@ -67,6 +65,7 @@ class CreditChangeDto {
   @IsNotEmpty({ message: 'A reason is required' })
   @IsString({ message: 'reason must be text' })
   @MaxLength(REASON_MAX, { message: `reason must be at most ${REASON_MAX} characters` })
+  @SafeName()
   reason!: string;
 
   @ApiPropertyOptional({
@@ -79,23 +78,29 @@ class CreditChangeDto {
 }
 
 export class ReimburseDto extends CreditChangeDto {
-  @ApiProperty({ example: 20 })
+  @ApiProperty({
+    example: 20,
+    minimum: 1,
+    maximum: CREDIT_AMOUNT_MAX,
+    description: 'Also capped per call and per day by role (STAFF_CREDIT_LIMITS)',
+  })
   @IsNotEmpty({ message: Messages.missingFields })
-  @IsInt({ message: 'amount must be a whole number of credits' })
-  @Min(1, { message: 'amount must be at least 1' })
-  @Max(CREDIT_AMOUNT_MAX, { message: `amount must be at most ${CREDIT_AMOUNT_MAX}` })
+  @WholeNumber('amount', { min: 1, max: CREDIT_AMOUNT_MAX })
   amount!: number;
 }
 
 export class GrantDto extends ReimburseDto {}
 
 export class AdjustDto extends CreditChangeDto {
-  @ApiProperty({ example: -5, description: 'Signed; the balance never goes below zero' })
+  @ApiProperty({
+    example: -5,
+    minimum: -CREDIT_AMOUNT_MAX,
+    maximum: CREDIT_AMOUNT_MAX,
+    description: 'Signed; the balance never goes below zero. Increases are capped like grants',
+  })
   @IsNotEmpty({ message: Messages.missingFields })
-  @IsInt({ message: 'amount must be a whole number of credits' })
+  @WholeNumber('amount', { min: -CREDIT_AMOUNT_MAX, max: CREDIT_AMOUNT_MAX })
   @NotEquals(0, { message: 'amount must not be 0' })
-  @Min(-CREDIT_AMOUNT_MAX)
-  @Max(CREDIT_AMOUNT_MAX)
   amount!: number;
 }
 
@@ -121,7 +126,20 @@ export class BulkReimburseDto {
   @IsNotEmpty({ message: 'A reason is required' })
   @IsString({ message: 'reason must be text' })
   @MaxLength(REASON_MAX)
+  @SafeName()
   reason!: string;
+}
+
+export class ApprovalDecisionDto {
+  @ApiProperty({ enum: ['approve', 'reject'] })
+  @IsIn(['approve', 'reject'], { message: "decision must be 'approve' or 'reject'" })
+  decision!: 'approve' | 'reject';
+}
+
+export class ApprovalParams {
+  @ApiProperty({ description: 'The approval request id' })
+  @Matches(/^[0-9a-f]{24}$/, { message: 'Not an approval request id' })
+  id!: string;
 }
 
 export class PatreonSecretDto {
@@ -138,10 +156,8 @@ export class PatreonSecretDto {
 }
 
 export class IssuePatreonSecretsDto {
-  @ApiPropertyOptional({ default: 1, maximum: 100 })
+  @ApiPropertyOptional({ default: 1, minimum: 1, maximum: 100 })
   @IsOptional()
-  @IsInt({ message: 'count must be a whole number' })
-  @Min(1)
-  @Max(100)
+  @WholeNumber('count', { min: 1, max: 100 })
   count?: number;
 }

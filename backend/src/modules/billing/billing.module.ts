@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AccountBalances } from './account-balances';
 import { BillingController } from './billing.controller';
+import { CreditApproval, CreditApprovalSchema } from './credit-approval.schema';
 import { JobLiveness } from './job-liveness';
 import { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
@@ -17,6 +18,7 @@ import { PaymentsService } from './payments.service';
 import { StripePaymentsAdapter } from './stripe-payments.adapter';
 import { AdminCreditsController, SupportController } from './support.controller';
 import { SupportCreditsService } from './support-credits.service';
+import { StaffCreditUsage } from './staff-credit-usage';
 
 /** Credits: the ledger (used by other modules), payments, Patreon, support credit tools. */
 @Module({
@@ -25,6 +27,7 @@ import { SupportCreditsService } from './support-credits.service';
       { name: LedgerEntry.name, schema: LedgerEntrySchema },
       { name: PatreonSecret.name, schema: PatreonSecretSchema },
       { name: PatreonRedemption.name, schema: PatreonRedemptionSchema },
+      { name: CreditApproval.name, schema: CreditApprovalSchema },
     ]),
   ],
   controllers: [BillingController, SupportController, AdminCreditsController],
@@ -35,6 +38,7 @@ import { SupportCreditsService } from './support-credits.service';
     PaymentsService,
     PatreonService,
     SupportCreditsService,
+    StaffCreditUsage,
     { provide: PaymentsPort, useClass: StripePaymentsAdapter },
   ],
   exports: [LedgerService, JobLiveness],

@@ -1,43 +1,165 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { randomUUID } from 'node:crypto';
-import type { BulkReimbursePreview, CreditHistoryEntry, Page } from '@studio/contracts';
+import {
+  CREDIT_APPROVAL_THRESHOLD,
+  CreditMessages,
+  DomainEvents,
+  STAFF_CREDIT_LIMITS,
+  type BulkReimbursePreview,
+  type CreditApproval as CreditApprovalView,
+  type CreditChangeAnswer,
+  type CreditHistoryEntry,
+  type Page,
+} from '@studio/contracts';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import type { AuthUser } from '../auth/auth-user';
+import { DomainEventBus } from '../events/domain-event-bus';
+import { CreditApproval } from './credit-approval.schema';
 import { LedgerEntry } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
+import { StaffCreditUsage } from './staff-credit-usage';
+
+type StaffKind = 'reimbursement' | 'grant' | 'adjustment';
+interface CreditChangeInput {
+  username: string;
+  amount: number;
+  reason: string;
+  requestId?: string;
+}
+const APPROVALS_LISTED = 50;
 
 const BULK_WINDOW_MAX_DAYS = 31;
 
-/** Credit tools for support staff (reimburse) and admins (grant, adjust). */
+/**
+ * Credit tools for support staff (reimburse) and admins (grant, adjust). Staff never credit
+ * themselves; what they give is capped per call and per UTC day by role (STAFF_CREDIT_LIMITS);
+ * admin grants above CREDIT_APPROVAL_THRESHOLD wait for a second admin.
+ */
 @Injectable()
 export class SupportCreditsService {
   constructor(
     private readonly ledger: LedgerService,
     private readonly accounts: AccountsRepository,
+    private readonly usage: StaffCreditUsage,
+    private readonly events: DomainEventBus,
     @InjectModel(LedgerEntry.name) private readonly entries: Model<LedgerEntry>,
+    @InjectModel(CreditApproval.name) private readonly approvals: Model<CreditApproval>,
   ) {}
 
-  async reimburse(
-    actor: AuthUser,
-    input: { username: string; amount: number; reason: string; requestId?: string },
-  ) {
+  reimburse(actor: AuthUser, input: CreditChangeInput): Promise<CreditChangeAnswer> {
     return this.change(actor, 'reimbursement', input);
   }
 
-  async grant(
-    actor: AuthUser,
-    input: { username: string; amount: number; reason: string; requestId?: string },
-  ) {
+  grant(actor: AuthUser, input: CreditChangeInput): Promise<CreditChangeAnswer> {
     return this.change(actor, 'grant', input);
   }
 
-  async adjust(
-    actor: AuthUser,
-    input: { username: string; amount: number; reason: string; requestId?: string },
-  ) {
+  adjust(actor: AuthUser, input: CreditChangeInput): Promise<CreditChangeAnswer> {
     return this.change(actor, 'adjustment', input);
+  }
+
+  /**
+   * Waiting requests first, then the latest decided ones: read apart, so that a waiting request
+   * stays in sight however many were decided after it.
+   */
+  async listApprovals(): Promise<CreditApprovalView[]> {
+    const latest = { createdAt: -1, _id: -1 } as const;
+    const pending = await this.approvals
+      .find({ state: 'pending' })
+      .sort(latest)
+      .limit(APPROVALS_LISTED)
+      .lean();
+    const room = APPROVALS_LISTED - pending.length; // never 0 in limit(): that means no limit
+    const decided =
+      room > 0
+        ? await this.approvals
+            .find({ state: { $ne: 'pending' } })
+            .sort(latest)
+            .limit(room)
+            .lean()
+        : [];
+    return [...pending, ...decided].map(toApprovalView);
+  }
+
+  /**
+   * Another admin (neither the requester nor the credited user) approves or rejects a waiting
+   * request. Approving applies the credit under the request's own key, so a repeated approval,
+   * or one retried after a crash between the two writes, credits exactly once.
+   */
+  async decide(
+    approver: AuthUser,
+    approvalId: string,
+    decision: 'approve' | 'reject',
+  ): Promise<CreditApprovalView> {
+    const id = new Types.ObjectId(approvalId);
+    const decided = await this.approvals
+      .findOneAndUpdate(
+        {
+          _id: id,
+          state: 'pending',
+          'requestedBy.userId': { $ne: approver.id },
+          userId: { $ne: new Types.ObjectId(approver.id) },
+        },
+        {
+          $set: {
+            state: decision === 'approve' ? 'approved' : 'rejected',
+            decidedBy: { userId: approver.id, username: approver.username },
+            decidedAt: new Date(),
+          },
+        },
+        { new: true },
+      )
+      .lean();
+    const request = decided ?? (await this.approvals.findById(id).lean());
+    if (!request) throw new NotFoundException(CreditMessages.approvalNotFound);
+    if (!decided) {
+      if (request.requestedBy.userId === approver.id || String(request.userId) === approver.id) {
+        throw new ForbiddenException(CreditMessages.ownApproval);
+      }
+      // Approved before, perhaps without its credit (a crash): finishing it again is idempotent.
+      if (!(request.state === 'approved' && decision === 'approve')) {
+        throw new ConflictException(CreditMessages.alreadyDecided);
+      }
+    }
+    const requester = { userId: request.requestedBy.userId!, username: request.requestedBy.username };
+    if (request.state === 'approved') {
+      const outcome = await this.ledger.credit({
+        key: `approval:${String(request._id)}`,
+        userId: String(request.userId),
+        username: request.username,
+        kind: request.kind,
+        amount: request.amount,
+        reason: request.reason,
+        actor: requester,
+      });
+      if (!outcome.ok) throw new BadRequestException('That would take the balance below zero');
+    } else {
+      await this.usage.release(requester.userId, usageSlotOf(request));
+    }
+    const by = request.decidedBy!;
+    await this.events.publish(
+      DomainEvents.creditApprovalDecided,
+      {
+        userId: String(request.userId),
+        username: request.username,
+        approvalId: String(request._id),
+        kind: request.kind,
+        amount: request.amount,
+        decision: request.state === 'approved' ? 'approved' : 'rejected',
+        requestedBy: requester,
+        actor: { userId: by.userId!, username: by.username },
+      },
+      `credit-approval-decided:${String(request._id)}`,
+    );
+    return toApprovalView(request);
   }
 
   async historyOf(username: string, page?: number, pageSize?: number): Promise<Page<CreditHistoryEntry>> {
@@ -65,6 +187,9 @@ export class SupportCreditsService {
     input: { tool: string; from: string; to: string; reason: string },
   ): Promise<BulkReimbursePreview> {
     const spends = await this.unreimbursedSpends(input.tool, input.from, input.to);
+    if (spends.some((s) => s.userId === actor.id)) {
+      throw new ForbiddenException(CreditMessages.selfCreditInBulk);
+    }
     const paid = new Map<string, number>();
     for (const spend of spends) {
       const outcome = await this.ledger.credit({
@@ -121,21 +246,106 @@ export class SupportCreditsService {
 
   private async change(
     actor: AuthUser,
-    kind: 'reimbursement' | 'grant' | 'adjustment',
-    input: { username: string; amount: number; reason: string; requestId?: string },
-  ) {
+    kind: StaffKind,
+    input: CreditChangeInput,
+  ): Promise<CreditChangeAnswer> {
     const account = await this.requireAccount(input.username);
-    const outcome = await this.ledger.credit({
-      key: `${kind}:${actor.id}:${input.requestId ?? randomUUID()}`,
-      userId: account.id,
-      username: account.username,
-      kind,
-      amount: input.amount,
-      reason: input.reason,
-      actor: { userId: actor.id, username: actor.username },
-    });
-    if (!outcome.ok) throw new BadRequestException('That would take the balance below zero');
+    if (account.id === actor.id) throw new ForbiddenException(CreditMessages.selfCredit);
+    const limits = STAFF_CREDIT_LIMITS[actor.role === 'admin' ? 'admin' : 'support'];
+    const key = `${kind}:${actor.id}:${input.requestId ?? randomUUID()}`;
+    const staff = { userId: actor.id, username: actor.username };
+    // Taking credits away (a downward adjustment) gives nothing, so only increases are capped.
+    const gives = input.amount > 0;
+    if (gives && input.amount > limits.perCall) {
+      throw new ForbiddenException(CreditMessages.perCall(limits.perCall));
+    }
+    if (gives && kind !== 'reimbursement' && input.amount > CREDIT_APPROVAL_THRESHOLD) {
+      return this.requestApproval(actor, kind, account, input, key, limits.perDay);
+    }
+    const slot = { day: StaffCreditUsage.today(), operation: key };
+    if (gives) await this.reserveUsage(actor, slot, input.amount, limits.perDay);
+    let outcome;
+    try {
+      outcome = await this.ledger.credit({
+        key,
+        userId: account.id,
+        username: account.username,
+        kind,
+        amount: input.amount,
+        reason: input.reason,
+        actor: staff,
+      });
+    } catch (err) {
+      if (gives) await this.usage.release(actor.id, slot);
+      throw err;
+    }
+    if (!outcome.ok) {
+      if (gives) await this.usage.release(actor.id, slot);
+      throw new BadRequestException('That would take the balance below zero');
+    }
     return { username: account.username, amount: input.amount, balance: outcome.balance };
+  }
+
+  /** A grant above the threshold: counted against today now, credited once another admin approves. */
+  private async requestApproval(
+    actor: AuthUser,
+    kind: StaffKind,
+    account: { id: string; username: string },
+    input: CreditChangeInput,
+    requestKey: string,
+    perDay: number,
+  ): Promise<CreditChangeAnswer> {
+    const asked = await this.approvals.findOne({ requestKey }).lean();
+    if (asked) return { username: asked.username, amount: asked.amount, pending: toApprovalView(asked) };
+    const id = new Types.ObjectId();
+    const slot = { day: StaffCreditUsage.today(), operation: `approval:${String(id)}` };
+    await this.reserveUsage(actor, slot, input.amount, perDay);
+    let created;
+    try {
+      created = (
+        await this.approvals.create({
+          _id: id,
+          kind: kind === 'adjustment' ? 'adjustment' : 'grant',
+          userId: new Types.ObjectId(account.id),
+          username: account.username,
+          amount: input.amount,
+          reason: input.reason,
+          requestedBy: { userId: actor.id, username: actor.username },
+          requestKey,
+          usageDay: slot.day,
+        })
+      ).toObject();
+    } catch (err) {
+      await this.usage.release(actor.id, slot);
+      // The same request id sent twice at once: the other one was stored first.
+      const other = await this.approvals.findOne({ requestKey }).lean();
+      if (!other) throw err;
+      return { username: other.username, amount: other.amount, pending: toApprovalView(other) };
+    }
+    await this.events.publish(
+      DomainEvents.creditApprovalRequested,
+      {
+        userId: account.id,
+        username: account.username,
+        approvalId: String(id),
+        kind: created.kind,
+        amount: created.amount,
+        reason: created.reason,
+        actor: { userId: actor.id, username: actor.username },
+      },
+      `credit-approval-requested:${String(id)}`,
+    );
+    return { username: account.username, amount: input.amount, pending: toApprovalView(created) };
+  }
+
+  private async reserveUsage(
+    actor: AuthUser,
+    slot: { day: string; operation: string },
+    amount: number,
+    perDay: number,
+  ) {
+    const { ok, used } = await this.usage.reserve(actor.id, slot, amount, perDay);
+    if (!ok) throw new ForbiddenException(CreditMessages.perDay(perDay, Math.max(0, perDay - used)));
   }
 
   private async requireAccount(username: string) {
@@ -143,4 +353,23 @@ export class SupportCreditsService {
     if (!account) throw new NotFoundException('User not found');
     return account;
   }
+}
+
+function usageSlotOf(request: { _id: unknown; usageDay: string }) {
+  return { day: request.usageDay, operation: `approval:${String(request._id)}` };
+}
+
+function toApprovalView(row: CreditApproval & { _id: unknown }): CreditApprovalView {
+  return {
+    _id: String(row._id),
+    kind: row.kind,
+    username: row.username,
+    amount: row.amount,
+    reason: row.reason,
+    state: row.state,
+    requestedBy: row.requestedBy.username,
+    decidedBy: row.decidedBy?.username,
+    createdAt: (row.createdAt ?? new Date()).toISOString(),
+    decidedAt: row.decidedAt?.toISOString(),
+  };
 }

@@ -1,10 +1,21 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { CreditChangeAnswer } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { CurrentUser, Roles } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
 import {
   AdjustDto,
+  ApprovalDecisionDto,
+  ApprovalParams,
   BulkReimburseDto,
   GrantDto,
   HistoryQueryDto,
@@ -31,7 +42,11 @@ export class SupportController {
   @Post('reimburse')
   @HttpCode(200)
   @Roles('support', 'admin')
-  @ApiOperation({ summary: 'Give one user credits back (support)' })
+  @ApiOperation({
+    summary: 'Give one user credits back (support)',
+    description:
+      'Never to oneself (403); capped per call and per UTC day by role (STAFF_CREDIT_LIMITS, 403).',
+  })
   async reimburse(@CurrentUser() actor: AuthUser, @Body() dto: ReimburseDto) {
     return ok(await this.credits.reimburse(actor, dto));
   }
@@ -47,7 +62,10 @@ export class SupportController {
   @Post('reimburse/tool')
   @HttpCode(200)
   @Roles('support', 'admin')
-  @ApiOperation({ summary: 'Give back everything spent on a tool in a window (each spend once)' })
+  @ApiOperation({
+    summary: 'Give back everything spent on a tool in a window (each spend once)',
+    description: "Refused (403) when the caller's own spends are in the window.",
+  })
   async confirmBulk(@CurrentUser() actor: AuthUser, @Body() dto: BulkReimburseDto) {
     return ok(await this.credits.confirmBulk(actor, dto));
   }
@@ -65,17 +83,58 @@ export class AdminCreditsController {
   @Post('credits/grant')
   @HttpCode(200)
   @Roles('admin')
-  @ApiOperation({ summary: 'Grant credits (admin)' })
-  async grant(@CurrentUser() actor: AuthUser, @Body() dto: GrantDto) {
-    return ok(await this.credits.grant(actor, dto));
+  @ApiOperation({
+    summary: 'Grant credits (admin)',
+    description:
+      'Never to oneself; capped per call and per UTC day. Above CREDIT_APPROVAL_THRESHOLD it becomes a request another admin approves (202).',
+  })
+  @ApiOkResponse({ description: '{message, content: {username, amount, balance}}' })
+  @ApiAcceptedResponse({ description: '{message, content: {username, amount, pending: CreditApproval}}' })
+  async grant(
+    @CurrentUser() actor: AuthUser,
+    @Body() dto: GrantDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return answer(res, await this.credits.grant(actor, dto));
   }
 
   @Post('credits/adjust')
   @HttpCode(200)
   @Roles('admin')
-  @ApiOperation({ summary: 'Adjust a balance up or down, never below zero (admin)' })
-  async adjust(@CurrentUser() actor: AuthUser, @Body() dto: AdjustDto) {
-    return ok(await this.credits.adjust(actor, dto));
+  @ApiOperation({
+    summary: 'Adjust a balance up or down, never below zero (admin)',
+    description: 'Increases follow the grant rules (self refused, caps, approval above the threshold: 202).',
+  })
+  async adjust(
+    @CurrentUser() actor: AuthUser,
+    @Body() dto: AdjustDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return answer(res, await this.credits.adjust(actor, dto));
+  }
+
+  @Get('credits/approvals')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Grants waiting for a second admin, then the latest decided (admin)' })
+  @ApiOkResponse({ description: '{message, content: CreditApproval[]}' })
+  async approvals() {
+    return ok(await this.credits.listApprovals());
+  }
+
+  @Post('credits/approvals/:id')
+  @HttpCode(200)
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Approve (credits once) or reject a waiting grant (another admin than the requester)',
+  })
+  @ApiOkResponse({ description: '{message, content: CreditApproval}' })
+  @ApiConflictResponse({ description: 'Already decided' })
+  async decide(
+    @CurrentUser() admin: AuthUser,
+    @Param() params: ApprovalParams,
+    @Body() dto: ApprovalDecisionDto,
+  ) {
+    return ok(await this.credits.decide(admin, params.id, dto.decision));
   }
 
   @Post('patreonSecrets')
@@ -86,4 +145,10 @@ export class AdminCreditsController {
   async issuePatreonSecrets(@CurrentUser() admin: AuthUser, @Body() dto: IssuePatreonSecretsDto) {
     return ok(await this.patreon.issue(admin, dto.count ?? 1));
   }
+}
+
+/** 202 when the change waits for another admin's approval, 200 when it was applied. */
+function answer(res: Response, change: CreditChangeAnswer) {
+  if (change.pending) res.status(202);
+  return ok(change);
 }

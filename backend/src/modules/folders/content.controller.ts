@@ -5,6 +5,7 @@ import { ContentMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { CurrentUser, Roles } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
+import { RateLimit } from '../auth/rate-limit';
 import { SameOriginGuard } from '../auth/same-origin.guard';
 import { DownloadContentDto, RenameFolderDto, TakedownDto } from './folders.dto';
 import { FoldersService } from './folders.service';
@@ -63,6 +64,7 @@ export class ContentController {
 
   @Post('downloadContent')
   @HttpCode(200)
+  @RateLimit('downloads')
   @ApiOperation({ summary: 'Download one of your items as an attachment named after its title' })
   async download(@CurrentUser() user: AuthUser, @Body() dto: DownloadContentDto, @Res() res: Response) {
     const object = await this.folders.download(user, dto.url, dto.title);

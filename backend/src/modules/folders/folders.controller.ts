@@ -9,6 +9,7 @@ import {
 import { ok } from '../../common/api-response';
 import { CurrentUser } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
+import { RateLimit } from '../auth/rate-limit';
 import { MakeFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
 
@@ -19,6 +20,7 @@ export class FoldersController {
 
   @Post('makeFolder')
   @HttpCode(200)
+  @RateLimit('folders')
   @ApiOperation({ summary: 'Create a folder for the signed-in user' })
   @ApiOkResponse({ description: '{message, content: {_id, title, amount}}' })
   @ApiBadRequestResponse({ description: "'Folder name required' or too long" })

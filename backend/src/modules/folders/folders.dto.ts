@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { FOLDER_TITLE_MAX, Messages } from '@studio/contracts';
-import { trimmed } from '../../common/validation';
+import { SafeName, trimmed } from '../../common/validation';
 
 export class MakeFolderDto {
   @ApiPropertyOptional({ description: "The spec's client sends its user name; it must be the session's" })
@@ -15,6 +15,7 @@ export class MakeFolderDto {
   @IsNotEmpty({ message: Messages.folderNameRequired })
   @IsString({ message: 'title must be text' })
   @MaxLength(FOLDER_TITLE_MAX, { message: `Folder name must be at most ${FOLDER_TITLE_MAX} characters` })
+  @SafeName()
   title!: string;
 }
 
@@ -35,6 +36,7 @@ export class DownloadContentDto {
   @IsOptional()
   @IsString({ message: 'title must be text' })
   @MaxLength(200)
+  @SafeName()
   title?: string;
 }
 
@@ -43,6 +45,7 @@ export class TakedownDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(500)
+  @SafeName()
   reason!: string;
 
   @ApiProperty({ enum: ['hide', 'delete'] })

@@ -8,7 +8,6 @@ import {
   Param,
   Post,
   UploadedFiles,
-  UseInterceptors,
 } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
@@ -20,10 +19,11 @@ import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
 import { FaceSwapDto, GenerateNoiseDto, SuperResolutionDto } from './generation.dto';
 import { GenerationService, imageInputs } from './generation.service';
-import { toolUploads, type UploadedFile } from './generation-uploads';
+import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
 import { decodeDataUrl, normalizeImage } from './image-input';
 
 const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
+const isCloneFile = (name: string) => name === 'original' || CLONE_FIELD.test(name);
 
 /**
  * The spec's tool endpoints. Each one checks its input, submits one job and waits a little for it
@@ -39,7 +39,7 @@ export class GenerationController {
 
   @Post('generateNoise')
   @HttpCode(200)
-  @UseInterceptors(toolUploads(CLONE_AMOUNT.max + 1))
+  @ToolUpload(imageUpload('clone', CLONE_AMOUNT.max + 1, isCloneFile, isCloneFile))
   @ApiOperation({
     summary: 'Clones: noise-altered copies of an image',
     description:
@@ -53,7 +53,7 @@ export class GenerationController {
     @Body() dto: GenerateNoiseDto,
     @UploadedFiles() files: UploadedFile[] = [],
   ) {
-    const original = files.find((f) => f.fieldname === 'original');
+    const original = fileNamed(files, 'original');
     const copies = files
       .map((f) => ({ file: f, index: CLONE_FIELD.exec(f.fieldname)?.[1] }))
       .filter((c) => c.index !== undefined)
@@ -62,7 +62,7 @@ export class GenerationController {
     let job: JobView;
     if (original) {
       const amount = parseAmount(dto.amount);
-      const image = await normalizeImage(original.buffer);
+      const image = await normalizeImage(original);
       job = await this.generation.submit(user, {
         tool: 'clone',
         author: dto.author,
@@ -75,7 +75,7 @@ export class GenerationController {
       if (copies.length === 0) throw new BadRequestException(JobMessages.imageRequired);
       if (copies.length > CLONE_AMOUNT.max) throw new BadRequestException(amountMessage);
       const images = [];
-      for (const copy of copies) images.push(await normalizeImage(copy.buffer));
+      for (const copy of copies) images.push(await normalizeImage(copy));
       job = await this.generation.submit(user, {
         tool: 'clone',
         author: dto.author,
@@ -90,7 +90,7 @@ export class GenerationController {
 
   @Post('superResolution')
   @HttpCode(200)
-  @UseInterceptors(toolUploads(1))
+  @ToolUpload(imageUpload('superResolution', 1, (name) => name === 'original'))
   @ApiOperation({
     summary: 'Super resolution (x2) of an image',
     description:
@@ -104,7 +104,7 @@ export class GenerationController {
     @Body() dto: SuperResolutionDto,
     @UploadedFiles() files: UploadedFile[] = [],
   ) {
-    const upload = files.find((f) => f.fieldname === 'original')?.buffer ?? decodeDataUrl(dto.original);
+    const upload = fileNamed(files, 'original') ?? decodeDataUrl(dto.original);
     const image = await normalizeImage(upload);
     const job = await this.generation.submit(user, {
       tool: 'superResolution',
@@ -118,7 +118,9 @@ export class GenerationController {
 
   @Post('faceSwap')
   @HttpCode(200)
-  @UseInterceptors(toolUploads(2))
+  @ToolUpload(
+    imageUpload('faceSwap', 2, (name) => name === JobFields.swapFace || name === JobFields.swapTarget),
+  )
   @ApiOperation({
     summary: 'Face swap: the face of Swap0 onto the person in Swap1',
     description: 'Requires `consent=true`: the user attests the consent of the person whose face is used.',
@@ -131,12 +133,12 @@ export class GenerationController {
     @Body() dto: FaceSwapDto,
     @UploadedFiles() files: UploadedFile[] = [],
   ) {
-    const face = files.find((f) => f.fieldname === JobFields.swapFace);
-    const target = files.find((f) => f.fieldname === JobFields.swapTarget);
+    const face = fileNamed(files, JobFields.swapFace);
+    const target = fileNamed(files, JobFields.swapTarget);
     if (!face || !target) throw new BadRequestException(JobMessages.faceImageRequired);
     if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
     if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
-    const images = [await normalizeImage(face.buffer), await normalizeImage(target.buffer)];
+    const images = [await normalizeImage(face), await normalizeImage(target)];
     const job = await this.generation.submit(user, {
       tool: 'faceSwap',
       author: dto.author,

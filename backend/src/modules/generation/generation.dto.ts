@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
+import { BULK_INPAINT_AMOUNT, CLONE_AMOUNT } from '@studio/contracts';
+import { SafeName, WholeNumber } from '../../common/validation';
 
 /** Fields shared by the tool requests (multipart fields arrive as strings). */
 class ToolRequestDto {
@@ -22,6 +24,7 @@ export class GenerateNoiseDto extends ToolRequestDto {
   @ApiPropertyOptional({ description: 'Copies to make, 1..100 (with `original`)', example: '3' })
   @IsOptional()
   @IsString()
+  @WholeNumber('Amount', CLONE_AMOUNT, { keepText: true })
   amount?: string;
 }
 
@@ -64,11 +67,13 @@ export class InpaintDto extends ToolRequestDto {
   @IsOptional()
   @IsString()
   @MaxLength(64)
+  @SafeName()
   inpaintName?: string;
 
   @ApiPropertyOptional({ description: 'Outputs per image (bulk: 1..100)' })
   @IsOptional()
   @IsString()
+  @WholeNumber('Amount', BULK_INPAINT_AMOUNT, { keepText: true })
   amount?: string;
 
   @ApiPropertyOptional({ description: 'Sent by the spec client; the server uses the image itself' })
@@ -95,6 +100,7 @@ export class GenerateImageDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  @SafeName()
   title?: string;
 
   @ApiProperty({ description: 'The prompt built from the chosen tags' })

@@ -7,6 +7,7 @@ import { OperationsModule } from '../operations/operations.module';
 import { EnginesModule } from './engines.module';
 import { GenerationController } from './generation.controller';
 import { GenerationService } from './generation.service';
+import { StaleUploadSweep, UploadSlots } from './generation-uploads';
 import { InpaintController } from './inpaint.controller';
 import { InpaintService } from './inpaint.service';
 import { StudioToolsController } from './studio-tools.controller';
@@ -26,7 +27,7 @@ import { JobQueuesModule } from './job-queues';
     OperationsModule,
   ],
   controllers: [GenerationController, InpaintController, StudioToolsController],
-  providers: [GenerationService, JobLifecycle, InpaintService],
+  providers: [GenerationService, JobLifecycle, InpaintService, UploadSlots, StaleUploadSweep],
   exports: [GenerationService, JobLifecycle, EnginesModule, JobQueuesModule, MongooseModule, FoldersModule],
 })
 export class GenerationModule {}

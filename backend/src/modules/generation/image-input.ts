@@ -2,6 +2,12 @@ import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import sharp from 'sharp';
 import { IMAGE_SIDE_MAX, JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
 
+/** An image as bytes (a data URL) or as an upload streamed to a temp file. */
+export type ImageSource = Buffer | { path: string; size: number };
+
+const sizeOf = (source: ImageSource) => (Buffer.isBuffer(source) ? source.length : source.size);
+const inputOf = (source: ImageSource) => (Buffer.isBuffer(source) ? source : source.path);
+
 export interface NormalizedImage {
   data: Buffer;
   width: number;
@@ -15,9 +21,11 @@ const ACCEPTED: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);
  * bytes (sharp reads the magic numbers, the file name is ignored), the decoded size is capped
  * (decompression bombs), EXIF orientation is applied, and neither side exceeds 1024 px.
  */
-export async function normalizeImage(data: Buffer | undefined): Promise<NormalizedImage> {
-  if (!data || data.length === 0) throw new BadRequestException(JobMessages.imageRequired);
-  if (data.length > UPLOAD_LIMITS.imageBytes) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
+export async function normalizeImage(source: ImageSource | undefined): Promise<NormalizedImage> {
+  if (!source || sizeOf(source) === 0) throw new BadRequestException(JobMessages.imageRequired);
+  if (sizeOf(source) > UPLOAD_LIMITS.imageBytes)
+    throw new PayloadTooLargeException(JobMessages.imageTooLarge);
+  const data = inputOf(source);
   const options = { limitInputPixels: UPLOAD_LIMITS.imagePixels, failOn: 'error' as const };
   let format: string | undefined;
   let pixels = 0;
@@ -59,11 +67,11 @@ export function decodeDataUrl(value: unknown): Buffer | undefined {
  * white (opaque, bright) means repaint, everything else keeps the original pixels.
  */
 export async function normalizeMask(
-  data: Buffer | undefined,
+  data: ImageSource | undefined,
   width: number,
   height: number,
 ): Promise<Buffer> {
-  if (!data || data.length === 0) throw new BadRequestException(JobMessages.maskRequired);
+  if (!data || sizeOf(data) === 0) throw new BadRequestException(JobMessages.maskRequired);
   const checked = await normalizeImage(data);
   return sharp(checked.data).resize(width, height, { fit: 'fill' }).png().toBuffer();
 }

@@ -1,13 +1,4 @@
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  HttpCode,
-  Inject,
-  Post,
-  UploadedFiles,
-  UseInterceptors,
-} from '@nestjs/common';
+import { BadRequestException, Body, Controller, HttpCode, Inject, Post, UploadedFiles } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { BULK_INPAINT_AMOUNT, JobMessages, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -15,7 +6,7 @@ import { CurrentUser } from '../auth/auth.decorators';
 import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
 import { BulkInpaintDto, InpaintDto } from './generation.dto';
-import { fileNamed, toolUploads, type UploadedFile } from './generation-uploads';
+import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
 import { InpaintService } from './inpaint.service';
 
 /** Magic Brush: one image, or a bulk batch of images with the same mask and prompt. */
@@ -29,7 +20,7 @@ export class InpaintController {
 
   @Post('inpaintImage')
   @HttpCode(200)
-  @UseInterceptors(toolUploads(2))
+  @ToolUpload(imageUpload('inpaint', 2, (name) => name === 'original' || name === 'mask'))
   @ApiOperation({ summary: 'Magic Brush: repaint the masked part of one image (1 credit)' })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: InpaintDto })
@@ -41,14 +32,22 @@ export class InpaintController {
   ) {
     return this.inpaint.single(
       user,
-      { ...dto, original: fileNamed(files, 'original')?.buffer, mask: fileNamed(files, 'mask')?.buffer },
+      { ...dto, original: fileNamed(files, 'original'), mask: fileNamed(files, 'mask') },
       this.config.JOB_WAIT_MS,
     );
   }
 
   @Post('bulkInpaintImage')
   @HttpCode(200)
-  @UseInterceptors(toolUploads(2 + UPLOAD_LIMITS.bulkExtraImages))
+  // The spec: every file other than original and mask is an extra image, whatever its name.
+  @ToolUpload(
+    imageUpload(
+      'inpaint',
+      2 + UPLOAD_LIMITS.bulkExtraImages,
+      () => true,
+      (name) => name !== 'mask',
+    ),
+  )
   @ApiOperation({
     summary: 'Magic Brush in bulk: the same mask and prompt on the original and extra images',
     description: `amount (${BULK_INPAINT_AMOUNT.min}..${BULK_INPAINT_AMOUNT.max}) outputs per image; every field other than original and mask is an extra image. Cost: amount × images.`,
@@ -68,9 +67,9 @@ export class InpaintController {
     const result = await this.inpaint.bulk(user, {
       ...dto,
       folder: dto.folder,
-      original: fileNamed(files, 'original')?.buffer,
-      mask: fileNamed(files, 'mask')?.buffer,
-      extras: extras.map((f) => f.buffer),
+      original: fileNamed(files, 'original'),
+      mask: fileNamed(files, 'mask'),
+      extras,
     });
     return { message: 'processing', content: result };
   }

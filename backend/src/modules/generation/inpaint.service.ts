@@ -13,7 +13,7 @@ import type { AuthUser } from '../auth/auth-user';
 import { FoldersService } from '../folders/folders.service';
 import { GenerationService, imageInputs, type JobRequest } from './generation.service';
 import { batchStatus } from './batch-status';
-import { normalizeImage, normalizeMask } from './image-input';
+import { normalizeImage, normalizeMask, type ImageSource } from './image-input';
 
 export interface InpaintInput {
   author?: string;
@@ -21,8 +21,8 @@ export interface InpaintInput {
   folder?: string;
   inpaintName?: string;
   amount?: string;
-  original?: Buffer;
-  mask?: Buffer;
+  original?: ImageSource;
+  mask?: ImageSource;
 }
 
 const BATCH_DEFAULT_NAME = 'Bulk inpaint';
@@ -47,7 +47,7 @@ export class InpaintService {
 
   async bulk(
     user: AuthUser,
-    input: InpaintInput & { folder: string; extras: Buffer[] },
+    input: InpaintInput & { folder: string; extras: ImageSource[] },
   ): Promise<{ batch: InpaintEntry; jobs: JobView[] }> {
     const prompt = checkedPrompt(input.prompt);
     const amount = parseBulkAmount(input.amount);
@@ -76,7 +76,7 @@ export class InpaintService {
 
   /** One job request per output: each image (with the mask fitted to it) `amount` times. */
   private async requests(
-    originals: (Buffer | undefined)[],
+    originals: (ImageSource | undefined)[],
     input: InpaintInput,
     prompt: string,
     amount: number,

@@ -1,14 +1,4 @@
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  ForbiddenException,
-  HttpCode,
-  Inject,
-  Post,
-  UploadedFiles,
-  UseInterceptors,
-} from '@nestjs/common';
+import { BadRequestException, Body, Controller, HttpCode, Inject, Post, UploadedFiles } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import {
   GENERATED_IMAGE_SIZE,
@@ -16,6 +6,8 @@ import {
   Messages,
   PromptMessages,
   UPLOAD_LIMITS,
+  UPLOAD_REQUEST_LIMITS,
+  VIDEO_STEP_SECONDS,
   minorReference,
   withAdultAge,
 } from '@studio/contracts';
@@ -23,9 +15,8 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser } from '../auth/auth.decorators';
 import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
-import { OperationsService } from '../operations/operations.service';
 import { FaceSwapVideoDto, GenerateImageDto } from './generation.dto';
-import { fileNamed, toolUploads, type UploadedFile } from './generation-uploads';
+import { fileNamed, ToolUpload, type UploadedFile } from './generation-uploads';
 import { GenerationService, imageInputs } from './generation.service';
 import { normalizeImage } from './image-input';
 import { measureVideo } from './video-input';
@@ -36,7 +27,6 @@ import { measureVideo } from './video-input';
 export class StudioToolsController {
   constructor(
     private readonly generation: GenerationService,
-    private readonly operations: OperationsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -64,7 +54,17 @@ export class StudioToolsController {
 
   @Post('faceSwapVideo')
   @HttpCode(200)
-  @UseInterceptors(toolUploads(2, UPLOAD_LIMITS.videoBytes))
+  @ToolUpload({
+    tool: 'faceSwapVideo',
+    fileField: (name) => name === 'SwapVideo0' || name === 'SwapVideo1',
+    maxFiles: 2,
+    // The face image is held to the image limit when it is read (normalizeImage).
+    fileBytes: UPLOAD_LIMITS.videoBytes,
+    fileTooLarge: JobMessages.videoTooLarge,
+    requestBytes: UPLOAD_REQUEST_LIMITS.videoRequestBytes,
+    flag: { name: 'videoFaceSwap', offMessage: JobMessages.videoSwapOff },
+    minUnits: VIDEO_STEP_SECONDS,
+  })
   @ApiOperation({
     summary: 'Video face swap (beta, behind a feature flag): the face of SwapVideo1 onto SwapVideo0',
     description:
@@ -79,15 +79,13 @@ export class StudioToolsController {
     @Body() dto: FaceSwapVideoDto,
     @UploadedFiles() files: UploadedFile[] = [],
   ) {
-    if (!(await this.operations.flags()).videoFaceSwap)
-      throw new ForbiddenException(JobMessages.videoSwapOff);
     const video = fileNamed(files, 'SwapVideo0');
     const face = fileNamed(files, 'SwapVideo1');
     if (!video || !face) throw new BadRequestException(JobMessages.videoRequired);
     if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
     if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
-    const measured = await measureVideo(video.buffer);
-    const image = await normalizeImage(face.buffer);
+    const image = await normalizeImage(face);
+    const measured = await measureVideo(video);
     const job = await this.generation.submit(user, {
       tool: 'faceSwapVideo',
       author: dto.author,

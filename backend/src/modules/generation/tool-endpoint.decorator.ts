@@ -1,17 +1,22 @@
-import { applyDecorators, UseGuards } from '@nestjs/common';
+import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
+import { RateLimit } from '../auth/rate-limit';
 
 /**
- * What every tool controller shares: the per-user job rate limit (not the login one) and the
- * answers any tool request may get before a job exists.
+ * What every tool controller shares: the per-user job rate limit (one budget across all tools,
+ * checked by a guard before any upload is read) and the answers any tool request may get before
+ * a job exists.
  */
 export const ToolEndpoints = () =>
   applyDecorators(
     ApiTags('generation'),
-    UseGuards(ThrottlerGuard),
-    SkipThrottle({ auth: true }),
+    RateLimit('jobs'),
     ApiResponse({ status: 402, description: "'Not enough credits!' (nothing queued)" }),
-    ApiResponse({ status: 429, description: 'Too many tool requests' }),
+    ApiResponse({
+      status: 413,
+      description:
+        'The upload is larger than its limit (refused from Content-Length, or as soon as it is exceeded)',
+    }),
+    ApiResponse({ status: 429, description: 'Too many tool requests, or too many uploads in progress' }),
     ApiResponse({ status: 503, description: "'This tool is not available right now' (no engine)" }),
   );

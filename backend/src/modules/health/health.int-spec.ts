@@ -45,6 +45,8 @@ describe('health and API document', () => {
         'POST /api/support/reimburse/tool',
         'POST /api/admin/credits/grant',
         'POST /api/admin/credits/adjust',
+        'GET /api/admin/credits/approvals',
+        'POST /api/admin/credits/approvals/{id}',
         'POST /api/admin/patreonSecrets',
         'GET /api/getBulkInpaints/{id}',
         'PATCH /api/folders/{id}',
@@ -68,6 +70,7 @@ describe('health and API document', () => {
         'GET /api/support/users',
         'POST /api/admin/content/{itemId}/takedown',
         'PUT /api/admin/users/{username}/badges',
+        'PUT /api/admin/users/{username}/role',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');

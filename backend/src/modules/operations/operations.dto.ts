@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { NoticeSeverity } from '@studio/contracts';
+import { SafeName } from '../../common/validation';
 
 export class SetNoticeDto {
   @ApiProperty({ description: 'What the tool screen shows', maxLength: 500 })
   @IsString()
   @MaxLength(500)
+  @SafeName()
   text!: string;
 
   @ApiProperty({ enum: ['info', 'warning', 'error'] })

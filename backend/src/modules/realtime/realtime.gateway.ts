@@ -1,29 +1,91 @@
-import { Logger } from '@nestjs/common';
-import { OnGatewayConnection, WebSocketGateway } from '@nestjs/websockets';
-import type { Socket } from 'socket.io';
+import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
+import { OnGatewayConnection, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
+import type Redis from 'ioredis';
+import type { Server, Socket } from 'socket.io';
 import { SocketEvents, SocketRooms } from '@studio/contracts';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { REDIS } from '../../infrastructure/redis.module';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import { sessionStoreKey } from '../auth/session';
+
+interface SessionRequest {
+  sessionID?: string;
+  session?: { userId?: string };
+}
 
 /**
- * The browser's live channel. The adapter has already checked the session; here each socket joins
- * its user's room, and admins also join the admin room (audit feed).
+ * The browser's live channel. The adapter has already checked the session and the Origin; here
+ * each socket joins its user's room and its login session's room (closed on logout), and admins
+ * also join the admin room (audit feed) — the role read from the database on every join.
+ *
+ * A session can also end without anyone closing its sockets (it expires, or is deleted in Redis):
+ * every SOCKET_SESSION_CHECK_SECONDS each instance checks the sessions of its own sockets in one
+ * Redis round trip and closes the sockets whose session is gone.
  */
 @WebSocketGateway()
-export class RealtimeGateway implements OnGatewayConnection {
+export class RealtimeGateway implements OnGatewayConnection, OnGatewayInit, OnModuleDestroy {
   private readonly logger = new Logger(RealtimeGateway.name);
+  private sweepTimer?: NodeJS.Timeout;
+  @WebSocketServer() private server?: Server;
 
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  afterInit(): void {
+    this.sweepTimer = setInterval(() => {
+      this.closeEndedSessions().catch((err) =>
+        this.logger.warn(`session check failed: ${(err as Error).message}`),
+      );
+    }, this.config.SOCKET_SESSION_CHECK_SECONDS * 1000);
+    this.sweepTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweepTimer);
+  }
 
   async handleConnection(socket: Socket): Promise<void> {
-    const userId = (socket.request as { session?: { userId?: string } }).session?.userId;
+    const request = socket.request as SessionRequest;
+    const userId = request.session?.userId;
+    const sessionId = request.sessionID;
     const account = userId ? await this.accounts.findById(userId) : null;
-    if (!account) {
+    if (!account || !sessionId) {
       socket.disconnect(true);
       return;
     }
-    await socket.join(SocketRooms.user(account.id));
+    socket.data.sessionId = sessionId;
+    await socket.join([SocketRooms.user(account.id), SocketRooms.session(sessionId)]);
     if (account.role === 'admin') await socket.join(SocketRooms.admins);
+    // The cookie was read when the transport opened, which may be long before this join: a logout
+    // in between closed its session room while this socket was not in it yet. Checked after
+    // joining, so a logout from now on finds the socket in the room.
+    if (!(await this.redis.exists(sessionStoreKey(this.config, sessionId)))) {
+      socket.disconnect(true);
+      return;
+    }
     socket.emit(SocketEvents.ready, { username: account.username });
     this.logger.debug(`socket ${socket.id} joined for ${account.username}`);
+  }
+
+  /** Closes this instance's sockets whose login session no longer exists in Redis. */
+  async closeEndedSessions(): Promise<void> {
+    const sockets = [...(this.server?.of('/').sockets.values() ?? [])];
+    const bySession = new Map<string, Socket[]>();
+    for (const socket of sockets) {
+      const sessionId = socket.data.sessionId as string | undefined;
+      if (sessionId) bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), socket]);
+    }
+    if (!bySession.size) return;
+    const checks = this.redis.pipeline();
+    const sessionIds = [...bySession.keys()];
+    for (const sid of sessionIds) checks.exists(sessionStoreKey(this.config, sid));
+    const results = (await checks.exec()) ?? [];
+    sessionIds.forEach((sid, i) => {
+      const [err, exists] = results[i] ?? [];
+      if (!err && exists === 0) bySession.get(sid)?.forEach((socket) => socket.disconnect(true));
+    });
   }
 }

@@ -35,4 +35,9 @@ export class RealtimePublisher {
   toAdmins<E extends keyof SocketEventPayloads>(event: E, payload: SocketEventPayloads[E]): void {
     this.emitter.to(SocketRooms.admins).emit(event, payload);
   }
+
+  /** Closes every socket in the room, on whichever API instance it is connected. */
+  disconnectRoom(room: string): void {
+    this.emitter.in(room).disconnectSockets(true);
+  }
 }

@@ -2,6 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type Redis from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
@@ -11,8 +12,33 @@ import { SESSION_MIDDLEWARE } from '../auth/session';
 import { socketChannelKey } from './realtime.publisher';
 
 /**
+ * Whether a handshake may open a socket: browsers always send Origin on a WebSocket handshake and
+ * on cross-origin requests, so a foreign Origin is another site riding on the user's cookie
+ * (cross-site WebSocket hijacking). Allowed: the app's own host, FRONTEND_ORIGIN and PUBLIC_URL.
+ * No Origin at all is a same-origin polling request or a client that is not a browser.
+ */
+export function isAllowedOrigin(
+  request: Pick<IncomingMessage, 'headers'>,
+  config: Pick<AppConfig, 'FRONTEND_ORIGIN' | 'PUBLIC_URL'>,
+): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (parsed.host === request.headers.host) return true;
+  return [config.FRONTEND_ORIGIN, config.PUBLIC_URL]
+    .filter((allowed): allowed is string => Boolean(allowed))
+    .some((allowed) => new URL(allowed).origin === parsed.origin);
+}
+
+/**
  * Socket.IO server on the Redis adapter (pushes reach users on every API instance), with the
- * handshake authenticated by the same session cookie as HTTP: no session, no connection.
+ * handshake authenticated by the same session cookie as HTTP (no session, no connection) and
+ * refused from other sites' pages (isAllowedOrigin).
  */
 export class SessionIoAdapter extends IoAdapter {
   private readonly subscribers: Redis[] = [];
@@ -29,6 +55,8 @@ export class SessionIoAdapter extends IoAdapter {
     const server: Server = super.createIOServer(port, {
       ...options,
       cors: config.FRONTEND_ORIGIN ? { origin: config.FRONTEND_ORIGIN, credentials: true } : undefined,
+      allowRequest: (request: IncomingMessage, callback: (err: string | null, ok: boolean) => void) =>
+        callback(null, isAllowedOrigin(request, config)),
     });
     const pub = redis.duplicate();
     const sub = redis.duplicate();

@@ -71,12 +71,15 @@ describe('AdminLogsPage', () => {
     expect(await screen.findByText('job 42 on gpu-1')).toBeInTheDocument();
   }, 20_000);
 
-  it('sends paging and filters to the server', async () => {
-    const many = Array.from({ length: 50 }, () => logEntry());
+  it('pages by cursor, newer and older, and sends filters to the server', async () => {
+    const many = Array.from({ length: 50 }, (_, i) => logEntry({ message: `First page ${i}` }));
+    const second = Array.from({ length: 50 }, (_, i) => logEntry({ message: `Second page ${i}` }));
     const fetchMock = asAdmin({
       [statsKey()]: statsAnswer(),
-      [logsKey()]: logPageAnswer(many, { total: 120 }),
-      [logsKey({ page: 2 })]: logPageAnswer([logEntry({ message: 'On page two' })], { total: 120, page: 2 }),
+      [logsKey()]: logPageAnswer(many, { next: many[49]._id }),
+      [logsKey({ before: many[49]._id })]: logPageAnswer(second, { next: second[49]._id }),
+      [logsKey({ before: second[49]._id })]: logPageAnswer([logEntry({ message: 'The oldest' })]),
+      [logsKey({ pageSize: 20 })]: logPageAnswer([logEntry({ message: 'Twenty a page' })], { pageSize: 20 }),
       [logsKey({ category: 'Credits' })]: logPageAnswer([
         logEntry({ category: 'Credits', message: 'Credits row' }),
       ]),
@@ -84,21 +87,76 @@ describe('AdminLogsPage', () => {
     });
     renderApp('/admin/logs');
 
-    expect(await screen.findByText('120 entries')).toBeInTheDocument();
-    fireEvent.click(screen.getByTitle('2'));
-    expect(await screen.findByText('On page two')).toBeInTheDocument();
-    expect(callsTo(fetchMock, logsKey({ page: 2 }))).toHaveLength(1);
+    expect(await screen.findByText('First page 0', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByTestId('log-page')).toHaveTextContent('Page 1');
+    const newer = () => screen.getByRole('button', { name: /Newer/ });
+    const older = () => screen.getByRole('button', { name: /Older/ });
+    expect(newer()).toBeDisabled();
 
-    // A filter starts again from page 1.
+    fireEvent.click(older());
+    expect(await screen.findByText('Second page 0')).toBeInTheDocument();
+    expect(screen.getByTestId('log-page')).toHaveTextContent('Page 2');
+    await waitFor(() => expect(older()).toBeEnabled());
+    fireEvent.click(older());
+    expect(await screen.findByText('The oldest')).toBeInTheDocument();
+    expect(screen.getByTestId('log-page')).toHaveTextContent('Page 3');
+    await waitFor(() => expect(newer()).toBeEnabled());
+    expect(older()).toBeDisabled(); // the last page: no next cursor
+
+    fireEvent.click(newer());
+    expect(await screen.findByText('Second page 0')).toBeInTheDocument();
+    expect(screen.getByTestId('log-page')).toHaveTextContent('Page 2');
+    expect(callsTo(fetchMock, logsKey({ before: many[49]._id })).length).toBeGreaterThanOrEqual(1);
+
+    // Another page size starts again from the newest page.
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: 'Page size' }));
+    fireEvent.click(await screen.findByTitle('20 / page'));
+    expect(await screen.findByText('Twenty a page')).toBeInTheDocument();
+    expect(screen.getByTestId('log-page')).toHaveTextContent('Page 1');
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: 'Page size' }));
+    fireEvent.click(await screen.findByTitle('50 / page'));
+    expect(await screen.findByText('First page 0')).toBeInTheDocument();
+
+    // A filter starts again from the newest page.
+    fireEvent.click(older());
+    expect(await screen.findByText('Second page 0')).toBeInTheDocument();
     fireEvent.mouseDown(screen.getByRole('combobox', { name: 'Category' }));
     fireEvent.click(await screen.findByTitle('Credits'));
     expect(await screen.findByText('Credits row')).toBeInTheDocument();
+    expect(screen.getByTestId('log-page')).toHaveTextContent('Page 1');
 
     fireEvent.change(screen.getByPlaceholderText('Username'), { target: { value: ' bob ' } });
     fireEvent.keyDown(screen.getByPlaceholderText('Username'), { key: 'Enter', keyCode: 13 });
     await waitFor(() =>
       expect(callsTo(fetchMock, logsKey({ category: 'Credits', user: 'bob' }))).toHaveLength(1),
     );
+  }, 45_000);
+
+  it('keeps the next cursor on the entry a live row pushes off the first page', async () => {
+    const full = Array.from({ length: 20 }, (_, i) => logEntry({ message: `Row ${i}` }));
+    const fetchMock = asAdmin({
+      [statsKey()]: statsAnswer(),
+      [logsKey({ pageSize: 20 })]: logPageAnswer(full, { pageSize: 20, next: full[19]._id }),
+      [logsKey()]: logPageAnswer([]),
+      [logsKey({ before: full[18]._id, pageSize: 20 })]: logPageAnswer(
+        [logEntry({ message: 'After row 18' })],
+        {
+          pageSize: 20,
+        },
+      ),
+    });
+    renderApp('/admin/logs');
+    await waitFor(() => expect(openSocket()).toBeDefined());
+    fireEvent.mouseDown(await screen.findByRole('combobox', { name: 'Page size' }));
+    fireEvent.click(await screen.findByTitle('20 / page'));
+    expect(await screen.findByText('Row 19')).toBeInTheDocument();
+
+    act(() => openSocket()!.serverEmit(SocketEvents.auditAppended, logEntry({ message: 'Live on top' })));
+    await waitFor(() => expect(tableRows()[0]).toHaveTextContent('Live on top'));
+    expect(screen.queryByText('Row 19')).not.toBeInTheDocument();
+    fireEvent.click(screen.getByRole('button', { name: /Older/ }));
+    expect(await screen.findByText('After row 18')).toBeInTheDocument();
+    expect(callsTo(fetchMock, logsKey({ before: full[18]._id, pageSize: 20 }))).toHaveLength(1);
   }, 20_000);
 
   it('prepends live entries that match and re-reads the stats once after a burst', async () => {

@@ -23,9 +23,13 @@ export function AdminLogsPage() {
 
 function AdminLogs() {
   const [filters, setFilters] = useState<LogFilters>({});
-  const [paging, setPaging] = useState({ page: 1, pageSize: LOG_PAGE_SIZE.default as number });
+  // Keyset paging: the cursors of the pages above the one shown (empty on the newest page).
+  const [paging, setPaging] = useState({
+    cursors: [] as string[],
+    pageSize: LOG_PAGE_SIZE.default as number,
+  });
   const { stats, loading: statsLoading, reloadSoon } = useAdminStats();
-  const log = useAuditLog(filters, paging.page, paging.pageSize);
+  const log = useAuditLog(filters, paging.cursors.at(-1), paging.pageSize);
 
   useSocketEvent(SocketEvents.auditAppended, (entry) => {
     log.prepend(entry);
@@ -34,7 +38,7 @@ function AdminLogs() {
 
   const onFiltersChange = (next: LogFilters) => {
     setFilters(next);
-    setPaging((current) => ({ ...current, page: 1 }));
+    setPaging((current) => ({ ...current, cursors: [] }));
   };
 
   return (
@@ -55,7 +59,13 @@ function AdminLogs() {
         <LogTable
           data={log.data}
           loading={log.loading}
-          onPageChange={(page, pageSize) => setPaging({ page, pageSize })}
+          pageNumber={paging.cursors.length + 1}
+          onNewer={() => setPaging((current) => ({ ...current, cursors: current.cursors.slice(0, -1) }))}
+          onOlder={() => {
+            const next = log.data.next;
+            if (next) setPaging((current) => ({ ...current, cursors: [...current.cursors, next] }));
+          }}
+          onPageSizeChange={(pageSize) => setPaging({ cursors: [], pageSize })}
         />
       </Card>
     </Space>

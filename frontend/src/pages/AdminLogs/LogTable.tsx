@@ -1,8 +1,7 @@
-import { FileTextOutlined } from '@ant-design/icons';
+import { FileTextOutlined, LeftOutlined, RightOutlined } from '@ant-design/icons';
 import { LOG_PAGE_SIZE, type LogEntry, type LogPage } from '@studio/contracts';
-import { Button, Popover, Tag, Typography, type TableColumnsType } from 'antd';
+import { Button, Flex, Popover, Select, Table, Tag, Typography, type TableColumnsType } from 'antd';
 import { formatLocalDateTime } from '../../admin/format';
-import { ServerPagedTable } from '../../admin/ServerPagedTable';
 
 const CATEGORY_COLORS: Record<string, string> = {
   FaceSwap: 'red',
@@ -60,23 +59,55 @@ function DetailButton({ detail }: { detail: string }) {
   );
 }
 
-/** The log entries of one server page; paging asks the server for another. */
+/**
+ * The log entries of one server page, with Newer/Older buttons: the log is paged by cursor, so
+ * the table knows the page's number and whether an older one exists, not the total.
+ */
 export function LogTable({
   data,
   loading,
-  onPageChange,
+  pageNumber,
+  onNewer,
+  onOlder,
+  onPageSizeChange,
 }: {
   data: LogPage;
   loading: boolean;
-  onPageChange(page: number, pageSize: number): void;
+  /** 1 for the newest page. */
+  pageNumber: number;
+  onNewer(): void;
+  onOlder(): void;
+  onPageSizeChange(pageSize: number): void;
 }) {
   return (
-    <ServerPagedTable<LogEntry>
-      columns={columns}
-      data={data}
-      loading={loading}
-      onPageChange={onPageChange}
-      pageSizeOptions={[...LOG_PAGE_SIZE.choices]}
-    />
+    <>
+      <Table<LogEntry>
+        rowKey="_id"
+        size="small"
+        columns={columns}
+        dataSource={data.items}
+        loading={loading}
+        scroll={{ x: 800 }}
+        pagination={false}
+      />
+      <Flex justify="flex-end" align="center" gap="small" wrap style={{ marginTop: 16 }}>
+        <Typography.Text type="secondary" data-testid="log-page">
+          Page {pageNumber}
+        </Typography.Text>
+        <Button icon={<LeftOutlined />} disabled={pageNumber <= 1 || loading} onClick={onNewer}>
+          Newer
+        </Button>
+        <Button disabled={!data.next || loading} onClick={onOlder}>
+          Older <RightOutlined />
+        </Button>
+        <Select
+          aria-label="Page size"
+          style={{ width: 120 }}
+          value={data.pageSize}
+          options={LOG_PAGE_SIZE.choices.map((size) => ({ value: size, label: `${size} / page` }))}
+          onChange={onPageSizeChange}
+        />
+      </Flex>
+    </>
   );
 }

@@ -5,8 +5,8 @@ import { apiGet, queryString } from '../../api/client';
 /** The table's filters; dates are ISO strings. */
 export type LogFilters = Pick<LogQuery, 'category' | 'user' | 'from' | 'to'>;
 
-function emptyPage(page: number, pageSize: number): LogPage {
-  return { items: [], total: 0, page, pageSize };
+function emptyPage(pageSize: number): LogPage {
+  return { items: [], pageSize, next: null };
 }
 
 function isPage(value: unknown): value is LogPage {
@@ -26,38 +26,47 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
 }
 
 /**
- * One page of GET /api/admin/logs with server-side paging and filters. prepend() adds a live
- * entry on top of page 1 when it matches the filters (newest first, the page size kept).
+ * One page of GET /api/admin/logs, newest first, with server-side filters and keyset paging:
+ * `before` is the `next` cursor of the page before (undefined for the first page). prepend() adds
+ * a live entry on top of the first page when it matches the filters (the page size kept; the
+ * entry pushed off the page is where the next page now starts).
  */
-export function useAuditLog(filters: LogFilters, page: number, pageSize: number = LOG_PAGE_SIZE.default) {
-  const [data, setData] = useState<LogPage>(() => emptyPage(page, pageSize));
+export function useAuditLog(
+  filters: LogFilters,
+  before: string | undefined,
+  pageSize: number = LOG_PAGE_SIZE.default,
+) {
+  const [data, setData] = useState<LogPage>(() => emptyPage(pageSize));
   const [loading, setLoading] = useState(true);
   const { category, user, from, to } = filters;
 
   useEffect(() => {
     let current = true;
     setLoading(true);
-    const query = queryString({ page, pageSize, category, user: user?.trim(), from, to });
+    const query = queryString({ before, pageSize, category, user: user?.trim(), from, to });
     void apiGet<LogPage>(`/admin/logs${query}`).then((result) => {
       if (!current) return;
       const content = result.body?.content;
-      setData(result.ok && isPage(content) ? content : emptyPage(page, pageSize));
+      setData(result.ok && isPage(content) ? content : emptyPage(pageSize));
       setLoading(false);
     });
     return () => {
       current = false;
     };
-  }, [page, pageSize, category, user, from, to]);
+  }, [before, pageSize, category, user, from, to]);
 
   const prepend = useCallback(
     (entry: LogEntry) => {
-      if (page !== 1 || !matchesFilters(entry, { category, user, from, to })) return;
+      if (before !== undefined || !matchesFilters(entry, { category, user, from, to })) return;
       setData((known) => {
         if (known.items.some((item) => item._id === entry._id)) return known;
-        return { ...known, items: [entry, ...known.items].slice(0, pageSize), total: known.total + 1 };
+        const items = [entry, ...known.items];
+        if (items.length <= pageSize) return { ...known, items };
+        const kept = items.slice(0, pageSize);
+        return { ...known, items: kept, next: kept[kept.length - 1]._id };
       });
     },
-    [page, pageSize, category, user, from, to],
+    [before, pageSize, category, user, from, to],
   );
 
   return { data, loading, prepend };

@@ -5,11 +5,13 @@ import { useState } from 'react';
 import { creditsAsDollars, formatLocalDateTime } from '../../admin/format';
 import { RequireRole, SUPPORT_STAFF } from '../../admin/RequireRole';
 import { useSession } from '../../session/useSession';
+import { ApprovalsCard } from './ApprovalsCard';
 import { BadgesEditor } from './BadgesEditor';
 import { BulkReimburseCard } from './BulkReimburseCard';
 import { CreditChangeForm } from './CreditChangeForm';
 import { CreditHistoryTable } from './CreditHistoryTable';
 import { PatreonSecretCard } from './PatreonSecretCard';
+import { RoleEditor } from './RoleEditor';
 import { useCreditHistory } from './useCreditHistory';
 import { useUserSearch } from './useUserSearch';
 
@@ -23,9 +25,11 @@ export function SupportPage() {
 }
 
 function Support() {
-  const { isAdmin } = useSession();
+  const { isAdmin, account } = useSession();
   const lookup = useUserSearch();
   const [selected, setSelected] = useState<UserSummary | null>(null);
+  // Bumped when a grant becomes an approval request, so the list shows it.
+  const [approvalsKey, setApprovalsKey] = useState(0);
 
   return (
     <Space direction="vertical" size="large" style={{ width: '100%' }}>
@@ -79,7 +83,14 @@ function Support() {
         </Col>
         <Col xs={24} lg={16}>
           {selected ? (
-            <UserPanel key={selected.username} user={selected} isAdmin={isAdmin} onChange={setSelected} />
+            <UserPanel
+              key={selected.username}
+              user={selected}
+              isAdmin={isAdmin}
+              self={account}
+              onChange={setSelected}
+              onPending={() => setApprovalsKey((k) => k + 1)}
+            />
           ) : (
             <Card size="small">
               <Empty description="Pick a user to see their credits" />
@@ -97,6 +108,7 @@ function Support() {
           </Col>
         )}
       </Row>
+      {isAdmin && <ApprovalsCard self={account} reloadKey={approvalsKey} />}
     </Space>
   );
 }
@@ -104,11 +116,15 @@ function Support() {
 function UserPanel({
   user,
   isAdmin,
+  self,
   onChange,
+  onPending,
 }: {
   user: UserSummary;
   isAdmin: boolean;
+  self: string | null;
   onChange(user: UserSummary): void;
+  onPending(): void;
 }) {
   const history = useCreditHistory(user.username);
   const creditsChanged = (balance: number) => {
@@ -131,6 +147,7 @@ function UserPanel({
           )}
         </Descriptions>
         {isAdmin && <BadgesEditor user={user} onChanged={badgesChanged} />}
+        {isAdmin && <RoleEditor user={user} self={self} onChanged={(role) => onChange({ ...user, role })} />}
       </Card>
       <Row gutter={[16, 16]}>
         <Col xs={24} md={isAdmin ? 12 : 24}>
@@ -139,6 +156,7 @@ function UserPanel({
               username={user.username}
               path="/support/reimburse"
               action="Reimburse"
+              isAdmin={isAdmin}
               onDone={creditsChanged}
             />
           </Card>
@@ -150,7 +168,9 @@ function UserPanel({
                 username={user.username}
                 path="/admin/credits/grant"
                 action="Grant"
+                isAdmin={isAdmin}
                 onDone={creditsChanged}
+                onPending={onPending}
               />
             </Card>
           </Col>

@@ -1,5 +1,12 @@
 import { FileImageOutlined } from '@ant-design/icons';
-import { BULK_INPAINT_AMOUNT, JobMessages, quoteTool, type FolderSummary } from '@studio/contracts';
+import {
+  BULK_INPAINT_AMOUNT,
+  JobMessages,
+  Messages,
+  nameProblem,
+  quoteTool,
+  type FolderSummary,
+} from '@studio/contracts';
 import { Button, Input, InputNumber, Modal, Select, Tag, Typography, Upload } from 'antd';
 import { ACCEPTED_IMAGE_TYPES } from '../../images/imageTypes';
 import { CoinIcon } from '../../ui/CoinIcon';
@@ -43,7 +50,13 @@ export function InpaintModal({
     </Button>
   );
   const bulkSubmit = (
-    <Button key="inpaint" type="primary" loading={busy} disabled={!form.amount} onClick={onBulk}>
+    <Button
+      key="inpaint"
+      type="primary"
+      loading={busy}
+      disabled={!form.amount || !!nameProblem(form.name)}
+      onClick={onBulk}
+    >
       Inpaint
     </Button>
   );
@@ -133,7 +146,12 @@ export function InpaintModal({
                 onChange={(e) => onChange({ name: e.target.value })}
                 placeholder="Red dress..."
                 maxLength={64}
+                status={nameProblem(form.name) ? 'error' : undefined}
               />
+              {/* The server refuses these characters; say so while typing. */}
+              {nameProblem(form.name) && (
+                <Typography.Text type="danger">{Messages.unsafeCharacters}</Typography.Text>
+              )}
             </div>
             <div className="inpaint-field">
               <label htmlFor="inpaint-amount">Amount</label>

@@ -1,5 +1,5 @@
 import { PlusOutlined } from '@ant-design/icons';
-import { FOLDER_TITLE_MAX, Messages } from '@studio/contracts';
+import { FOLDER_TITLE_MAX, Messages, nameProblem } from '@studio/contracts';
 import { Button, Input, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
@@ -21,10 +21,17 @@ export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
     setMissing(false);
   };
 
+  // The server refuses control, text-direction and invisible characters; say so while typing.
+  const unsafe = nameProblem(title) !== null;
+
   const create = async () => {
     if (!title.trim()) {
       setMissing(true);
       toast.error(Messages.folderNameRequired);
+      return;
+    }
+    if (unsafe) {
+      toast.error(Messages.unsafeCharacters);
       return;
     }
     setBusy(true);
@@ -62,7 +69,7 @@ export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
           placeholder="Model #1..."
           maxLength={FOLDER_TITLE_MAX}
           value={title}
-          status={missing ? 'error' : undefined}
+          status={missing || unsafe ? 'error' : undefined}
           onChange={(e) => {
             setTitle(e.target.value);
             setMissing(false);
@@ -71,6 +78,7 @@ export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
           autoFocus
         />
         {missing && <Typography.Text type="danger">{Messages.folderNameRequired}</Typography.Text>}
+        {unsafe && <Typography.Text type="danger">{Messages.unsafeCharacters}</Typography.Text>}
       </Modal>
     </>
   );

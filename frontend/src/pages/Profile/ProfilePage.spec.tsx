@@ -1,9 +1,32 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { Messages } from '@studio/contracts';
 import { mockFetch, sessionAnswer } from '../../test/fetchMock';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
 function publicProfile(username: string, flags: { verified: boolean; early: boolean }) {
   return { status: 200, body: { message: 'success', content: { own: false, username, ...flags } } };
+}
+
+/** The session and own profile of a user who has made no folder yet. */
+function ownProfileWithoutFolders(username: string) {
+  return {
+    'GET /api/session': sessionAnswer({ username }),
+    [`GET /api/getProfile/${username}`]: {
+      status: 200,
+      body: {
+        message: 'success',
+        content: {
+          own: true,
+          username,
+          verified: false,
+          early: false,
+          role: 'user',
+          balance: 0,
+          folders: [],
+        },
+      },
+    },
+  };
 }
 
 describe('ProfilePage', () => {
@@ -64,26 +87,22 @@ describe('ProfilePage', () => {
 
   it('says "No folders yet." when the owner has none', async () => {
     rememberAccount('alice');
-    mockFetch({
-      'GET /api/session': sessionAnswer({ username: 'alice' }),
-      'GET /api/getProfile/alice': {
-        status: 200,
-        body: {
-          message: 'success',
-          content: {
-            own: true,
-            username: 'alice',
-            verified: false,
-            early: false,
-            role: 'user',
-            balance: 0,
-            folders: [],
-          },
-        },
-      },
-    });
+    mockFetch(ownProfileWithoutFolders('alice'));
     renderApp('/profile/inpaints/alice');
     expect(await screen.findByText('No folders yet.')).toBeInTheDocument();
+  });
+
+  it('says at once that a folder name with a text-direction override is refused, and sends nothing', async () => {
+    rememberAccount('alice');
+    const fetchMock = mockFetch(ownProfileWithoutFolders('alice'));
+    renderApp('/profile/inpaints/alice');
+    fireEvent.click(await screen.findByRole('button', { name: /Create Folder/ }));
+    fireEvent.change(await screen.findByLabelText('Folder Name'), { target: { value: 'gpj.\u202eexe' } });
+    expect(await screen.findAllByText(Messages.unsafeCharacters)).not.toHaveLength(0);
+    const create = screen.getAllByRole('button', { name: 'Create Folder' }).at(-1)!;
+    fireEvent.click(create);
+    await screen.findAllByText(Messages.unsafeCharacters);
+    expect(fetchMock.mock.calls.some(([url]) => String(url).includes('/makeFolder'))).toBe(false);
   });
 
   it('shows "User not found" for an unknown name', async () => {
