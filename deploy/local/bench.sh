@@ -23,8 +23,8 @@ export MONGODB_URI="${BENCH_MONGODB_URI:-mongodb://127.0.0.1:$mongo_port/bench${
 export REDIS_URL="redis://127.0.0.1:$redis_port"
 export PORT=0 NODE_ENV=test TS_NODE_TRANSPILE_ONLY=true TS_NODE_PROJECT="$ROOT/backend/tsconfig.json"
 
-# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, workers, audit, uploads, database) one of them.
-parts="${*:-ledger folders pipeline workers audit uploads database}"
+# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, workers, audit, uploads, database, password) one of them.
+parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" ledger "* ]] && node -r ts-node/register backend/bench/ledger.bench.ts
 [[ " $parts " == *" folders "* ]] && node -r ts-node/register backend/bench/folder-contents.bench.ts
 [[ " $parts " == *" pipeline "* ]] && node -r ts-node/register backend/bench/pipeline.bench.ts
@@ -33,4 +33,6 @@ parts="${*:-ledger folders pipeline workers audit uploads database}"
 # the embedded database alone: reads at 10k and BENCH_DOCS (default 1M) documents
 [[ " $parts " == *" database "* ]] && node -r ts-node/register backend/bench/database.bench.ts
 [[ " $parts " == *" uploads "* ]] && node -r ts-node/register backend/bench/uploads.bench.ts
+# CPU per password hash at the configured scrypt cost (no services needed)
+[[ " $parts " == *" password "* ]] && node -r ts-node/register backend/bench/password-hash.bench.ts
 exit 0

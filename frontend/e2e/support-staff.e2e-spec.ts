@@ -1,4 +1,4 @@
-import { CREDIT_APPROVAL_THRESHOLD } from '@studio/contracts';
+import { CREDIT_APPROVAL_THRESHOLD, plural } from '@studio/contracts';
 import type { Browser, Page } from 'playwright-core';
 import { PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
@@ -58,7 +58,10 @@ describe('support staff: role switch and grant approval', () => {
     await form.getByLabel('Credits').fill(String(amount));
     await form.getByLabel('Reason').fill('Event prize');
     await form.getByRole('button', { name: 'Grant' }).click();
-    await toast(admin, `${amount} credits to ${helper}: waiting for another admin to approve`).waitFor();
+    await toast(
+      admin,
+      `${plural(amount, 'credit')} to ${helper}: waiting for another admin to approve`,
+    ).waitFor();
     const mine = admin.locator('.ant-card').filter({ hasText: 'Grants waiting for approval' });
     await mine.locator('tr.ant-table-row').filter({ hasText: 'Another admin decides' }).waitFor();
 
@@ -69,7 +72,7 @@ describe('support staff: role switch and grant approval', () => {
       .filter({ hasText: helper })
       .filter({ hasText: 'Event prize' });
     await row.getByRole('button', { name: 'Approve' }).click();
-    await toast(second, `Approved: ${amount} credits to ${helper}`).waitFor();
+    await toast(second, `Approved: ${plural(amount, 'credit')} to ${helper}`).waitFor();
     await row
       .filter({ hasText: 'approved' })
       .filter({ hasText: `by ${secondAdmin}` })

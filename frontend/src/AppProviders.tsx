@@ -3,19 +3,25 @@ import type { ReactNode } from 'react';
 import { JobsProvider } from './jobs/JobsProvider';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { SessionProvider } from './session/SessionProvider';
-import { appTheme, TOAST_TOP } from './ui/theme';
+import { TOAST_TOP } from './ui/theme';
+import { ThemeAccountSync, ThemeModeProvider } from './ui/themeMode';
 
-/** Theme, toasts, session, socket and jobs: everything the routed screens rely on. */
+/** Theme (light or dark), toasts, session, socket and jobs: everything the routed screens rely on. */
 export function AppProviders({ children }: { children: ReactNode }) {
   return (
-    <ConfigProvider theme={appTheme}>
-      <App notification={{ top: TOAST_TOP }}>
-        <SessionProvider>
-          <RealtimeProvider>
-            <JobsProvider>{children}</JobsProvider>
-          </RealtimeProvider>
-        </SessionProvider>
-      </App>
-    </ConfigProvider>
+    <ThemeModeProvider>
+      {(theme) => (
+        <ConfigProvider theme={theme}>
+          <App notification={{ top: TOAST_TOP }}>
+            <SessionProvider>
+              <ThemeAccountSync />
+              <RealtimeProvider>
+                <JobsProvider>{children}</JobsProvider>
+              </RealtimeProvider>
+            </SessionProvider>
+          </App>
+        </ConfigProvider>
+      )}
+    </ThemeModeProvider>
   );
 }

@@ -1,12 +1,13 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import compression from 'compression';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { API_PREFIX, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
 import { bodyParsers, IMAGE_JSON_BODY_LIMIT } from '../../src/common/body-parsing';
@@ -44,6 +45,9 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
       },
     }),
   );
+  // brotli or gzip (whichever the client prefers) for every compressible text response (HTML, JS,
+  // CSS, JSON, SVG); images and videos are already compressed, so `compression` leaves them alone.
+  app.use(compression());
   if (config.FRONTEND_ORIGIN) app.enableCors({ origin: config.FRONTEND_ORIGIN, credentials: true });
   // The spec's super resolution request carries its image as a data URL in JSON.
   app.use(`${API_PREFIX}/superResolution`, ...bodyParsers(IMAGE_JSON_BODY_LIMIT));
@@ -76,6 +80,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   return app;
 }
 
+export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
+
 /** The built frontend, with every non-API path answered by index.html (client-side routes). */
 function serveFrontend(app: NestExpressApplication, config: AppConfig): void {
   const dist = resolve(config.FRONTEND_DIST ?? join(__dirname, '../../../../frontend/dist'));
@@ -84,7 +90,16 @@ function serveFrontend(app: NestExpressApplication, config: AppConfig): void {
     app.get(Logger).warn(`no frontend build at ${dist}; serving the API only`);
     return;
   }
-  app.useStaticAssets(dist, { index: false, maxAge: '1h' });
+  // Vite names every file under /assets by its content hash: a new build gets new names, so they
+  // can be cached for a year without revalidation. Anything else (index.html, unhashed files) is
+  // revalidated on each use.
+  app.useStaticAssets(dist, {
+    index: false,
+    setHeaders: (res, path) => {
+      const hashed = relative(dist, path).startsWith(`assets${sep}`);
+      res.setHeader('Cache-Control', hashed ? IMMUTABLE_CACHE : 'no-cache');
+    },
+  });
   app.use((req: Request, res: Response, next: NextFunction) => {
     const isApi =
       req.path.startsWith(`${API_PREFIX}/`) || req.path === API_PREFIX || req.path.startsWith('/socket.io');

@@ -67,6 +67,16 @@ export function WholeNumber(field: string, range: WholeNumberRange, options: { k
 }
 
 /**
+ * The whole number a value holds (the same strict rule as WholeNumber), or a 400 with the field's
+ * one message: for services and controllers that read a number the DTO kept as text.
+ */
+export function requireWholeNumber(field: string, value: unknown, range: WholeNumberRange): number {
+  const n = parseWholeNumber(value, range);
+  if (n === null) throw new BadRequestException(wholeNumberMessage(field, range));
+  return n;
+}
+
+/**
  * A name or title a person wrote (folder titles, batch names, reasons...): no control,
  * text-direction or invisible characters (nameProblem in libs/contracts). Other types pass here
  * and are refused by the field's IsString.

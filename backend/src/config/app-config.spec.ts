@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     const cfg = loadConfig(base);
     expect(cfg.PORT).toBe(3000);
     expect(cfg.WORKER_INLINE).toBe(true);
-    expect(cfg.PASSWORD_SCRYPT_LOG_N).toBe(17);
+    expect(cfg.PASSWORD_SCRYPT_LOG_N).toBe(16);
   });
 
   it('names a missing variable', () => {

@@ -1,3 +1,4 @@
+import { formatCount } from '@studio/contracts';
 import type { Page } from '@studio/contracts';
 import { Table, type TableColumnsType } from 'antd';
 
@@ -32,7 +33,7 @@ export function ServerPagedTable<T extends { _id: string }>({
         total: data.total,
         showSizeChanger: !!pageSizeOptions,
         pageSizeOptions,
-        showTotal: (total) => `${total} entries`,
+        showTotal: (total) => `${formatCount(total)} entries`,
         onChange: onPageChange,
       }}
     />

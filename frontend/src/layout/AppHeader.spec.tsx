@@ -28,6 +28,14 @@ describe('AppHeader', () => {
     expect(openSocket()).toBeUndefined();
   });
 
+  it('writes the balance with thousands separators', async () => {
+    rememberAccount('alice');
+    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice', balance: 5_000_000 }) });
+    renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('5,000,000'));
+    expect(screen.getByTestId('balance')).toHaveAttribute('aria-label', '5,000,000 coins, buy coins');
+  });
+
   it('shows the account name, the balance and the user menu without Logs', async () => {
     rememberAccount('alice');
     mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice', balance: 120 }) });

@@ -1,3 +1,4 @@
+import { formatCount } from '@studio/contracts';
 import { Link } from 'react-router-dom';
 import { Paths } from '../paths';
 import { CoinIcon } from '../ui/CoinIcon';
@@ -10,10 +11,10 @@ export function BalanceLink({ balance }: { balance: number }) {
       className="app-balance"
       data-testid="balance"
       title="Buy coins"
-      aria-label={`${balance} coins, buy coins`}
+      aria-label={`${formatCount(balance)} coins, buy coins`}
     >
       <CoinIcon />
-      <span>{balance}</span>
+      <span>{formatCount(balance)}</span>
     </Link>
   );
 }

@@ -1,14 +1,35 @@
-import { useEffect } from 'react';
+import { Messages } from '@studio/contracts';
+import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { Paths } from '../paths';
+import { useToast } from '../ui/toast';
 import { useSession } from './useSession';
 
-/** Screens that need an account send a logged-out visitor to the login page. */
-export function useRequireLogin(): boolean {
+export interface RequireLoginOptions {
+  /** Say 'You need to be logged in' when a logged-out visitor opens the screen (generation tools). */
+  explain?: boolean;
+}
+
+/**
+ * Screens that need an account send a logged-out visitor to the login page. Call it in a thin
+ * outer component and render the screen (whose hooks call the API) only when it returns true, so
+ * a logged-out visit sends no request that would answer 401.
+ */
+export function useRequireLogin({ explain = false }: RequireLoginOptions = {}): boolean {
   const { account } = useSession();
   const navigate = useNavigate();
+  const toast = useToast();
+  // Logging out while on the screen already says 'Logged out.': no second message then.
+  const openedLoggedOut = useRef(!account);
+  const told = useRef(false);
+
   useEffect(() => {
-    if (!account) navigate(Paths.login, { replace: true });
-  }, [account, navigate]);
+    if (account) return;
+    if (explain && openedLoggedOut.current && !told.current) {
+      told.current = true;
+      toast.error(Messages.needLogin);
+    }
+    navigate(Paths.login, { replace: true });
+  }, [account, explain, navigate, toast]);
   return !!account;
 }

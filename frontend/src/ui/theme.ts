@@ -3,6 +3,8 @@ import type { ThemeConfig } from 'antd';
 export const BRAND_COLOR = '#7c3aed';
 export const HEADER_BG = '#15112b';
 export const HEADER_HEIGHT = 64;
+/** Space kept free around the Magic Brush canvas so it fits the window under the header. */
+export const MASK_VIEWPORT_MARGIN = 32;
 /** Toasts open just under the header, so the balance and account menu stay visible and clickable. */
 export const TOAST_TOP = HEADER_HEIGHT + 12;
 

@@ -1,3 +1,5 @@
+import { formatCount } from './messages';
+
 /** Credits ledger and payments: shapes shared by the API and the screens. */
 
 export const LEDGER_KINDS = [
@@ -147,7 +149,7 @@ export const PaymentMessages = {
   cancelled: 'Payment cancelled!',
   pleaseWait: 'Please wait while we handle your payment.',
   notConfigured: 'Payments are not configured on this server.',
-  credited: (coins: number) => `${coins} coins added to your balance.`,
+  credited: (coins: number) => `${formatCount(coins)} coins added to your balance.`,
   patreonLinked: 'Patreon Linked!',
   patreonFailed: 'Something went wrong...',
 } as const;

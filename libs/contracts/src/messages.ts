@@ -33,7 +33,14 @@ export function wholeNumberMessage(field: string, range: { min: number; max: num
   return `${field} must be a whole number from ${range.min} to ${range.max}`;
 }
 
-/** '1 credit', '2 credits': a count with its noun in the right number. */
+const countFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
+/** 5000000 → '5,000,000': the one way a count, balance or amount of credits is written for people. */
+export function formatCount(count: number): string {
+  return countFormat.format(count);
+}
+
+/** '1 credit', '2,000 credits': a count with its noun in the right number. */
 export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -2,6 +2,8 @@ import request from 'supertest';
 import { Messages } from '@studio/contracts';
 import { PASSWORD, register, signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { AccountsRepository } from './accounts.repository';
+import { PasswordHasher } from './password-hasher';
 
 describe('accounts (real FerretDB and Redis)', () => {
   let t: TestApp;
@@ -98,6 +100,33 @@ describe('accounts (real FerretDB and Redis)', () => {
     expect(cookie).toMatch(/^studio\.sid=/);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
+  });
+
+  it('redoes a hash made at another scrypt cost at the next good login, and only then', async () => {
+    const name = uniqueName();
+    await register(t, name);
+    const accounts = t.app.get(AccountsRepository);
+    const account = (await accounts.findByUsername(name))!;
+    expect(account.passwordHash).toMatch(/^scrypt\$10\$8\$1\$/);
+    // As if the account had registered when the configured cost was 2^11.
+    const older = await new PasswordHasher(11).hash(PASSWORD);
+    await accounts.replacePasswordHash(account.id, account.passwordHash, older);
+
+    const wrong = await request(t.url)
+      .post('/api/login')
+      .send({ username: name, password: 'not-the-password' });
+    expect(wrong.status).toBe(401);
+    expect((await accounts.findByUsername(name))!.passwordHash).toBe(older);
+
+    const good = await request(t.url).post('/api/login').send({ username: name, password: PASSWORD });
+    expect(good.status).toBe(200);
+    const rehashed = (await accounts.findByUsername(name))!.passwordHash;
+    expect(rehashed).toMatch(/^scrypt\$10\$8\$1\$/);
+    expect(rehashed).not.toBe(older);
+
+    const again = await request(t.url).post('/api/login').send({ username: name, password: PASSWORD });
+    expect(again.status).toBe(200);
+    expect((await accounts.findByUsername(name))!.passwordHash).toBe(rehashed);
   });
 
   it('gives a new session id at login (no session fixation)', async () => {

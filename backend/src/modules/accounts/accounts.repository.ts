@@ -94,6 +94,11 @@ export class AccountsRepository {
     await this.model.updateOne({ _id: id }, { $set: { verified: true } });
   }
 
+  /** Swaps the hash only if it is still `current` (a password change in between wins). */
+  async replacePasswordHash(id: string, current: string, next: string): Promise<void> {
+    await this.model.updateOne({ _id: id, passwordHash: current }, { $set: { passwordHash: next } });
+  }
+
   async touchLogin(id: string): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { lastLoginAt: new Date() } });
   }

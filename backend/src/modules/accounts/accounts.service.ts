@@ -113,6 +113,11 @@ export class AccountsService implements OnApplicationBootstrap {
       });
       throw new UnauthorizedException(Messages.wrongCredentials);
     }
+    if (this.hasher.needsRehash(account.passwordHash)) {
+      // The configured cost changed since this hash was made: store one at today's parameters.
+      const rehashed = await this.hasher.hash(dto.password);
+      await this.accounts.replacePasswordHash(account.id, account.passwordHash, rehashed);
+    }
     await this.accounts.touchLogin(account.id);
     await this.events.publish(DomainEvents.accountLoggedIn, {
       userId: account.id,

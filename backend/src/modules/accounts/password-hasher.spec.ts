@@ -19,6 +19,15 @@ describe('PasswordHasher', () => {
     await expect(hasher.verify('pw-123456', stored)).resolves.toBe(true);
   });
 
+  it('flags hashes made with other parameters for a rehash, and not its own', async () => {
+    expect(hasher.needsRehash(await hasher.hash('pw-123456'))).toBe(false);
+    expect(hasher.needsRehash(await new PasswordHasher(11).hash('pw-123456'))).toBe(true);
+    const salt = 'c2FsdHNhbHRzYWx0c2FsdA==';
+    expect(hasher.needsRehash(`scrypt$10$4$1$${salt}$a2V5`)).toBe(true);
+    expect(hasher.needsRehash(`scrypt$10$8$2$${salt}$a2V5`)).toBe(true);
+    expect(hasher.needsRehash('bcrypt$10$8$1$x$y')).toBe(true);
+  });
+
   it('rejects malformed stored values', async () => {
     await expect(hasher.verify('x', 'bcrypt$whatever')).resolves.toBe(false);
     await expect(hasher.verify('x', '')).resolves.toBe(false);

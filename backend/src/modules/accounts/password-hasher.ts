@@ -14,7 +14,9 @@ const PARALLELISM = 1;
 
 /**
  * scrypt from Node's crypto (no native add-on to build). The parameters are stored with each hash
- * as `scrypt$logN$r$p$salt$hash`, so the cost can be raised later without breaking old hashes.
+ * as `scrypt$logN$r$p$salt$hash`, so the cost can change later without breaking old hashes:
+ * `needsRehash` says when a stored hash was made with other parameters than the configured ones,
+ * and the login then stores a fresh hash of the password it just verified.
  */
 export class PasswordHasher {
   constructor(private readonly logN: number) {}
@@ -38,6 +40,17 @@ export class PasswordHasher {
     const expected = Buffer.from(key, 'base64');
     const actual = await derive(password, Buffer.from(salt, 'base64'), Number(logN), Number(r), Number(p));
     return actual.length === expected.length && timingSafeEqual(actual, expected);
+  }
+
+  /** True when `stored` was not made with this hasher's scheme and parameters (cheaper or dearer). */
+  needsRehash(stored: string): boolean {
+    const [scheme, logN, r, p] = stored.split('$');
+    return (
+      scheme !== 'scrypt' ||
+      Number(logN) !== this.logN ||
+      Number(r) !== BLOCK_SIZE ||
+      Number(p) !== PARALLELISM
+    );
   }
 }
 

@@ -11,8 +11,16 @@ import {
 } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
-import { CLONE_AMOUNT, JobFields, JobMessages, Messages, type JobView } from '@studio/contracts';
+import {
+  CLONE_AMOUNT,
+  JobFields,
+  JobMessages,
+  Messages,
+  wholeNumberMessage,
+  type JobView,
+} from '@studio/contracts';
 import { ok } from '../../common/api-response';
+import { requireWholeNumber } from '../../common/validation';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser } from '../auth/auth.decorators';
 import { ToolEndpoints } from './tool-endpoint.decorator';
@@ -61,7 +69,7 @@ export class GenerationController {
       .map((c) => c.file);
     let job: JobView;
     if (original) {
-      const amount = parseAmount(dto.amount);
+      const amount = requireWholeNumber('Amount', dto.amount ?? 1, CLONE_AMOUNT);
       const image = await normalizeImage(original);
       job = await this.generation.submit(user, {
         tool: 'clone',
@@ -167,12 +175,4 @@ export class GenerationController {
   }
 }
 
-const amountMessage = `Amount must be a whole number from ${CLONE_AMOUNT.min} to ${CLONE_AMOUNT.max}`;
-
-function parseAmount(value: string | undefined): number {
-  const amount = Number(value ?? 1);
-  if (!Number.isInteger(amount) || amount < CLONE_AMOUNT.min || amount > CLONE_AMOUNT.max) {
-    throw new BadRequestException(amountMessage);
-  }
-  return amount;
-}
+const amountMessage = wholeNumberMessage('Amount', CLONE_AMOUNT);

@@ -9,6 +9,7 @@ import {
   type JobSubmitContent,
   type JobView,
 } from '@studio/contracts';
+import { requireWholeNumber } from '../../common/validation';
 import type { AuthUser } from '../auth/auth-user';
 import { FoldersService } from '../folders/folders.service';
 import { GenerationService, imageInputs, type JobRequest } from './generation.service';
@@ -50,7 +51,11 @@ export class InpaintService {
     input: InpaintInput & { folder: string; extras: ImageSource[] },
   ): Promise<{ batch: InpaintEntry; jobs: JobView[] }> {
     const prompt = checkedPrompt(input.prompt);
-    const amount = parseBulkAmount(input.amount);
+    const amount = requireWholeNumber(
+      'Amount',
+      input.amount ?? BULK_INPAINT_AMOUNT.default,
+      BULK_INPAINT_AMOUNT,
+    );
     await this.folders.assertFolder(user, input.folder);
     const requests = await this.requests([input.original, ...input.extras], input, prompt, amount);
     const total = requests.length;
@@ -104,14 +109,4 @@ function checkedPrompt(prompt: string | undefined): string {
   const text = (prompt ?? '').trim();
   if (minorReference(text)) throw new BadRequestException(PromptMessages.refused);
   return text;
-}
-
-function parseBulkAmount(value: string | undefined): number {
-  const amount = Number(value ?? BULK_INPAINT_AMOUNT.default);
-  if (!Number.isInteger(amount) || amount < BULK_INPAINT_AMOUNT.min || amount > BULK_INPAINT_AMOUNT.max) {
-    throw new BadRequestException(
-      `Amount must be a whole number from ${BULK_INPAINT_AMOUNT.min} to ${BULK_INPAINT_AMOUNT.max}`,
-    );
-  }
-  return amount;
 }

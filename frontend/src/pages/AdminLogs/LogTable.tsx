@@ -30,7 +30,8 @@ const columns: TableColumnsType<LogEntry> = [
     title: 'Date',
     dataIndex: 'createdOn',
     width: 190,
-    render: (createdOn: string) => formatLocalDateTime(createdOn),
+    // One line: a wrapped date and time reads as two entries.
+    render: (createdOn: string) => <span className="log-date">{formatLocalDateTime(createdOn)}</span>,
   },
   { title: 'Message', dataIndex: 'message' },
   {

@@ -4,6 +4,7 @@ import {
   type JobTool,
   type LedgerKind,
   type Page,
+  formatCount,
 } from '@studio/contracts';
 import { Tag, Typography, type TableColumnsType } from 'antd';
 import { formatLocalDateTime } from '../../admin/format';
@@ -39,11 +40,17 @@ const columns: TableColumnsType<CreditHistoryEntry> = [
     align: 'right',
     render: (amount: number) => (
       <Typography.Text type={amount > 0 ? 'success' : amount < 0 ? 'danger' : 'secondary'}>
-        {amount > 0 ? `+${amount}` : amount}
+        {amount > 0 ? `+${formatCount(amount)}` : formatCount(amount)}
       </Typography.Text>
     ),
   },
-  { title: 'Balance', dataIndex: 'balanceAfter', width: 100, align: 'right' },
+  {
+    title: 'Balance',
+    dataIndex: 'balanceAfter',
+    width: 100,
+    align: 'right',
+    render: (balance: number) => formatCount(balance),
+  },
   {
     title: 'Tool',
     dataIndex: 'tool',

@@ -1,5 +1,5 @@
 import { CheckCircleFilled, StarFilled } from '@ant-design/icons';
-import type { SetBadgesRequest, UserSummary } from '@studio/contracts';
+import { formatCount, type SetBadgesRequest, type UserSummary } from '@studio/contracts';
 import { Alert, Card, Col, Descriptions, Empty, Input, List, Row, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { creditsAsDollars, formatLocalDateTime } from '../../admin/format';
@@ -74,7 +74,8 @@ function Support() {
                   </Space>
                   {/* The picked user's balance follows the changes made in the panel. */}
                   <Typography.Text type="secondary">
-                    {selected?.username === user.username ? selected.balance : user.balance} credits
+                    {formatCount(selected?.username === user.username ? selected.balance : user.balance)}{' '}
+                    credits
                   </Typography.Text>
                 </List.Item>
               )}
@@ -138,7 +139,7 @@ function UserPanel({
       <Card size="small" title={user.username} extra={<BadgeTags user={user} />}>
         <Descriptions size="small" column={{ xs: 1, sm: 3 }}>
           <Descriptions.Item label="Balance">
-            <span data-testid="user-balance">{user.balance}</span>&nbsp;credits (
+            <span data-testid="user-balance">{formatCount(user.balance)}</span>&nbsp;credits (
             {creditsAsDollars(user.balance)})
           </Descriptions.Item>
           <Descriptions.Item label="Role">{user.role}</Descriptions.Item>

@@ -15,7 +15,10 @@ export const CONSENT_TEXT = 'I have the consent of the person whose face I use';
 
 /** Face swap (spec section 2): folder, face image, target image, consent, then 'Swap'. */
 export function FaceSwapPage() {
-  const loggedIn = useRequireLogin();
+  return useRequireLogin({ explain: true }) ? <FaceSwapScreen /> : null;
+}
+
+function FaceSwapScreen() {
   const { folders, loading } = useOwnFolders();
   const face = usePickedImage();
   const target = usePickedImage();
@@ -23,7 +26,6 @@ export function FaceSwapPage() {
   const [consent, setConsent] = useState(false);
   const { busy, swap } = useFaceSwap();
 
-  if (!loggedIn) return null;
   const ready = !!face.image && !!target.image && !!folder;
   return (
     <ToolFrame

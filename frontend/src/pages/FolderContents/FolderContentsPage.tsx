@@ -14,17 +14,20 @@ const PAGE_SIZE = 24;
 
 /** Folder contents (spec section 2): inpaint status, then the items as a paged grid of previews. */
 export function FolderContentsPage() {
-  const { id } = useParams();
   const { account } = useSession();
   const navigate = useNavigate();
-  const toast = useToast();
-  const { state, setItems } = useFolderContents(id);
-
+  // Logged out goes home (spec section 6) before the folder is asked for.
   useEffect(() => {
     if (!account) navigate(Paths.home, { replace: true });
   }, [account, navigate]);
+  return account ? <FolderContentsScreen /> : null;
+}
 
-  if (!account) return null;
+function FolderContentsScreen() {
+  const { id } = useParams();
+  const toast = useToast();
+  const { state, setItems } = useFolderContents(id);
+
   if (state.status === 'loading')
     return <Spin size="large" style={{ display: 'block', margin: '64px auto' }} />;
   if (state.status === 'failed') {

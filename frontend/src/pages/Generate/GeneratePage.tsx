@@ -32,7 +32,7 @@ const UNAVAILABLE = 503;
  * then the image or 'Check Later!', and may close 5 s after the request at the earliest.
  */
 export function GeneratePage() {
-  return useRequireLogin() ? <GenerateScreen /> : null;
+  return useRequireLogin({ explain: true }) ? <GenerateScreen /> : null;
 }
 
 function GenerateScreen() {

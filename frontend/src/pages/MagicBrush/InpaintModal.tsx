@@ -6,6 +6,7 @@ import {
   nameProblem,
   quoteTool,
   type FolderSummary,
+  formatCount,
 } from '@studio/contracts';
 import { Button, Input, InputNumber, Modal, Select, Tag, Typography, Upload } from 'antd';
 import { ACCEPTED_IMAGE_TYPES } from '../../images/imageTypes';
@@ -208,7 +209,7 @@ export function InpaintModal({
             )}
             <Typography.Text type="secondary" data-testid="inpaint-cost">
               {images} {images === 1 ? 'image' : 'images'} × {amount} = <CoinIcon /> {cost}{' '}
-              {cost === 1 ? 'credit' : 'credits'} · your balance is {balance ?? 0}
+              {cost === 1 ? 'credit' : 'credits'} · your balance is {formatCount(balance ?? 0)}
             </Typography.Text>
           </div>
         )}

@@ -14,6 +14,7 @@ import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
 import { ImageDropzone } from '../../ui/ImageDropzone';
+import { HEADER_HEIGHT, MASK_VIEWPORT_MARGIN } from '../../ui/theme';
 import { ToolFrame } from '../../ui/ToolFrame';
 import { useToast } from '../../ui/toast';
 import { emptyInpaintForm, InpaintTexts, type ExtraImage, type InpaintForm } from './inpaintForm';
@@ -24,6 +25,14 @@ import { useInpaint, type StartedBatch } from './useInpaint';
 /** Width the image may take in the card before zooming out is needed. */
 const STAGE_WIDTH = 832;
 
+/**
+ * The height the mask viewport may take: the window below the sticky header, less a margin.
+ * styles.css gives .mask-viewport the same max-height.
+ */
+export function maskViewportHeight(windowHeight: number): number {
+  return Math.max(0, windowHeight - HEADER_HEIGHT - MASK_VIEWPORT_MARGIN);
+}
+
 const clampZoom = (zoom: number) =>
   Math.min(CANVAS_ZOOM.max, Math.max(CANVAS_ZOOM.min, Math.round(zoom * 100) / 100));
 
@@ -32,7 +41,7 @@ const clampZoom = (zoom: number) =>
  * 'Inpaint' with a prompt, as a single image or a bulk batch into a folder.
  */
 export function MagicBrushPage() {
-  return useRequireLogin() ? <MagicBrushScreen /> : null;
+  return useRequireLogin({ explain: true }) ? <MagicBrushScreen /> : null;
 }
 
 function MagicBrushScreen() {
@@ -59,12 +68,16 @@ function MagicBrushScreen() {
 
   const choose = (file: File) => void pick(file);
 
-  // A new image: a fresh mask, zoomed to fit the card's width (the user's zoom from then on).
+  // A new image: a fresh mask, zoomed to fit the card's width and the window's height below the
+  // header, so a portrait image is painted whole without scrolling (the user's zoom from then on).
   useEffect(() => {
     if (!image) return;
     setPainted(false);
-    const available = stage.current?.clientWidth || STAGE_WIDTH;
-    setZoom(clampZoom(Math.min(1, available / image.width)));
+    const width = stage.current?.clientWidth || STAGE_WIDTH;
+    const height = maskViewportHeight(window.innerHeight);
+    const fit = Math.min(1, width / image.width, height / image.height);
+    // Rounded down: rounding up to the slider's step would make the image a few pixels too tall.
+    setZoom(clampZoom(Math.floor(fit * 100) / 100));
   }, [image]);
 
   const addFiles = async (files: File[]) => {

@@ -1,7 +1,7 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { FOLDER_TITLE_MAX, Messages, nameProblem } from '@studio/contracts';
-import { Button, Input, Modal, Typography } from 'antd';
-import { useState } from 'react';
+import { Button, Input, Modal, Typography, type InputRef } from 'antd';
+import { useRef, useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
 import { useSession } from '../../session/useSession';
 import { useToast } from '../../ui/toast';
@@ -14,6 +14,7 @@ export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
   const [title, setTitle] = useState('');
   const [missing, setMissing] = useState(false);
   const [busy, setBusy] = useState(false);
+  const nameField = useRef<InputRef>(null);
 
   const close = () => {
     setOpen(false);
@@ -54,6 +55,8 @@ export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
         title="Create new folder"
         open={open}
         onCancel={close}
+        // autoFocus alone loses to the modal's own focus handling once the open animation ends.
+        afterOpenChange={(opened) => opened && nameField.current?.focus()}
         footer={[
           <Button key="cancel" onClick={close}>
             Cancel
@@ -65,6 +68,7 @@ export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
       >
         <label htmlFor="folder-name">Folder Name</label>
         <Input
+          ref={nameField}
           id="folder-name"
           placeholder="Model #1..."
           maxLength={FOLDER_TITLE_MAX}
@@ -75,7 +79,6 @@ export function CreateFolderButton({ onCreated }: { onCreated(): void }) {
             setMissing(false);
           }}
           onPressEnter={create}
-          autoFocus
         />
         {missing && <Typography.Text type="danger">{Messages.folderNameRequired}</Typography.Text>}
         {unsafe && <Typography.Text type="danger">{Messages.unsafeCharacters}</Typography.Text>}

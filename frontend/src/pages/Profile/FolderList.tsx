@@ -1,5 +1,5 @@
 import { FolderOutlined } from '@ant-design/icons';
-import type { FolderSummary } from '@studio/contracts';
+import { formatCount, type FolderSummary } from '@studio/contracts';
 import { Card, Empty, List, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
@@ -18,7 +18,7 @@ export function FolderList({ folders, extra }: { folders: FolderSummary[]; extra
               <FolderOutlined /> {folder.title}
             </Link>
             <Typography.Text type="secondary" data-testid="folder-amount">
-              {folder.amount}
+              {formatCount(folder.amount)}
             </Typography.Text>
           </List.Item>
         )}

@@ -21,7 +21,10 @@ import { usePaymentsConfigured } from './usePaymentsStatus';
 
 /** Buy coins (spec section 2, "Top-up screen"): packs of 200 coins for $10, then Stripe Checkout. */
 export function RefillPage() {
-  const loggedIn = useRequireLogin();
+  return useRequireLogin() ? <RefillScreen /> : null;
+}
+
+function RefillScreen() {
   const configured = usePaymentsConfigured();
   const toast = useToast();
   const [packs, setPacks] = useState(readCart);
@@ -44,7 +47,6 @@ export function RefillPage() {
     toast.error(errorText(result));
   };
 
-  if (!loggedIn) return null;
   return (
     <Card style={{ maxWidth: 520, margin: '32px auto' }}>
       <Space direction="vertical" size="large" style={{ width: '100%' }}>

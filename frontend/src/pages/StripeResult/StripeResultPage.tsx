@@ -5,6 +5,7 @@ import {
   PaymentMessages,
   SocketEvents,
   type CheckoutOutcome,
+  formatCount,
 } from '@studio/contracts';
 import { Button, Result, Spin } from 'antd';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -73,7 +74,8 @@ export function StripeResultPage() {
           </span>
         ) : (
           <span data-testid="credited">
-            {PaymentMessages.credited(credited)} Your balance is {balance ?? '…'} coins.
+            {PaymentMessages.credited(credited)} Your balance is{' '}
+            {balance === null ? '…' : formatCount(balance)} coins.
           </span>
         )
       }

@@ -15,7 +15,10 @@ import { UpscaledImage } from './UpscaledImage';
 
 /** Super resolution (spec section 2): pick an image, upscale it, see the result in the modal. */
 export function SuperResolutionPage() {
-  const loggedIn = useRequireLogin();
+  return useRequireLogin() ? <SuperResolutionScreen /> : null;
+}
+
+function SuperResolutionScreen() {
   const { account, balance } = useSession();
   const toast = useToast();
   const { image, reading, pick } = usePickedImage();
@@ -32,7 +35,6 @@ export function SuperResolutionPage() {
     );
   };
 
-  if (!loggedIn) return null;
   return (
     <ToolFrame
       title="Super resolution"

@@ -5,6 +5,7 @@ import {
   VIDEO_MAX_SECONDS,
   videoSwapCost,
   type JobSubmitContent,
+  formatCount,
 } from '@studio/contracts';
 import { Alert, Button, Card, Checkbox, Col, Row, Typography } from 'antd';
 import { useState } from 'react';
@@ -27,7 +28,7 @@ import { VideoDropzone } from './VideoDropzone';
 
 export const VideoSwapTexts = {
   beta: 'Video face swapping is in beta: expect issues, and keep your videos short.',
-  cost: (credits: number) => `This swap will cost ${credits} credits`,
+  cost: (credits: number) => `This swap will cost ${formatCount(credits)} credits`,
   tooLong: `Max video length is ${VIDEO_MAX_SECONDS} seconds.`,
   switchedOff: 'Video face swap is switched off for now.',
   inProgress: 'Video Face Swap in Progress',
@@ -38,7 +39,7 @@ export const VideoSwapTexts = {
  * video's length; the Swap button works only while admins have the feature switched on.
  */
 export function VideoSwapPage() {
-  return useRequireLogin() ? <VideoSwapScreen /> : null;
+  return useRequireLogin({ explain: true }) ? <VideoSwapScreen /> : null;
 }
 
 function VideoSwapScreen() {
