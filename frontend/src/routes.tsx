@@ -1,22 +1,62 @@
+import { lazy, Suspense, useState, type ComponentType } from 'react';
+import { Spin } from 'antd';
 import type { RouteObject } from 'react-router-dom';
 import { AppLayout } from './layout/AppLayout';
-import { AdminLogsPage } from './pages/AdminLogs/AdminLogsPage';
-import { AdminOperationsPage } from './pages/AdminOperations/AdminOperationsPage';
-import { SupportPage } from './pages/AdminSupport/SupportPage';
-import { FaceSwapPage } from './pages/FaceSwap/FaceSwapPage';
-import { GeneratePage } from './pages/Generate/GeneratePage';
-import { MagicBrushPage } from './pages/MagicBrush/MagicBrushPage';
-import { FolderContentsPage } from './pages/FolderContents/FolderContentsPage';
 import { HomePage } from './pages/Home/HomePage';
-import { LoginPage } from './pages/Login/LoginPage';
-import { NotFoundPage } from './pages/NotFound/NotFoundPage';
-import { PatreonPage } from './pages/Patreon/PatreonPage';
-import { ProfilePage } from './pages/Profile/ProfilePage';
-import { RefillPage } from './pages/Refill/RefillPage';
-import { RegisterPage } from './pages/Register/RegisterPage';
-import { StripeResultPage } from './pages/StripeResult/StripeResultPage';
-import { SuperResolutionPage } from './pages/SuperResolution/SuperResolutionPage';
-import { VideoSwapPage } from './pages/VideoSwap/VideoSwapPage';
+
+const pageLoaders: (() => Promise<unknown>)[] = [];
+
+/**
+ * A page loaded on first visit: each route downloads only its own code (and the antd parts it
+ * uses), so the home page's first load stays small. Only Home is in the first chunk. Once loaded,
+ * a page renders at once (no fallback) wherever it is mounted next.
+ */
+function page(load: () => Promise<ComponentType>): ComponentType {
+  let loaded: ComponentType | undefined;
+  const fetchPage = async () => (loaded ??= await load());
+  pageLoaders.push(fetchPage);
+  const Lazy = lazy(async () => ({ default: await fetchPage() }));
+  return function LazyPage() {
+    // Decided once per mount, so a later re-render never swaps the element type (and its state).
+    const [Loaded] = useState(() => loaded);
+    if (Loaded) return <Loaded />;
+    return (
+      <Suspense fallback={<Spin style={{ display: 'block', margin: '120px auto' }} />}>
+        <Lazy />
+      </Suspense>
+    );
+  };
+}
+
+/** Loads every lazy page (unit tests render routes synchronously after this). */
+export async function preloadPages(): Promise<void> {
+  await Promise.all(pageLoaders.map((loadPage) => loadPage()));
+}
+
+const AdminLogsPage = page(() => import('./pages/AdminLogs/AdminLogsPage').then((m) => m.AdminLogsPage));
+const AdminOperationsPage = page(() =>
+  import('./pages/AdminOperations/AdminOperationsPage').then((m) => m.AdminOperationsPage),
+);
+const SupportPage = page(() => import('./pages/AdminSupport/SupportPage').then((m) => m.SupportPage));
+const FaceSwapPage = page(() => import('./pages/FaceSwap/FaceSwapPage').then((m) => m.FaceSwapPage));
+const GeneratePage = page(() => import('./pages/Generate/GeneratePage').then((m) => m.GeneratePage));
+const MagicBrushPage = page(() => import('./pages/MagicBrush/MagicBrushPage').then((m) => m.MagicBrushPage));
+const FolderContentsPage = page(() =>
+  import('./pages/FolderContents/FolderContentsPage').then((m) => m.FolderContentsPage),
+);
+const LoginPage = page(() => import('./pages/Login/LoginPage').then((m) => m.LoginPage));
+const PatreonPage = page(() => import('./pages/Patreon/PatreonPage').then((m) => m.PatreonPage));
+const ProfilePage = page(() => import('./pages/Profile/ProfilePage').then((m) => m.ProfilePage));
+const RefillPage = page(() => import('./pages/Refill/RefillPage').then((m) => m.RefillPage));
+const RegisterPage = page(() => import('./pages/Register/RegisterPage').then((m) => m.RegisterPage));
+const StripeResultPage = page(() =>
+  import('./pages/StripeResult/StripeResultPage').then((m) => m.StripeResultPage),
+);
+const SuperResolutionPage = page(() =>
+  import('./pages/SuperResolution/SuperResolutionPage').then((m) => m.SuperResolutionPage),
+);
+const NotFoundPage = page(() => import('./pages/NotFound/NotFoundPage').then((m) => m.NotFoundPage));
+const VideoSwapPage = page(() => import('./pages/VideoSwap/VideoSwapPage').then((m) => m.VideoSwapPage));
 
 /**
  * The one route table (spec section 2). The admin and support console's screens check the role

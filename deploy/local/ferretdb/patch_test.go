@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -25,12 +27,19 @@ import (
 func startFerretDB(t *testing.T) *mongo.Database {
 	t.Helper()
 
+	return startFerretDBWith(t, t.TempDir(), "_pragma=busy_timeout(60000)&_pragma=synchronous(normal)")
+}
+
+// startFerretDBWith runs FerretDB on the SQLite folder dir with the given URL query and returns a database.
+func startFerretDBWith(t *testing.T, dir, sqliteQuery string) *mongo.Database {
+	t.Helper()
+
 	ctx, cancel := context.WithCancel(context.Background())
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + t.TempDir() + "/?_pragma=busy_timeout(60000)&_pragma=synchronous(normal)",
+		SQLiteURL: "file:" + dir + "/?" + sqliteQuery,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +135,85 @@ func TestConcurrentIncIsAtomic(t *testing.T) {
 
 	if doc.N != 200 {
 		t.Fatalf("200 concurrent $inc of 1 left %d", doc.N)
+	}
+}
+
+// Writers to different collections of one database share one SQLite write lock; they queue for it
+// in Go, so SQLite's busy handler (which sleeps 1, 2, 5, 10… ms) never runs. With busy_timeout(0)
+// any two writes reaching SQLite at once would fail with SQLITE_BUSY instead of waiting.
+func TestWritersToOneDatabaseNeverMeetSQLiteBusy(t *testing.T) {
+	ctx := context.Background()
+	db := startFerretDBWith(t, t.TempDir(), "_pragma=busy_timeout(0)&_pragma=synchronous(normal)")
+
+	const collections, writers = 8, 400
+	for i := range collections {
+		c := db.Collection(fmt.Sprintf("c%d", i))
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: "n"}, {Key: "n", Value: 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	noErrors(t, runConcurrently(writers, func(i int) error {
+		c := db.Collection(fmt.Sprintf("c%d", i%collections))
+		switch i % 4 {
+		case 0:
+			_, err := c.InsertOne(ctx, bson.D{{Key: "i", Value: i}})
+			return err
+		case 1:
+			_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: "n"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
+			return err
+		case 2:
+			return c.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: "n"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}).Err()
+		default:
+			_, err := c.DeleteMany(ctx, bson.D{{Key: "i", Value: i - 3}})
+			return err
+		}
+	}))
+
+	total := 0
+	for i := range collections {
+		var doc struct{ N int }
+		if err := db.Collection(fmt.Sprintf("c%d", i)).FindOne(ctx, bson.D{{Key: "_id", Value: "n"}}).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		total += doc.N
+	}
+
+	if total != writers/2 {
+		t.Fatalf("%d concurrent $inc of 1 left %d", writers/2, total)
+	}
+}
+
+// SQLite's automatic checkpoint is off (it would run inside a COMMIT, holding the writer turn during
+// its fsyncs); the WAL is still copied into the database file, by a checkpoint started beside the
+// writers every fsql.CheckpointEvery write transactions.
+func TestWALIsCheckpointedOutsideCommits(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := startFerretDBWith(t, dir, "_pragma=busy_timeout(60000)&_pragma=synchronous(normal)").Collection("c")
+
+	pad := strings.Repeat("x", 1000)
+	for i := range 600 {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "i", Value: i}, {Key: "pad", Value: pad}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// 600 documents of 1 kB: the database file holds more than 256 kB once a checkpoint has run
+	file := filepath.Join(dir, "test.sqlite")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		fi, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if fi.Size() > 256<<10 {
+			return
+		}
+
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still %d bytes after 600 inserts: the WAL was never checkpointed", file, fi.Size())
+		}
 	}
 }
 

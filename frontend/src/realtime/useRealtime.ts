@@ -1,6 +1,6 @@
 import type { SocketEventPayloads } from '@studio/contracts';
 import { createContext, useContext, useEffect, useRef, useState } from 'react';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 
 export type SocketEventName = keyof SocketEventPayloads;
 
@@ -16,11 +16,18 @@ export function useRealtime(account: string | null): Socket | null {
 
   useEffect(() => {
     if (!account) return;
-    // Same origin: the dev server and the production proxy forward /socket.io to the API.
-    const connection = io({ withCredentials: true });
-    setSocket(connection);
+    // The client library loads only once someone is logged in: a visitor's first page stays small.
+    let connection: Socket | undefined;
+    let closed = false;
+    void import('socket.io-client').then(({ io }) => {
+      if (closed) return;
+      // Same origin: the dev server and the production proxy forward /socket.io to the API.
+      connection = io({ withCredentials: true });
+      setSocket(connection);
+    });
     return () => {
-      connection.disconnect();
+      closed = true;
+      connection?.disconnect();
       setSocket(null);
     };
   }, [account]);

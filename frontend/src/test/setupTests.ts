@@ -6,6 +6,10 @@ import { resetFakeSockets } from './fakeSocket';
 // can take longer than the library's 1 s default, so give them room (they return as soon as it shows).
 configure({ asyncUtilTimeout: 10_000 });
 
+// Routes load their pages lazily; tests render them at once, as a returning visitor sees them.
+// Imported here, after the spec's jest.mock calls, so the pages see the spec's mocks.
+beforeAll(async () => (await import('../routes')).preloadPages());
+
 beforeEach(() => {
   localStorage.clear();
   resetFakeSockets();

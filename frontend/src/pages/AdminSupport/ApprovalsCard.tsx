@@ -1,4 +1,4 @@
-import type { CreditApproval } from '@studio/contracts';
+import { formatCount, plural, type CreditApproval } from '@studio/contracts';
 import { Button, Card, Space, Table, Tag, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { apiGet, apiPost, errorText } from '../../api/client';
@@ -35,7 +35,7 @@ export function ApprovalsCard({ self, reloadKey }: { self: string | null; reload
     setBusy(null);
     if (result.ok) {
       toast.success(
-        `${decision === 'approve' ? 'Approved' : 'Rejected'}: ${row.amount} credits to ${row.username}`,
+        `${decision === 'approve' ? 'Approved' : 'Rejected'}: ${plural(row.amount, 'credit')} to ${row.username}`,
       );
     } else {
       toast.error(errorText(result));
@@ -61,7 +61,7 @@ export function ApprovalsCard({ self, reloadKey }: { self: string | null; reload
         locale={{ emptyText: 'No grants wait for approval' }}
         columns={[
           { title: 'User', dataIndex: 'username' },
-          { title: 'Credits', dataIndex: 'amount' },
+          { title: 'Credits', dataIndex: 'amount', render: (amount: number) => formatCount(amount) },
           { title: 'Reason', dataIndex: 'reason', ellipsis: true },
           { title: 'Asked by', dataIndex: 'requestedBy' },
           { title: 'When', dataIndex: 'createdAt', render: (at: string) => formatLocalDateTime(at) },

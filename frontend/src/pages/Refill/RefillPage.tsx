@@ -8,6 +8,7 @@ import {
   PaymentMessages,
   clampPacks,
   quotePacks,
+  formatCount,
 } from '@studio/contracts';
 import { Alert, Button, Card, InputNumber, Space, Statistic, Typography } from 'antd';
 import { useState } from 'react';
@@ -72,7 +73,7 @@ function RefillScreen() {
         <Statistic
           title="Total"
           value={`$${quote.dollars}`}
-          suffix={<span data-testid="refill-coins">for {quote.coins.toLocaleString('en-US')} coins</span>}
+          suffix={<span data-testid="refill-coins">for {formatCount(quote.coins)} coins</span>}
         />
         <Button
           type="primary"
