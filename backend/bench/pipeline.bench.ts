@@ -81,9 +81,16 @@ async function pipeline(): Promise<{
   const registry = app.get(EngineRegistry);
   registry.override('clone', await noopEngine(registry.engineFor('clone')!));
 
-  const { cookie } = await benchUser(app, base, 'pipe', JOBS * 2);
-  const socket = io(base, { transports: ['websocket'], extraHeaders: { cookie } });
-  await new Promise((resolve) => socket.once(SocketEvents.ready, resolve));
+  // One user per submitter: a user may hold only a few uploads at once (UPLOAD_REQUEST_LIMITS),
+  // so ten parallel submitters are ten people, as in a live studio.
+  const submitters = await Promise.all(
+    Array.from({ length: SUBMITTERS }, async (_, i) => {
+      const { cookie } = await benchUser(app, base, `pipe${i}x`, JOBS * 2);
+      const socket = io(base, { transports: ['websocket'], extraHeaders: { cookie } });
+      await new Promise((resolve) => socket.once(SocketEvents.ready, resolve));
+      return { cookie, socket };
+    }),
+  );
 
   const image = await sharp(readFileSync(join(FIXTURES, 'ai-face.jpg')))
     .resize(64, 64)
@@ -92,12 +99,14 @@ async function pipeline(): Promise<{
   const started = new Map<string, number>();
   const latencies: number[] = [];
   const allDone = new Promise<void>((resolve) => {
-    socket.on(JobSocketEvents.completed, ({ job }: JobSocketPayloads['job.completed']) => {
-      const t0 = started.get(job._id);
-      if (t0 === undefined) return;
-      latencies.push(performance.now() - t0);
-      if (latencies.length === JOBS) resolve();
-    });
+    for (const { socket } of submitters) {
+      socket.on(JobSocketEvents.completed, ({ job }: JobSocketPayloads['job.completed']) => {
+        const t0 = started.get(job._id);
+        if (t0 === undefined) return;
+        latencies.push(performance.now() - t0);
+        if (latencies.length === JOBS) resolve();
+      });
+    }
   });
 
   const before = { ...ops };
@@ -105,7 +114,7 @@ async function pipeline(): Promise<{
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
-    Array.from({ length: SUBMITTERS }, async () => {
+    submitters.map(async ({ cookie }) => {
       while (next < JOBS) {
         next += 1;
         const sentAt = performance.now();
@@ -124,7 +133,7 @@ async function pipeline(): Promise<{
     for (const [what, n] of [...detail].sort((a, b) => b[1] - a[1]))
       console.log(`  ${what}: ${(n / JOBS).toFixed(2)} per job`);
   }
-  socket.close();
+  for (const { socket } of submitters) socket.close();
   await app.close();
   latencies.sort((a, b) => a - b);
   return {
