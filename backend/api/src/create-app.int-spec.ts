@@ -92,6 +92,15 @@ describe('compression and caching of the frontend and the API', () => {
     }
   });
 
+  it('answers HEAD at client-side routes as GET would (link checkers, uptime probes)', async () => {
+    for (const path of ['/', '/profile']) {
+      const res = await fetch(`${t.url}${path}`, { method: 'HEAD' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+    }
+  });
+
   it('sends images as they are (already compressed), still with the immutable cache', async () => {
     const res = await rawGet(`${t.url}/assets/logo-Ij90Kl12.png`, brOrGzip);
     expect(res.status).toBe(200);

@@ -103,7 +103,7 @@ function serveFrontend(app: NestExpressApplication, config: AppConfig): void {
   app.use((req: Request, res: Response, next: NextFunction) => {
     const isApi =
       req.path.startsWith(`${API_PREFIX}/`) || req.path === API_PREFIX || req.path.startsWith('/socket.io');
-    if (req.method !== 'GET' || isApi) return next();
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || isApi) return next();
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);
   });
