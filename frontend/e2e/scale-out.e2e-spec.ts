@@ -9,7 +9,7 @@ import type { Model } from 'mongoose';
 import sharp from 'sharp';
 import request from 'supertest';
 import type { Browser } from 'playwright-core';
-import type { JobView } from '@studio/contracts';
+import { UPLOAD_REQUEST_LIMITS, type JobView } from '@studio/contracts';
 import {
   eventually,
   grantCredits,
@@ -109,13 +109,17 @@ describe('two API instances and two workers on one Redis and one database', () =
     return (res.body.content.job as JobView)._id;
   }
 
-  /** Submits `count` jobs for the users in turn, alternating the instances, a few at a time. */
+  /**
+   * Submits `count` jobs for the users in turn, alternating the instances, a few at a time: each
+   * user sends to both instances in turn and never holds more uploads on one instance than it allows.
+   */
   async function submitMany(users: Client[], count: number, input = image, amount = 1): Promise<string[]> {
     const ids: string[] = [];
-    for (let from = 0; from < count; from += 8) {
+    const perBatch = Math.min(8, users.length * 2 * UPLOAD_REQUEST_LIMITS.concurrentPerUser);
+    for (let from = 0; from < count; from += perBatch) {
       const batch = [];
-      for (let i = from; i < Math.min(count, from + 8); i += 1) {
-        const user = users[i % users.length];
+      for (let i = from; i < Math.min(count, from + perBatch); i += 1) {
+        const user = users[Math.floor(i / 2) % users.length];
         batch.push(clone(i % 2 ? b.url : a.url, user.cookie, user.username, input, amount));
       }
       ids.push(...(await Promise.all(batch)));
