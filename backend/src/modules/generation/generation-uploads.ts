@@ -25,6 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import {
@@ -224,7 +225,7 @@ function receive(
     const fields: Record<string, string> = {};
     const files: UploadedFile[] = [];
     const writes: Promise<unknown>[] = [];
-    const streams = new Set<busboy.FileStream>();
+    const streams = new Set<Readable>();
     let settled = false;
     let received = 0;
     let pricedFiles = 0;
