@@ -83,6 +83,19 @@ export async function grantCredits(t: TestApp, username: string, amount: number)
   return account.id;
 }
 
+/** Spends `amount` of a user's credits on `tool` as a finished job does: reserve under `key`, then capture. */
+export async function spendOnTool(
+  t: TestApp,
+  spender: { userId: string; username: string },
+  spend: { key: string; tool: string; amount: number; reason: string },
+): Promise<void> {
+  const ledger = t.app.get(LedgerService);
+  const { key, tool, amount, reason } = spend;
+  const reserved = await ledger.reserve({ ...spender, key, amount, reason, tool, jobId: key });
+  if (!reserved.ok) throw new Error(`spend ${key} refused: ${reserved.reason}`);
+  if (!(await ledger.capture(key))) throw new Error(`spend ${key} not captured`);
+}
+
 /** Resolves with the next payload of a socket event. */
 export function nextEvent<T = unknown>(socket: Socket, event: string, timeoutMs = 30_000): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Messages, PaymentMessages, type LogEntry } from '@studio/contracts';
-import { eventually, signIn, uniqueName } from '../../../test/clients';
+import { eventually, signIn, spendOnTool, uniqueName } from '../../../test/clients';
 import { postWebhook as deliver, signedEvent, stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
@@ -282,17 +282,11 @@ describe('billing with stripe-mock and signed webhooks', () => {
           reason: 'seed',
         });
         for (let j = 0; j <= i; j += 1) {
-          const key = `spend-${id}-${j}`;
-          await ledger.reserve({
-            key,
-            userId: id,
-            username: s.username,
-            amount: 10,
-            reason: 'swap',
-            tool: 'faceSwapTest',
-            jobId: key,
-          });
-          await ledger.capture(key);
+          await spendOnTool(
+            t,
+            { userId: id, username: s.username },
+            { key: `spend-${id}-${j}`, tool: 'faceSwapTest', amount: 10, reason: 'swap' },
+          );
         }
       }
       const window = {

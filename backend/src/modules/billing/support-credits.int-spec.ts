@@ -4,14 +4,20 @@ import {
   STAFF_CREDIT_LIMITS,
   type CreditApproval,
 } from '@studio/contracts';
-import { eventually, grantCredits, signIn, uniqueName, type Client } from '../../../test/clients';
+import {
+  eventually,
+  grantCredits,
+  signIn,
+  spendOnTool,
+  uniqueName,
+  type Client,
+} from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditService } from '../audit/audit.service';
 import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { CreditApproval as CreditApprovalRow } from './credit-approval.schema';
-import { LedgerService } from './ledger.service';
 
 /**
  * Issue 13 point 4: staff never credit themselves; what they give is capped per call and per UTC
@@ -70,22 +76,15 @@ describe('staff credit limits, self-credit and approvals', () => {
     expect(await balance(adminName)).toBe(0);
 
     // A bulk window that holds a spend of the requester is refused as a whole.
-    const ledger = t.app.get(LedgerService);
     const other = await signIn(t);
     const from = new Date(Date.now() - 60_000).toISOString();
     for (const spender of [support.username, other.username]) {
-      const id = await grantCredits(t, spender, 10);
-      const key = `self-bulk-${id}`;
-      await ledger.reserve({
-        key,
-        userId: id,
-        username: spender,
-        amount: 10,
-        reason: 'x',
-        tool: 'selfTool',
-        jobId: key,
-      });
-      await ledger.capture(key);
+      const userId = await grantCredits(t, spender, 10);
+      await spendOnTool(
+        t,
+        { userId, username: spender },
+        { key: `self-bulk-${userId}`, tool: 'selfTool', amount: 10, reason: 'x' },
+      );
     }
     const window = {
       tool: 'selfTool',
