@@ -129,8 +129,6 @@ export const CreditMessages = {
   perCall: (max: number) => `You may give at most ${max} credits at once`,
   perDay: (max: number, left: number) =>
     `That would pass your daily limit of ${max} credits (${left} left today, UTC)`,
-  pendingApproval: (amount: number) =>
-    `${amount} credits is above ${CREDIT_APPROVAL_THRESHOLD}: waiting for another admin to approve`,
   ownApproval: 'Another admin must approve this: not the one who asked, nor the one it credits',
   alreadyDecided: 'This request was already decided',
   approvalNotFound: 'Approval request not found',

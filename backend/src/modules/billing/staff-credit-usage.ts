@@ -81,11 +81,6 @@ export class StaffCreditUsage {
     await this.redis.eval(RELEASE, 2, ...this.keys(actorId, slot));
   }
 
-  async usedToday(actorId: string): Promise<number> {
-    const day = StaffCreditUsage.today();
-    return Number((await this.redis.get(this.keys(actorId, { day, operation: '' })[0])) ?? 0);
-  }
-
   private keys(actorId: string, slot: UsageSlot): [string, string] {
     // One hash tag per actor, so both keys of a script sit on one Redis Cluster slot.
     const tag = `{${actorId}}`;
