@@ -40,6 +40,20 @@ function sessionIdOf(cookie: string): string {
     .split('.')[0];
 }
 
+/** Publishes a grant to the user, as the ledger does: their sockets get balance.changed. */
+async function publishGrant(t: TestApp, username: string, amount: number, entryId: string) {
+  const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
+  await t.app.get(DomainEventBus).publish(DomainEvents.balanceChanged, {
+    userId: account.id,
+    username,
+    balance: amount,
+    delta: amount,
+    reason: 'test grant',
+    kind: 'grant',
+    entryId,
+  });
+}
+
 describe('realtime gateway', () => {
   let t: TestApp;
   const sockets: Socket[] = [];
@@ -70,17 +84,8 @@ describe('realtime gateway', () => {
     const bobGot: unknown[] = [];
     bobSocket.on(SocketEvents.balanceChanged, (p) => bobGot.push(p));
 
-    const aliceAccount = (await t.app.get(AccountsRepository).findByUsername(alice.username))!;
     const received = next(aliceSocket, SocketEvents.balanceChanged);
-    await t.app.get(DomainEventBus).publish(DomainEvents.balanceChanged, {
-      userId: aliceAccount.id,
-      username: alice.username,
-      balance: 200,
-      delta: 200,
-      reason: 'test grant',
-      kind: 'grant',
-      entryId: 'e1',
-    });
+    await publishGrant(t, alice.username, 200, 'e1');
     await expect(received).resolves.toEqual({
       balance: 200,
       delta: 200,
@@ -89,17 +94,8 @@ describe('realtime gateway', () => {
     });
 
     // Bob's socket is live (a push of his own arrives) and never saw Alice's.
-    const bobAccount = (await t.app.get(AccountsRepository).findByUsername(bob.username))!;
     const bobReceived = next(bobSocket, SocketEvents.balanceChanged);
-    await t.app.get(DomainEventBus).publish(DomainEvents.balanceChanged, {
-      userId: bobAccount.id,
-      username: bob.username,
-      balance: 5,
-      delta: 5,
-      reason: 'test grant',
-      kind: 'grant',
-      entryId: 'e2',
-    });
+    await publishGrant(t, bob.username, 5, 'e2');
     await expect(bobReceived).resolves.toMatchObject({ balance: 5 });
     expect(bobGot).toEqual([{ balance: 5, delta: 5, reason: 'test grant', kind: 'grant' }]);
   });
@@ -145,17 +141,8 @@ describe('realtime gateway', () => {
     await expect(closed).resolves.toBe('io server disconnect');
 
     // The other session's socket still gets its pushes.
-    const account = (await t.app.get(AccountsRepository).findByUsername(user.username))!;
     const pushed = next(otherSocket, SocketEvents.balanceChanged);
-    await t.app.get(DomainEventBus).publish(DomainEvents.balanceChanged, {
-      userId: account.id,
-      username: user.username,
-      balance: 7,
-      delta: 7,
-      reason: 'test grant',
-      kind: 'grant',
-      entryId: 'e-frank',
-    });
+    await publishGrant(t, user.username, 7, 'e-frank');
     await expect(pushed).resolves.toMatchObject({ balance: 7 });
   });
 
