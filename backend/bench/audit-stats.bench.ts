@@ -45,53 +45,27 @@ function entry(i: number, now: number) {
   const createdOn = new Date(now - Math.floor((i / ENTRIES) * DAYS * 86_400_000));
   const _id = new Types.ObjectId(Math.floor(createdOn.getTime() / 1000));
   const username = `user${i % 500}`;
-  const author = { username };
+  const common = { _id, author: { username }, authorKey: authorKey(username), createdOn };
   switch (i % 5) {
     case 0:
     case 1: {
       const credits = 1 + (i % 7);
-      return {
-        _id,
-        category: AuditCategory.credits,
-        author,
-        authorKey: authorKey(username),
-        createdOn,
-        message: `Spent ${credits} credits.`,
-        credits,
-      };
+      return { ...common, category: AuditCategory.credits, message: `Spent ${credits} credits.`, credits };
     }
     case 2: {
       const n = 1 + (i % 3);
       return {
-        _id,
+        ...common,
         category: AuditCategory.faceSwap,
-        author,
-        authorKey: authorKey(username),
-        createdOn,
         message: `Swapped ${n} image${n === 1 ? '' : 's'}.`,
         detail: `Job bench-${i} · cost ${n}`,
         swaps: n,
       };
     }
     case 3:
-      return {
-        _id,
-        category: AuditCategory.credits,
-        author,
-        authorKey: authorKey(username),
-        createdOn,
-        message: 'Bought 200 coins.',
-      };
+      return { ...common, category: AuditCategory.credits, message: 'Bought 200 coins.' };
     default:
-      return {
-        _id,
-        category: AuditCategory.account,
-        author,
-        authorKey: authorKey(username),
-        createdOn,
-        message: 'Logged in.',
-        detail: 'From 127.0.0.1',
-      };
+      return { ...common, category: AuditCategory.account, message: 'Logged in.', detail: 'From 127.0.0.1' };
   }
 }
 
