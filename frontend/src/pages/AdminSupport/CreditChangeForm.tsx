@@ -3,6 +3,7 @@ import {
   Messages,
   REASON_MAX,
   STAFF_CREDIT_LIMITS,
+  formatCount,
   nameProblem,
   plural,
   type CreditChangeAnswer,
@@ -85,8 +86,8 @@ export function CreditChangeForm({
         name="amount"
         extra={
           path === '/admin/credits/grant'
-            ? `At most ${perCall}; above ${CREDIT_APPROVAL_THRESHOLD} another admin approves`
-            : `At most ${perCall} at once`
+            ? `At most ${formatCount(perCall)}; above ${formatCount(CREDIT_APPROVAL_THRESHOLD)} another admin approves`
+            : `At most ${formatCount(perCall)} at once`
         }
         rules={[{ required: true, message: 'How many credits?' }]}
       >
