@@ -1,4 +1,4 @@
-import { CLONE_AMOUNT, formatCount, quoteTool } from '@studio/contracts';
+import { CLONE_AMOUNT, formatCount, plural, quoteTool } from '@studio/contracts';
 import { Button, InputNumber, Modal, Typography } from 'antd';
 import { CoinIcon } from '../../ui/CoinIcon';
 
@@ -57,8 +57,7 @@ export function CloneAmountModal({
           autoFocus
         />
         <Typography.Text type="secondary" data-testid="clone-cost">
-          Costs <CoinIcon /> {cost} {cost === 1 ? 'credit' : 'credits'} · your balance is{' '}
-          {formatCount(balance ?? 0)}
+          Costs <CoinIcon /> {plural(cost, 'credit')} · your balance is {formatCount(balance ?? 0)}
         </Typography.Text>
       </div>
     </Modal>

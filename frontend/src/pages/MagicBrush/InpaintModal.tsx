@@ -4,6 +4,7 @@ import {
   JobMessages,
   Messages,
   nameProblem,
+  plural,
   quoteTool,
   type FolderSummary,
   formatCount,
@@ -45,6 +46,8 @@ export function InpaintModal({
   const images = 1 + form.extras.length;
   const amount = form.amount ?? 0;
   const cost = quoteTool('inpaint', amount * images);
+  // The server refuses these characters in the name; say so while typing.
+  const nameUnsafe = nameProblem(form.name) !== null;
   const cancel = (
     <Button key="cancel" onClick={onCancel}>
       Cancel
@@ -55,7 +58,7 @@ export function InpaintModal({
       key="inpaint"
       type="primary"
       loading={busy}
-      disabled={!form.amount || !!nameProblem(form.name)}
+      disabled={!form.amount || nameUnsafe}
       onClick={onBulk}
     >
       Inpaint
@@ -147,12 +150,9 @@ export function InpaintModal({
                 onChange={(e) => onChange({ name: e.target.value })}
                 placeholder="Red dress..."
                 maxLength={64}
-                status={nameProblem(form.name) ? 'error' : undefined}
+                status={nameUnsafe ? 'error' : undefined}
               />
-              {/* The server refuses these characters; say so while typing. */}
-              {nameProblem(form.name) && (
-                <Typography.Text type="danger">{Messages.unsafeCharacters}</Typography.Text>
-              )}
+              {nameUnsafe && <Typography.Text type="danger">{Messages.unsafeCharacters}</Typography.Text>}
             </div>
             <div className="inpaint-field">
               <label htmlFor="inpaint-amount">Amount</label>
@@ -208,8 +208,8 @@ export function InpaintModal({
               </div>
             )}
             <Typography.Text type="secondary" data-testid="inpaint-cost">
-              {images} {images === 1 ? 'image' : 'images'} × {amount} = <CoinIcon /> {cost}{' '}
-              {cost === 1 ? 'credit' : 'credits'} · your balance is {formatCount(balance ?? 0)}
+              {plural(images, 'image')} × {amount} = <CoinIcon /> {plural(cost, 'credit')} · your balance is{' '}
+              {formatCount(balance ?? 0)}
             </Typography.Text>
           </div>
         )}
