@@ -132,6 +132,7 @@ export const CreditMessages = {
   ownApproval: 'Another admin must approve this: not the one who asked, nor the one it credits',
   alreadyDecided: 'This request was already decided',
   approvalNotFound: 'Approval request not found',
+  belowZero: 'That would take the balance below zero',
 } as const;
 
 /** Analytics events of the purchase flow (spec section 7). */

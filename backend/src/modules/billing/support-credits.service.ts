@@ -140,7 +140,7 @@ export class SupportCreditsService {
         reason: request.reason,
         actor: requester,
       });
-      if (!outcome.ok) throw new BadRequestException('That would take the balance below zero');
+      if (!outcome.ok) throw new BadRequestException(CreditMessages.belowZero);
     } else {
       await this.usage.release(requester.userId, usageSlotOf(request));
     }
@@ -281,7 +281,7 @@ export class SupportCreditsService {
     }
     if (!outcome.ok) {
       if (gives) await this.usage.release(actor.id, slot);
-      throw new BadRequestException('That would take the balance below zero');
+      throw new BadRequestException(CreditMessages.belowZero);
     }
     return { username: account.username, amount: input.amount, balance: outcome.balance };
   }
