@@ -9,6 +9,7 @@ import { SessionEndListener } from '../auth/session-end.listener';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { DomainEventBus } from '../events/domain-event-bus';
+import { AuditService } from '../audit/audit.service';
 
 function next<E extends keyof SocketEventPayloads>(socket: Socket, event: E, timeoutMs = 5000) {
   return new Promise<SocketEventPayloads[E]>((resolve, reject) => {
@@ -204,6 +205,40 @@ describe('realtime gateway', () => {
     expect((await before.agent.get('/api/session')).status).toBe(401);
     expect((await after.agent.get('/api/session')).status).toBe(200);
     expect(newSocket.connected).toBe(true);
+  });
+
+  it('takes a demoted admin out of the audit feed, also on a session the index does not know', async () => {
+    const admin = await signIn(t, adminName, 'admin-password-1');
+    const account = (await t.app.get(AccountsRepository).findByUsername(adminName))!;
+    // Not in the index: a session begun before the index existed, or a login cut short between
+    // saving the session and recording it. The role change cannot end it.
+    await t.app
+      .get<Redis>(REDIS)
+      .zrem(`${t.config.REDIS_PREFIX}:user-sessions:${account.id}`, sessionIdOf(admin.cookie));
+    const socket = await connectSocket(t, admin.cookie);
+    sockets.push(socket);
+    const feed: LogEntry[] = [];
+    socket.on(SocketEvents.auditAppended, (entry: LogEntry) => feed.push(entry));
+
+    await t.app.get(SessionEndListener).onRoleChanged({
+      id: `unindexed-${account.id}`,
+      name: DomainEvents.roleChanged,
+      occurredAt: new Date().toISOString(),
+      payload: {
+        userId: account.id,
+        username: adminName,
+        role: 'user',
+        previousRole: 'admin',
+        actor: { userId: 'someone', username: 'someone' },
+      },
+    });
+    const marker = uniqueName('demoted');
+    await t.app.get(AuditService).append({ category: 'Account', message: `Marker ${marker}.` });
+    // Pushed after the entry, through the same Redis channel: once it is here, the entry would be.
+    const pushed = next(socket, SocketEvents.balanceChanged);
+    await publishGrant(t, adminName, 3, `e-${marker}`);
+    await expect(pushed).resolves.toMatchObject({ balance: 3 });
+    expect(feed.filter((entry) => entry.message.includes(marker))).toEqual([]);
   });
 
   it('closes a socket whose transport opened before logout and which joins after it (websocket and polling)', async () => {

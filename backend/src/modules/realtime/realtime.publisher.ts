@@ -36,6 +36,11 @@ export class RealtimePublisher {
     this.emitter.to(SocketRooms.admins).emit(event, payload);
   }
 
+  /** Takes every socket of the user out of the room, on whichever API instance it is connected. */
+  removeUserFrom(userId: string, room: string): void {
+    this.emitter.in(SocketRooms.user(userId)).socketsLeave(room);
+  }
+
   /** Closes every socket in the room, on whichever API instance it is connected. */
   disconnectRoom(room: string): void {
     this.emitter.in(room).disconnectSockets(true);
