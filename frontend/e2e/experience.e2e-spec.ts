@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, toast } from './browser';
+import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, SCREENSHOTS, toast } from './browser';
 
 const PORTRAIT = join(__dirname, '../../libs/inference/fixtures/cgi-model-3.jpg'); // 939x1280 → 751x1024
 const HEADER_HEIGHT = 64;
@@ -161,8 +161,7 @@ describe('messages, phones and dark mode in the browser', () => {
     expect(fit.scrolls).toBe(false);
     expect(fit.height).toBeLessThanOrEqual(900 - HEADER_HEIGHT);
     await canvas.evaluate((element) => element.scrollIntoView({ block: 'end' }));
-    await page.screenshot({
-      path: join(__dirname, '../../test-results/screenshots/experience-magic-portrait.png'),
-    });
+    // The window as seen (not the full page): the canvas fits it.
+    await page.screenshot({ path: join(SCREENSHOTS, 'experience-magic-portrait.png') });
   });
 });
