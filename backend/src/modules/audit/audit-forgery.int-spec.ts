@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type Redis from 'ioredis';
 import sharp from 'sharp';
 import type { AdminStats, FolderContents, JobView, LogEntry, LogPage } from '@studio/contracts';
@@ -12,11 +10,10 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
+import { fixture } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { REDIS } from '../../infrastructure/redis.module';
 import { AuditCounters } from './audit-counters';
-
-const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
 
 /**
  * Issue 13, point 1: the admin totals once summed 'N credits.' wherever it appeared in a log
@@ -79,10 +76,7 @@ describe('admin statistics cannot be forged with user-written names', () => {
     // Attack 2: a bulk inpaint named like a spend, whose items are then downloaded (each download
     // writes 'Downloaded <item title>.').
     const folderId = await makeFolder(user, 'Batch');
-    const image = await sharp(readFileSync(join(FIXTURES, 'ai-face.jpg')))
-      .resize(64, 64)
-      .png()
-      .toBuffer();
+    const image = await sharp(fixture('ai-face.jpg')).resize(64, 64).png().toBuffer();
     const mask = await sharp({
       create: { width: 64, height: 64, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 1 } },
     })
@@ -140,7 +134,7 @@ describe('admin statistics cannot be forged with user-written names', () => {
         .field('folder', folderId)
         .field('consent', 'true')
         .attach('Swap0', face, 'face.png')
-        .attach('Swap1', readFileSync(join(FIXTURES, 'cgi-model-3.jpg')), 'target.jpg');
+        .attach('Swap1', fixture('cgi-model-3.jpg'), 'target.jpg');
     const jobState = async (jobId: string) =>
       ((await swapper.agent.get(`/api/jobs/${jobId}`)).body.content as JobView).state;
 
@@ -155,7 +149,7 @@ describe('admin statistics cannot be forged with user-written names', () => {
     await eventually(async () => expect(await jobState(failed.body.content.job._id)).toBe('failed'), 60_000);
     await eventually(async () => expect(await balanceOf(swapper)).toBe(5));
     // A real face: captured and swapped.
-    const done = await swap(readFileSync(join(FIXTURES, 'ai-face.jpg')));
+    const done = await swap(fixture('ai-face.jpg'));
     expect(done.status).toBe(200);
     await eventually(async () => expect(await jobState(done.body.content.job._id)).toBe('succeeded'), 90_000);
     const spent = 5 - (await balanceOf(swapper));

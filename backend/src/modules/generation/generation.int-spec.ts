@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
@@ -25,12 +23,10 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
+import { fixture } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
 import { EngineRegistry } from './engine-registry';
-
-const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
-const fixture = (name: string) => readFileSync(join(FIXTURES, name));
 
 /** Mean squared error → PSNR in dB between two raw RGB buffers of the same size. */
 function psnr(a: Buffer, b: Buffer): number {

@@ -22,10 +22,8 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
+import { FIXTURES, fixture } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
-
-const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
-const fixture = (name: string) => readFileSync(join(FIXTURES, name));
 
 /** A mask the size of the image: white (repaint) in a rectangle, transparent elsewhere. */
 async function rectangleMask(
