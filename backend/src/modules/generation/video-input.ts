@@ -10,7 +10,8 @@ export interface MeasuredVideo {
 
 /**
  * An uploaded video, measured by ffprobe (the client's `length` is never trusted) with the same
- * probe and limit the engine uses, read from the temp file it was streamed to: it must hold a video stream and last at most 30 s.
+ * probe and limit the engine uses, read from the temp file it was streamed to: it must hold a
+ * video stream and last at most 30 s.
  */
 export async function measureVideo(
   upload: { path: string; size: number } | undefined,
