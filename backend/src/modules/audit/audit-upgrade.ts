@@ -21,7 +21,6 @@ export class AuditUpgrade implements OnApplicationBootstrap {
   private readonly log = new Logger(AuditUpgrade.name);
   private readonly doneKey: string;
   private readonly lockKey: string;
-  private running?: Promise<void>;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -33,12 +32,7 @@ export class AuditUpgrade implements OnApplicationBootstrap {
   }
 
   onApplicationBootstrap(): void {
-    this.running = this.run().catch((err: Error) => this.log.warn(`log upgrade failed: ${err.message}`));
-  }
-
-  /** Resolves when this process's upgrade (if it runs one) has ended. */
-  settled(): Promise<void> {
-    return this.running ?? Promise.resolve();
+    void this.run().catch((err: Error) => this.log.warn(`log upgrade failed: ${err.message}`));
   }
 
   /** Upgrades the log unless that was done (or another process is doing it). */
