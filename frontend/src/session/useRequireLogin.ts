@@ -8,6 +8,8 @@ import { useSession } from './useSession';
 export interface RequireLoginOptions {
   /** Say 'You need to be logged in' when a logged-out visitor opens the screen (generation tools). */
   explain?: boolean;
+  /** Where a logged-out visitor goes: the login page, or home for a folder (spec section 6). */
+  to?: string;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface RequireLoginOptions {
  * outer component and render the screen (whose hooks call the API) only when it returns true, so
  * a logged-out visit sends no request that would answer 401.
  */
-export function useRequireLogin({ explain = false }: RequireLoginOptions = {}): boolean {
+export function useRequireLogin({ explain = false, to = Paths.login }: RequireLoginOptions = {}): boolean {
   const { account } = useSession();
   const navigate = useNavigate();
   const toast = useToast();
@@ -29,7 +31,7 @@ export function useRequireLogin({ explain = false }: RequireLoginOptions = {}): 
       told.current = true;
       toast.error(Messages.needLogin);
     }
-    navigate(Paths.login, { replace: true });
-  }, [account, explain, navigate, toast]);
+    navigate(to, { replace: true });
+  }, [account, explain, to, navigate, toast]);
   return !!account;
 }

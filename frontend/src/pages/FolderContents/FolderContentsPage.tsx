@@ -1,11 +1,10 @@
 import { ArrowLeftOutlined, DeleteOutlined } from '@ant-design/icons';
 import { ContentMessages, type ContentItem, type InpaintEntry } from '@studio/contracts';
 import { Alert, Button, Card, Empty, List, Result, Space, Spin, Typography } from 'antd';
-import { useEffect } from 'react';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { Link, useParams } from 'react-router-dom';
 import { apiGet, errorText } from '../../api/client';
 import { Paths } from '../../paths';
-import { useSession } from '../../session/useSession';
+import { useRequireLogin } from '../../session/useRequireLogin';
 import { useToast } from '../../ui/toast';
 import { downloadItem } from './downloadItem';
 import { useFolderContents } from './useFolderContents';
@@ -14,13 +13,8 @@ const PAGE_SIZE = 24;
 
 /** Folder contents (spec section 2): inpaint status, then the items as a paged grid of previews. */
 export function FolderContentsPage() {
-  const { account } = useSession();
-  const navigate = useNavigate();
   // Logged out goes home (spec section 6) before the folder is asked for.
-  useEffect(() => {
-    if (!account) navigate(Paths.home, { replace: true });
-  }, [account, navigate]);
-  return account ? <FolderContentsScreen /> : null;
+  return useRequireLogin({ to: Paths.home }) ? <FolderContentsScreen /> : null;
 }
 
 function FolderContentsScreen() {
