@@ -13,6 +13,8 @@ export interface AccountRecord {
   verified: boolean;
   early: boolean;
   stripeCustomerId?: string;
+  /** Credits, as read with the account (only billing's AccountBalances writes them). */
+  balance: number;
   /** Created by the boot-time seeding of ADMIN_USERNAME (not self-registered). */
   seededAdmin?: boolean;
 }
@@ -115,6 +117,7 @@ function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | nul
     verified: doc.verified,
     early: doc.early,
     stripeCustomerId: doc.stripeCustomerId,
+    balance: doc.balance ?? 0,
     seededAdmin: doc.seededAdmin,
   };
 }

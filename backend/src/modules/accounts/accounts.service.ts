@@ -138,7 +138,7 @@ export class AccountsService implements OnApplicationBootstrap {
       verified: account.verified,
       early: account.early,
       role: account.role,
-      balance: (await this.accounts.balanceOf(account.id)).balance,
+      balance: account.balance,
     };
   }
 
@@ -152,7 +152,7 @@ export class AccountsService implements OnApplicationBootstrap {
       ...publicPart,
       own: true,
       role: account.role,
-      balance: (await this.accounts.balanceOf(account.id)).balance,
+      balance: account.balance,
       folders: await this.folders.summaries(viewer),
     };
   }

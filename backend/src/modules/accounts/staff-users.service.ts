@@ -24,7 +24,7 @@ export class StaffUsersService {
 
   async search(_staff: AuthUser, query: string): Promise<UserSummary[]> {
     const rows = await this.accounts.searchByName(query.trim(), SEARCH_LIMIT);
-    return Promise.all(rows.map((row) => this.summary(row, row.createdAt)));
+    return rows.map((row) => this.summary(row, row.createdAt));
   }
 
   async setBadges(admin: AuthUser, username: string, badges: SetBadgesRequest): Promise<UserSummary> {
@@ -69,14 +69,13 @@ export class StaffUsersService {
     return this.summary({ ...account, role });
   }
 
-  private async summary(account: AccountRecord, createdAt?: Date): Promise<UserSummary> {
-    const { balance } = await this.accounts.balanceOf(account.id);
+  private summary(account: AccountRecord, createdAt?: Date): UserSummary {
     return {
       username: account.username,
       role: account.role,
       verified: account.verified,
       early: account.early,
-      balance,
+      balance: account.balance,
       ...(createdAt ? { createdAt: new Date(createdAt).toISOString() } : {}),
     };
   }
