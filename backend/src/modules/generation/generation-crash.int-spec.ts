@@ -1,6 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { getModelToken } from '@nestjs/mongoose';
 import type { Queue } from 'bull';
 import type { Model } from 'mongoose';
@@ -17,6 +15,7 @@ import {
   uniqueName,
 } from '../../../test/clients';
 import { exited, startWorker } from '../../../test/processes';
+import { fixture } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { LedgerService } from '../billing/ledger.service';
 import { FoldersService } from '../folders/folders.service';
@@ -26,14 +25,23 @@ import { JobLifecycle } from './job-lifecycle.service';
 import { outputItemId } from './job-runner';
 import { Job } from './job.schema';
 
-const FIXTURES = join(__dirname, '../../../../libs/inference/fixtures');
-
 /** An image large enough that super resolution runs for several seconds (many tiles). */
-const bigImage = () =>
-  sharp(readFileSync(join(FIXTURES, 'cgi-model-3.jpg')))
-    .resize(640, 640, { fit: 'cover' })
+const bigImage = () => sharp(fixture('cgi-model-3.jpg')).resize(640, 640, { fit: 'cover' }).png().toBuffer();
+
+/** A fresh user with 10 credits asks for super resolution of a small square: the user and job. */
+async function submitSmallUpscale(t: TestApp, prefix: string, side: number, background: string) {
+  const user = await signIn(t, uniqueName(prefix));
+  const userId = await grantCredits(t, user.username, 10);
+  const image = await sharp({ create: { width: side, height: side, channels: 3, background } })
     .png()
     .toBuffer();
+  const res = await user.agent
+    .post('/api/superResolution')
+    .field('author', user.username)
+    .attach('original', image, 'small.png');
+  expect(res.body.message).toBe('processing');
+  return { user, userId, jobId: (res.body.content.job as JobView)._id };
+}
 
 describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
   let t: TestApp;
@@ -127,17 +135,7 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
 
     /** A super-resolution job of a fresh user with 10 credits, and a reader of its record. */
     async function submitJob() {
-      const user = await signIn(t, uniqueName('stop'));
-      await grantCredits(t, user.username, 10);
-      const image = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3a6' } })
-        .png()
-        .toBuffer();
-      const res = await user.agent
-        .post('/api/superResolution')
-        .field('author', user.username)
-        .attach('original', image, 'small.png');
-      expect(res.body.message).toBe('processing');
-      const jobId = (res.body.content.job as JobView)._id;
+      const { user, jobId } = await submitSmallUpscale(t, 'stop', 64, '#3a6');
       const record = async () =>
         (await t.app.get<Model<Job>>(getModelToken(Job.name)).findById(jobId).lean())!;
       const underway = (requests: number) =>
@@ -214,17 +212,7 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
 
     /** A super-resolution job of a fresh user with 10 credits, taken by the "first worker". */
     async function takenJob() {
-      const user = await signIn(t, uniqueName('two'));
-      const userId = await grantCredits(t, user.username, 10);
-      const image = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#a36' } })
-        .png()
-        .toBuffer();
-      const res = await user.agent
-        .post('/api/superResolution')
-        .field('author', user.username)
-        .attach('original', image, 'small.png');
-      expect(res.body.message).toBe('processing');
-      const jobId = (res.body.content.job as JobView)._id;
+      const { user, userId, jobId } = await submitSmallUpscale(t, 'two', 32, '#a36');
       const bullJob = await eventually(async () => {
         const next = await queue().getNextJob();
         expect(next?.id).toBe(jobId);
