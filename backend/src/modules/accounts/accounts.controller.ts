@@ -53,8 +53,10 @@ export class AccountsController {
       req.session.regenerate((err) => (err ? reject(err) : resolve())),
     );
     req.session.userId = account.id;
-    await new Promise<void>((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
+    // Listed before it is stored: a process dying between the two leaves at most a listed id
+    // with no session (pruned at the next login), never a live session a role change cannot end.
     await this.sessions.remember(account.id, req.sessionID);
+    await new Promise<void>((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
     return ok(toLoginContent(account));
   }
 
