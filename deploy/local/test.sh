@@ -10,6 +10,7 @@ ensure_npm_dependencies
 ensure_ferretdb
 ensure_stripe_mock
 ensure_moto
+ensure_mailcatcher
 
 log "building contracts, inference and frontend"
 npm run build --silent -w @studio/contracts
@@ -36,6 +37,10 @@ export TEST_STRIPE_API_URL="http://127.0.0.1:$stripe_port"
 s3_port="${TEST_S3_PORT:-12190}"
 start_moto "$s3_port"
 export TEST_S3_ENDPOINT="http://127.0.0.1:$s3_port"
+smtp_port="${TEST_SMTP_PORT:-12125}"; mail_ui_port="${TEST_MAIL_UI_PORT:-12126}"
+start_mailcatcher "$smtp_port" "$mail_ui_port"
+export TEST_SMTP_URL="smtp://127.0.0.1:$smtp_port"
+export TEST_MAIL_API_URL="http://127.0.0.1:$mail_ui_port"
 export TEST_MONGODB_URL="mongodb://127.0.0.1:$mongo_port"
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
 export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
