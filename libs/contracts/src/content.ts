@@ -42,6 +42,7 @@ export const ContentMessages = {
   processing: 'Please wait, we are processing your request.',
   noTitle: 'No Title',
   takenDown: 'This item was taken down',
+  rangeNotSatisfiable: 'The requested range lies outside the file',
 } as const;
 
 /** Download names when an item has no title (spec section 7). */

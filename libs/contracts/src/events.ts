@@ -1,5 +1,7 @@
+import type { FolderSummary } from './api';
 import type { LogEntry } from './audit';
 import type { LedgerKind } from './billing';
+import type { ContentItem, InpaintEntry } from './content';
 import type { JobSocketPayloads, JobTool } from './jobs';
 import type { OperationsState } from './operations';
 import type { Role } from './roles';
@@ -111,11 +113,30 @@ export const SocketEvents = {
   auditAppended: 'audit.appended',
   /** To an item's owner: an admin hid or deleted it, and why. */
   contentTakenDown: 'content.taken_down',
+  /** To a folder's owner: items came or went, a batch's status moved, or it was renamed or deleted. */
+  folderChanged: 'folder.changed',
 } as const;
+
+/**
+ * What changed in one folder, so open folder pages and the profile's counts follow without a
+ * reload. Screens also read the folder again when their socket (re)joins (`session.ready`).
+ */
+export interface FolderChange {
+  folderId: string;
+  /** The folder as the profile lists it now (title, visible items); absent once it is deleted. */
+  folder?: FolderSummary;
+  /** Items stored in it (a job's results); a repeat of one already shown is the same item. */
+  added?: ContentItem[];
+  /** Ids of items removed from it. */
+  removed?: string[];
+  /** A bulk inpaint entry whose status line changed. */
+  batch?: InpaintEntry;
+}
 
 export interface SocketEventPayloads extends JobSocketPayloads {
   'operations.changed': OperationsState;
   'content.taken_down': { itemId: string; title?: string; reason: string; mode: 'hide' | 'delete' };
+  'folder.changed': FolderChange;
   'session.ready': { username: string };
   'balance.changed': {
     balance: number;

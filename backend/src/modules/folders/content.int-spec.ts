@@ -1,8 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { ContentMessages, type ContentItem, type LogEntry } from '@studio/contracts';
-import { eventually, signIn, uniqueName } from '../../../test/clients';
+import type { Socket } from 'socket.io-client';
+import {
+  ContentMessages,
+  SocketEvents,
+  type ContentItem,
+  type FolderChange,
+  type LogEntry,
+} from '@studio/contracts';
+import { connectSocket, eventually, nextEvent, signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import type { AuthUser } from '../auth/auth-user';
@@ -72,6 +79,52 @@ describe('folder contents and downloads (ownership)', () => {
     expect(mine.headers['content-type']).toBe('image/png');
     expect(Buffer.compare(mine.body as Buffer, PNG)).toBe(0);
     expect((await stranger.agent.get(portrait.url)).status).toBe(404);
+  });
+
+  it('answers Range requests (video seeking): 206 with Content-Range, 416 outside the file', async () => {
+    const bytes = (res: request.Response) => res.body as Buffer;
+    const ranged = (range: string, who = owner) =>
+      who.agent
+        .get(video.url)
+        .set('Range', range)
+        .buffer(true)
+        .parse((stream, done) => {
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => done(null, Buffer.concat(chunks)));
+        });
+
+    const middle = await ranged('bytes=4-7');
+    expect(middle.status).toBe(206);
+    expect(middle.headers['content-range']).toBe(`bytes 4-7/${MP4.length}`);
+    expect(middle.headers['content-length']).toBe('4');
+    expect(middle.headers['content-type']).toBe('video/mp4');
+    expect(bytes(middle).equals(MP4.subarray(4, 8))).toBe(true);
+    const tail = await ranged('bytes=-3');
+    expect([tail.status, tail.headers['content-range']]).toEqual([206, `bytes 9-11/${MP4.length}`]);
+    expect(bytes(tail).equals(MP4.subarray(9))).toBe(true);
+    // An end past the file is cut to it (RFC 9110), as browsers ask `bytes=0-`.
+    const open = await ranged('bytes=2-999');
+    expect([open.status, open.headers['content-range']]).toEqual([206, `bytes 2-11/${MP4.length}`]);
+
+    const outside = await ranged(`bytes=${MP4.length}-`);
+    expect(outside.status).toBe(416);
+    expect(outside.headers['content-range']).toBe(`bytes */${MP4.length}`);
+    // What is not one byte range (garbled, several, another unit) gets the whole file.
+    for (const range of ['bytes=abc', 'bytes=0-1,5-6', 'items=0-1']) {
+      const whole = await ranged(range);
+      expect({ range, status: whole.status, same: bytes(whole).equals(MP4) }).toEqual({
+        range,
+        status: 200,
+        same: true,
+      });
+      expect(whole.headers['accept-ranges']).toBe('bytes');
+    }
+    // Another user learns nothing, not even the size.
+    for (const range of ['bytes=0-3', `bytes=${MP4.length}-`]) {
+      const theirs = await ranged(range, stranger);
+      expect([theirs.status, theirs.headers['content-range']]).toEqual([404, undefined]);
+    }
   });
 
   it('downloads as an attachment named after the title, or Content / Swapped Video', async () => {
@@ -144,6 +197,61 @@ describe('folder contents and downloads (ownership)', () => {
     const empty = (await owner.agent.post('/api/makeFolder').send({ title: 'Empty' })).body.content._id;
     expect((await owner.agent.delete(`/api/folders/${empty}`)).status).toBe(200);
     expect((await owner.agent.get(`/api/getBulkInpaints/${empty}`)).status).toBe(404);
+  });
+
+  it("pushes a folder's changes to its owner's sockets only", async () => {
+    const sockets: Socket[] = [await connectSocket(t, owner.cookie), await connectSocket(t, stranger.cookie)];
+    const [mine, theirs] = sockets;
+    const strangerGot: FolderChange[] = [];
+    theirs.on(SocketEvents.folderChanged, (change: FolderChange) => strangerGot.push(change));
+    const nextChange = () => nextEvent<FolderChange>(mine, SocketEvents.folderChanged, 10_000);
+    try {
+      const folders = t.app.get(FoldersService);
+      const me = await authUser(owner.username);
+      let change = nextChange();
+      const live = await owner.agent.post('/api/makeFolder').send({ title: 'Live' });
+      const liveId = live.body.content._id as string;
+      await expect(change).resolves.toEqual({
+        folderId: liveId,
+        folder: { _id: liveId, title: 'Live', amount: 0 },
+      });
+
+      change = nextChange();
+      const batch = await folders.createBatch(me, liveId, 'STATUS: Beach: 0 of 2 done', 2);
+      await folders.setBatchTitle(batch._id, 'STATUS: Beach: 1 of 2 done');
+      await expect(change).resolves.toEqual({
+        folderId: liveId,
+        batch: { _id: batch._id, title: 'STATUS: Beach: 1 of 2 done', amount: 2 },
+      });
+
+      change = nextChange();
+      const added = await folders.addItem(me, liveId, { data: PNG, kind: 'image', contentType: 'image/png' });
+      await expect(change).resolves.toEqual({
+        folderId: liveId,
+        folder: { _id: liveId, title: 'Live', amount: 1 },
+        added: [added],
+      });
+
+      change = nextChange();
+      await owner.agent.delete(`/api/content/${added._id}`);
+      await expect(change).resolves.toEqual({
+        folderId: liveId,
+        folder: { _id: liveId, title: 'Live', amount: 0 },
+        removed: [added._id],
+      });
+
+      change = nextChange();
+      await owner.agent.patch(`/api/folders/${liveId}`).send({ title: 'Live 2' });
+      await expect(change).resolves.toMatchObject({ folder: { title: 'Live 2' } });
+
+      // The stranger's socket is live (a change of their own arrives) and never saw the owner's.
+      const own = nextEvent<FolderChange>(theirs, SocketEvents.folderChanged, 10_000);
+      await stranger.agent.post('/api/makeFolder').send({ title: 'Theirs' });
+      await expect(own).resolves.toMatchObject({ folder: { title: 'Theirs' } });
+      expect(strangerGot.map((c) => c.folder?.title)).toEqual(['Theirs']);
+    } finally {
+      sockets.forEach((s) => s.close());
+    }
   });
 
   it('records folder creation, downloads and deletions in the activity log', async () => {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ContentController } from './content.controller';
 import { ContentItem, ContentItemSchema, InpaintBatch, InpaintBatchSchema } from './content-item.schema';
+import { RealtimeModule } from '../realtime/realtime.module';
 import { Folder, FolderSchema } from './folder.schema';
 import { FoldersController } from './folders.controller';
 import { FoldersService } from './folders.service';
@@ -13,6 +14,7 @@ import { FoldersService } from './folders.service';
       { name: ContentItem.name, schema: ContentItemSchema },
       { name: InpaintBatch.name, schema: InpaintBatchSchema },
     ]),
+    RealtimeModule,
   ],
   controllers: [FoldersController, ContentController],
   providers: [FoldersService],

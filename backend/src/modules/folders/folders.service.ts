@@ -6,9 +6,11 @@ import {
   ContentMessages,
   DEFAULT_DOWNLOAD_NAME,
   DomainEvents,
+  SocketEvents,
   contentUrl,
   type ContentItem as ContentItemView,
   type ContentKind,
+  type FolderChange,
   type FolderContents,
   type FolderSummary,
   type InpaintEntry,
@@ -16,7 +18,8 @@ import {
 import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
 import { DomainEventBus } from '../events/domain-event-bus';
-import { newStorageKey, StoragePort, type StoredObject } from '../storage/storage.port';
+import { RealtimePublisher } from '../realtime/realtime.publisher';
+import { newStorageKey, StoragePort, type ByteRange, type StoredObject } from '../storage/storage.port';
 import { ContentItem, InpaintBatch } from './content-item.schema';
 import { Folder } from './folder.schema';
 
@@ -34,6 +37,22 @@ const EXTENSIONS = {
   'image/webp': 'webp',
   'video/mp4': 'mp4',
 } as const;
+/** What express's `req.range(size)` answers: ranges, -1 unsatisfiable, -2 malformed, or none. */
+export type RangeChoice = (ByteRange[] & { type: string }) | -1 | -2 | undefined;
+
+/** An item's file as served: the bytes of one range of it (206) or of all of it. */
+export type ServedContent = StoredObject & {
+  contentType: string;
+  range?: ByteRange & { total: number };
+};
+
+/** 416, with the size the client should have asked within (sent as `Content-Range: bytes *\/size`). */
+export class RangeNotSatisfiable extends HttpException {
+  constructor(readonly total: number) {
+    super(ContentMessages.rangeNotSatisfiable, 416);
+  }
+}
+
 const CONTENT_URL = /^\/api\/content\/([a-f0-9]{24})\.(png|jpg|webp|mp4)$/;
 
 /**
@@ -49,6 +68,7 @@ export class FoldersService {
     private readonly storage: StoragePort,
     private readonly events: DomainEventBus,
     private readonly accounts: AccountsRepository,
+    private readonly realtime: RealtimePublisher,
   ) {}
 
   async create(user: AuthUser, input: { author?: string; title: string }): Promise<FolderSummary> {
@@ -63,7 +83,9 @@ export class FoldersService {
       folderId: String(folder._id),
       title: folder.title,
     });
-    return { _id: String(folder._id), title: folder.title, amount: 0 };
+    const summary = { _id: String(folder._id), title: folder.title, amount: 0 };
+    this.push(user.id, { folderId: summary._id, folder: summary });
+    return summary;
   }
 
   /** The caller's own folders, oldest first, each with its number of visible items. */
@@ -87,8 +109,9 @@ export class FoldersService {
   async rename(user: AuthUser, folderId: string, title: string): Promise<FolderSummary> {
     const folder = await this.requireFolder(user, folderId);
     await this.folders.updateOne({ _id: folder._id }, { $set: { title } });
-    const amount = await this.items.countDocuments({ folder: folder._id, visible: { $ne: false } });
-    return { _id: String(folder._id), title, amount };
+    const summary = { _id: String(folder._id), title, amount: await this.visibleCount(folder._id) };
+    this.push(user.id, { folderId: summary._id, folder: summary });
+    return summary;
   }
 
   /** Deletes an empty folder (content is never dropped with its folder by accident). */
@@ -106,6 +129,7 @@ export class FoldersService {
       folderId,
       title: folder.title,
     });
+    this.push(user.id, { folderId: String(folder._id) });
   }
 
   /** GET /api/getBulkInpaints/{id}: the folder's inpaint entries and items, newest first. */
@@ -144,13 +168,19 @@ export class FoldersService {
         title: content.title,
         jobId: content.jobId,
       });
-      return toItemView(item.toObject());
+      return await this.announceAdded(folder, toItemView(item.toObject()));
     } catch (err) {
       if (!content.itemId || !isDuplicateKeyError(err)) throw err;
       const existing = await this.items.findById(content.itemId).lean();
       if (!existing) throw err;
-      return toItemView(existing);
+      // Announced again: the run that stored it may have died before its push.
+      return await this.announceAdded(folder, toItemView(existing));
     }
+  }
+
+  private async announceAdded(folder: { _id: Types.ObjectId; owner: Types.ObjectId }, item: ContentItemView) {
+    await this.pushWithSummary(folder, { added: [item] });
+    return item;
   }
 
   /** The items a job stored (the pipeline's view of a run that was paid for). */
@@ -166,11 +196,16 @@ export class FoldersService {
   async removeJobOutputs(ownerId: string, jobId: string): Promise<void> {
     const rows = await this.items
       .find({ owner: new Types.ObjectId(ownerId), jobId })
-      .select({ storageKey: 1 })
+      .select({ storageKey: 1, folder: 1 })
       .lean();
     if (rows.length === 0) return;
     await this.items.deleteMany({ _id: { $in: rows.map((r) => r._id) } });
     await Promise.all(rows.map((r) => this.storage.delete(r.storageKey).catch(() => undefined)));
+    const owner = new Types.ObjectId(ownerId);
+    for (const folderId of new Set(rows.map((r) => String(r.folder)))) {
+      const removed = rows.filter((r) => String(r.folder) === folderId).map((r) => String(r._id));
+      await this.pushWithSummary({ _id: new Types.ObjectId(folderId), owner }, { removed });
+    }
   }
 
   /**
@@ -195,6 +230,7 @@ export class FoldersService {
       folderId: String(id),
       title,
     });
+    this.push(user.id, { folderId: String(id), folder: { _id: String(id), title, amount: 0 } });
     return String(id);
   }
 
@@ -219,7 +255,14 @@ export class FoldersService {
 
   /** Sets a batch's title (its status line while it runs, its name when done). */
   async setBatchTitle(batchId: string, title: string): Promise<void> {
-    await this.batches.updateOne({ _id: new Types.ObjectId(batchId) }, { $set: { title } });
+    const batch = await this.batches
+      .findOneAndUpdate({ _id: new Types.ObjectId(batchId) }, { $set: { title } }, { new: true })
+      .lean();
+    if (!batch) return;
+    this.push(String(batch.owner), {
+      folderId: String(batch.folder),
+      batch: { _id: batchId, title: batch.title, amount: batch.amount },
+    });
   }
 
   /** Checks that the folder exists and is the caller's (404 otherwise). */
@@ -239,6 +282,7 @@ export class FoldersService {
       title: item.title,
       storageKey: item.storageKey,
     });
+    await this.pushWithSummary({ _id: item.folder, owner: item.owner }, { removed: [itemId] });
   }
 
   /**
@@ -269,10 +313,30 @@ export class FoldersService {
     };
   }
 
-  /** The file of the caller's item, for showing it inline (previews). */
-  async serve(user: AuthUser, itemId: string): Promise<StoredObject & { contentType: string }> {
+  /**
+   * The file of the caller's item, for showing it inline (previews, video playback). `pickRange`
+   * reads the request's Range against the file's size (the HTTP layer's parser): one satisfiable
+   * range serves those bytes, an unsatisfiable one throws 416, anything else the whole file.
+   */
+  async serve(
+    user: AuthUser,
+    itemId: string,
+    pickRange?: (size: number) => RangeChoice,
+  ): Promise<ServedContent> {
     const item = await this.requireItem(user, itemId);
-    return { ...(await this.open(item)), contentType: item.contentType };
+    if (!pickRange) return { ...(await this.open(item)), contentType: item.contentType };
+    this.refuseTakenDown(item);
+    const total = await this.storage.size(item.storageKey);
+    if (total === null) throw new NotFoundException(ContentMessages.itemNotFound);
+    const ranges = pickRange(total);
+    if (ranges === -1) throw new RangeNotSatisfiable(total);
+    if (!Array.isArray(ranges) || ranges.type !== 'bytes' || ranges.length !== 1) {
+      return { ...(await this.open(item)), contentType: item.contentType };
+    }
+    const range = { start: ranges[0].start, end: ranges[0].end };
+    const object = await this.storage.get(item.storageKey, range);
+    if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
+    return { ...object, contentType: item.contentType, range: { ...range, total } };
   }
 
   /**
@@ -299,11 +363,38 @@ export class FoldersService {
       mode: input.mode,
       by: admin.username,
     });
+    // The item's own push (content.taken_down) tells the grid; this one the folder's count.
+    await this.pushWithSummary({ _id: item.folder, owner: item.owner }, {});
     return toItemView({ ...item, visible: false, takedown });
   }
 
-  private async open(item: ContentItem): Promise<StoredObject> {
+  /** Tells the folder's owner (their room only) what changed, with the folder's summary now. */
+  private async pushWithSummary(
+    folder: { _id: Types.ObjectId; owner: Types.ObjectId },
+    change: Omit<FolderChange, 'folderId' | 'folder'>,
+  ): Promise<void> {
+    const current = await this.folders.findById(folder._id).select({ title: 1 }).lean();
+    const folderId = String(folder._id);
+    const summary = current
+      ? { _id: folderId, title: current.title, amount: await this.visibleCount(folder._id) }
+      : undefined;
+    this.push(String(folder.owner), { folderId, ...(summary ? { folder: summary } : {}), ...change });
+  }
+
+  private push(ownerId: string, change: FolderChange): void {
+    this.realtime.toUser(ownerId, SocketEvents.folderChanged, change);
+  }
+
+  private visibleCount(folderId: Types.ObjectId): Promise<number> {
+    return this.items.countDocuments({ folder: folderId, visible: { $ne: false } });
+  }
+
+  private refuseTakenDown(item: ContentItem): void {
     if (item.takedown) throw new HttpException(`${ContentMessages.takenDown}: ${item.takedown.reason}`, 451);
+  }
+
+  private async open(item: ContentItem): Promise<StoredObject> {
+    this.refuseTakenDown(item);
     const object = await this.storage.get(item.storageKey);
     if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
     return object;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { isValidStorageKey, StoragePort, type StoredObject } from './storage.port';
+import { isValidStorageKey, StoragePort, type ByteRange, type StoredObject } from './storage.port';
 
 /** Content files on the local disk, under STORAGE_DIR. */
 @Injectable()
@@ -34,11 +34,12 @@ export class LocalDiskStorage extends StoragePort {
     }
   }
 
-  async get(key: string): Promise<StoredObject | null> {
+  async get(key: string, range?: ByteRange): Promise<StoredObject | null> {
     const path = this.pathOf(key);
     try {
       const info = await stat(path);
-      return { stream: createReadStream(path), size: info.size };
+      if (!range) return { stream: createReadStream(path), size: info.size };
+      return { stream: createReadStream(path, range), size: range.end - range.start + 1 };
     } catch {
       return null;
     }
@@ -48,12 +49,11 @@ export class LocalDiskStorage extends StoragePort {
     await rm(this.pathOf(key), { force: true });
   }
 
-  async exists(key: string): Promise<boolean> {
+  async size(key: string): Promise<number | null> {
     try {
-      await stat(this.pathOf(key));
-      return true;
+      return (await stat(this.pathOf(key))).size;
     } catch {
-      return false;
+      return null;
     }
   }
 

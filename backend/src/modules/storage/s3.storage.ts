@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { isValidStorageKey, StoragePort, type StoredObject } from './storage.port';
+import { isValidStorageKey, StoragePort, type ByteRange, type StoredObject } from './storage.port';
 
 /** Content files in an S3-API bucket (AWS S3, MinIO, R2 ...), for production and scale-out. */
 @Injectable()
@@ -37,9 +37,15 @@ export class S3Storage extends StoragePort {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: checked(key), Body: data }));
   }
 
-  async get(key: string): Promise<StoredObject | null> {
+  async get(key: string, range?: ByteRange): Promise<StoredObject | null> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
+      const object = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: checked(key),
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
+      );
       return { stream: object.Body as Readable, size: object.ContentLength ?? 0 };
     } catch (err) {
       if (err instanceof NoSuchKey || err instanceof NotFound) return null;
@@ -51,12 +57,12 @@ export class S3Storage extends StoragePort {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
   }
 
-  async exists(key: string): Promise<boolean> {
+  async size(key: string): Promise<number | null> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
-      return true;
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
+      return head.ContentLength ?? 0;
     } catch (err) {
-      if (err instanceof NotFound || err instanceof NoSuchKey) return false;
+      if (err instanceof NotFound || err instanceof NoSuchKey) return null;
       throw err;
     }
   }

@@ -3,7 +3,14 @@ import type { Readable } from 'node:stream';
 
 export interface StoredObject {
   stream: Readable;
+  /** Bytes in `stream`: the whole object, or the range asked for. */
   size: number;
+}
+
+/** Inclusive byte offsets within an object (HTTP Range), already checked against its size. */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 /**
@@ -12,11 +19,15 @@ export interface StoredObject {
  */
 export abstract class StoragePort {
   abstract put(key: string, data: Buffer): Promise<void>;
-  /** Null when there is no such object. */
-  abstract get(key: string): Promise<StoredObject | null>;
+  /** Null when there is no such object. With `range`, only those bytes (video seeking). */
+  abstract get(key: string, range?: ByteRange): Promise<StoredObject | null>;
+  /** The object's size in bytes; null when there is no such object. */
+  abstract size(key: string): Promise<number | null>;
   /** Removing a missing object is not an error. */
   abstract delete(key: string): Promise<void>;
-  abstract exists(key: string): Promise<boolean>;
+  async exists(key: string): Promise<boolean> {
+    return (await this.size(key)) !== null;
+  }
 
   /** The whole object in memory (engine inputs); null when missing. */
   async read(key: string): Promise<Buffer | null> {
