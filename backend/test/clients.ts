@@ -20,6 +20,17 @@ export async function register(t: TestApp, username: string, password = PASSWORD
     .send({ email: `${username}@example.com`, username, password, adult: true });
 }
 
+/**
+ * Marks the user's email as verified, as opening the mailed link does (card payments need it);
+ * the link itself is tested in accounts/account.int-spec.ts and frontend/e2e/account.e2e-spec.ts.
+ */
+export async function markEmailVerified(t: TestApp, username: string): Promise<void> {
+  const accounts = t.app.get(AccountsRepository);
+  const account = await accounts.findByUsername(username);
+  if (!account) throw new Error(`no account ${username}`);
+  await accounts.setEmailVerified(account.id);
+}
+
 /** Registers (when needed) and logs in; returns an agent that keeps the session cookie. */
 export async function signIn(t: TestApp, username = uniqueName(), password = PASSWORD) {
   const agent = request.agent(t.url);

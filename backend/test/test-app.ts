@@ -38,6 +38,8 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     AUTH_RATE_LIMIT_PER_MINUTE: '1000',
     LOG_LEVEL: 'silent',
     STORAGE_DIR: mkdtempSync(join(tmpdir(), 'studio-storage-')),
+    // The mail catcher of deploy/local/test.sh: tests read the mails from its API (test/mailbox.ts).
+    ...(process.env.TEST_SMTP_URL ? { SMTP_URL: process.env.TEST_SMTP_URL } : {}),
     ...overrides,
   });
   const app = await createApp(config);

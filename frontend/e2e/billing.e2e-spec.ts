@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { register, uniqueName, PASSWORD } from '../../backend/test/clients';
+import { markEmailVerified, register, uniqueName, PASSWORD } from '../../backend/test/clients';
 import { postWebhook, signedEvent, stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
@@ -23,6 +23,7 @@ describe('buying coins in the browser', () => {
   beforeEach(async () => {
     username = uniqueName('buyer');
     await register(t, username);
+    await markEmailVerified(t, username);
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     // Stripe's hosted page is outside this machine: answer it locally.

@@ -90,6 +90,19 @@ export const configSchema = z
     STRIPE_COIN_PRODUCT: z.string().startsWith('prod_', 'must be a Stripe product id (prod_...)').optional(),
     /** Another Stripe API address, for stripe-mock in tests (http://127.0.0.1:12111). */
     STRIPE_API_URL: z.string().url().optional(),
+    /**
+     * Where mail goes out (smtp:// or smtps://, credentials in the URL). Unset: mails are written to
+     * the log instead (npm start and npm test start a local mail catcher and set it).
+     */
+    SMTP_URL: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z
+        .string()
+        .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+        .optional(),
+    ),
+    /** The sender of account mails. */
+    MAIL_FROM: z.string().min(3).default('AI Studio <no-reply@studio.localhost>'),
     JSON_BODY_LIMIT: z
       .string()
       .regex(/^\d+(kb|mb)$/)

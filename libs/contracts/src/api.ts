@@ -65,6 +65,8 @@ export interface HealthContent {
   status: 'ok' | 'degraded';
   database: ServiceState;
   redis: ServiceState;
+  /** The mail transport: 'up' (SMTP answers), 'down', or 'log' (no SMTP_URL: mails go to the log). */
+  mail: ServiceState | 'log';
   uptimeSeconds: number;
   version: string;
 }

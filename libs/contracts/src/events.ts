@@ -27,6 +27,9 @@ export const DomainEvents = {
   roleChanged: 'account.role_changed',
   creditApprovalRequested: 'credits.approval_requested',
   creditApprovalDecided: 'credits.approval_decided',
+  emailVerified: 'account.email_verified',
+  passwordChanged: 'account.password_changed',
+  accountDeleted: 'account.deleted',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -95,6 +98,12 @@ export interface DomainEventPayloads {
     requestedBy: { userId: string; username: string };
     actor: { userId: string; username: string };
   };
+  /** The owner opened the link mailed at registration. */
+  'account.email_verified': AccountRef;
+  /** Changed by the owner (`change`, other sessions end) or by a mailed reset link (`reset`, all end). */
+  'account.password_changed': AccountRef & { via: 'change' | 'reset'; sessionsEnded: number };
+  /** The owner deleted the account: content removed, ledger entries kept under an anonymous name. */
+  'account.deleted': AccountRef & { items: number; ledgerEntries: number };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */
@@ -131,6 +140,8 @@ export interface FolderChange {
   removed?: string[];
   /** A bulk inpaint entry whose status line changed. */
   batch?: InpaintEntry;
+  /** The folder was deleted. */
+  deleted?: true;
 }
 
 export interface SocketEventPayloads extends JobSocketPayloads {

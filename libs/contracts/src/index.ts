@@ -1,3 +1,4 @@
+export * from './account';
 export * from './api';
 export * from './audit';
 export * from './events';

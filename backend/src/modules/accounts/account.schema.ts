@@ -35,6 +35,13 @@ export class Account {
   early!: boolean;
 
   /**
+   * The owner opened the link mailed to `email` (not the Patreon/admin `verified` badge above).
+   * Card payments need it.
+   */
+  @Prop({ default: false })
+  emailVerified!: boolean;
+
+  /**
    * Credits. Only billing's AccountBalances writes the three money fields, each change one
    * conditional atomic update (see there); accounts only read the balance.
    */

@@ -15,6 +15,7 @@ import type { AuthUser } from '../auth/auth-user';
 import { RateLimit } from '../auth/rate-limit';
 import { SessionRevoker } from '../auth/session-revoker';
 import { SESSION_COOKIE } from '../auth/session';
+import { USER_AGENT_MAX } from './account-sessions';
 import { LoginDto, RegisterDto } from './accounts.dto';
 import { AccountsService, toLoginContent } from './accounts.service';
 
@@ -33,7 +34,7 @@ export class AccountsController {
   @ApiOperation({ summary: 'Create an account (18+ confirmation required)' })
   @ApiOkResponse({ description: "{message: 'success', content: 'Registered!'}" })
   @ApiBadRequestResponse({ description: "'Missing fields!' or what is wrong with a field" })
-  @ApiConflictResponse({ description: "'Account already exists'" })
+  @ApiConflictResponse({ description: "'Account already exists' (the user name; a taken email answers 200)" })
   async register(@Body() dto: RegisterDto) {
     await this.accounts.register(dto);
     return ok(Messages.registered);
@@ -53,6 +54,7 @@ export class AccountsController {
       req.session.regenerate((err) => (err ? reject(err) : resolve())),
     );
     req.session.userId = account.id;
+    req.session.userAgent = req.get('user-agent')?.slice(0, USER_AGENT_MAX);
     // Listed before it is stored: a process dying between the two leaves at most a listed id
     // with no session (pruned at the next login), never a live session a role change cannot end.
     await this.sessions.remember(account.id, req.sessionID);

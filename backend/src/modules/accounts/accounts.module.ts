@@ -1,6 +1,23 @@
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { LedgerEntry, LedgerEntrySchema } from '../billing/ledger-entry.schema';
+import {
+  ContentItem,
+  ContentItemSchema,
+  InpaintBatch,
+  InpaintBatchSchema,
+} from '../folders/content-item.schema';
+import { Folder, FolderSchema } from '../folders/folder.schema';
 import { FoldersModule } from '../folders/folders.module';
+import { Job, JobSchema } from '../generation/job.schema';
+import { MailModule } from '../mail/mail.module';
+import { RealtimeModule } from '../realtime/realtime.module';
+import { AccountDataService } from './account-data.service';
+import { AccountSecurityService } from './account-security.service';
+import { AccountSessions } from './account-sessions';
+import { AccountToken, AccountTokenSchema } from './account-token.schema';
+import { AccountTokens } from './account-tokens';
+import { AccountController } from './account.controller';
 import { Account, AccountSchema } from './account.schema';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
@@ -11,9 +28,31 @@ import { StaffUsersService } from './staff-users.service';
 /** Accounts and their repository (global: the session guard and the gateway read accounts). */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Account.name, schema: AccountSchema }]), FoldersModule],
-  controllers: [AccountsController, StaffUsersController],
-  providers: [AccountsRepository, AccountsService, StaffUsersService],
+  imports: [
+    MongooseModule.forFeature([{ name: Account.name, schema: AccountSchema }]),
+    // Account export and deletion read (and delete) the owner's records of these modules.
+    MongooseModule.forFeature([
+      { name: AccountToken.name, schema: AccountTokenSchema },
+      { name: ContentItem.name, schema: ContentItemSchema },
+      { name: InpaintBatch.name, schema: InpaintBatchSchema },
+      { name: Folder.name, schema: FolderSchema },
+      { name: Job.name, schema: JobSchema },
+      { name: LedgerEntry.name, schema: LedgerEntrySchema },
+    ]),
+    FoldersModule,
+    MailModule,
+    RealtimeModule,
+  ],
+  controllers: [AccountsController, AccountController, StaffUsersController],
+  providers: [
+    AccountsRepository,
+    AccountsService,
+    StaffUsersService,
+    AccountTokens,
+    AccountSecurityService,
+    AccountSessions,
+    AccountDataService,
+  ],
   // The Mongoose models too: billing owns the money fields of the account document.
   exports: [AccountsRepository, AccountsService, MongooseModule],
 })

@@ -12,7 +12,9 @@ export interface AccountRecord {
   role: Role;
   verified: boolean;
   early: boolean;
+  emailVerified: boolean;
   stripeCustomerId?: string;
+  createdAt?: Date;
   /** Credits, as read with the account (only billing's AccountBalances writes them). */
   balance: number;
   /** Created by the boot-time seeding of ADMIN_USERNAME (not self-registered). */
@@ -26,6 +28,7 @@ export interface NewAccount {
   role: Role;
   adultConfirmedAt: Date;
   seededAdmin?: boolean;
+  emailVerified?: boolean;
 }
 
 /** Storage of accounts behind a small port, so services never build queries themselves. */
@@ -36,6 +39,19 @@ export class AccountsRepository {
   async findById(id: string): Promise<AccountRecord | null> {
     if (!isValidObjectId(id)) return null;
     return toRecord(await this.model.findById(id).lean());
+  }
+
+  async findByEmail(email: string): Promise<AccountRecord | null> {
+    return toRecord(await this.model.findOne({ email: email.toLowerCase() }).lean());
+  }
+
+  async setEmailVerified(id: string): Promise<void> {
+    await this.model.updateOne({ _id: id }, { $set: { emailVerified: true } });
+  }
+
+  /** Account deletion's last step (its content and sessions are gone by then). */
+  async remove(id: string): Promise<void> {
+    if (isValidObjectId(id)) await this.model.deleteOne({ _id: id });
   }
 
   async findByUsername(username: string): Promise<AccountRecord | null> {
@@ -97,8 +113,12 @@ export class AccountsRepository {
   }
 
   /** Swaps the hash only if it is still `current` (a password change in between wins). */
-  async replacePasswordHash(id: string, current: string, next: string): Promise<void> {
-    await this.model.updateOne({ _id: id, passwordHash: current }, { $set: { passwordHash: next } });
+  async replacePasswordHash(id: string, current: string, next: string): Promise<boolean> {
+    const result = await this.model.updateOne(
+      { _id: id, passwordHash: current },
+      { $set: { passwordHash: next } },
+    );
+    return result.matchedCount === 1;
   }
 
   async touchLogin(id: string): Promise<void> {
@@ -116,6 +136,8 @@ function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | nul
     role: doc.role,
     verified: doc.verified,
     early: doc.early,
+    emailVerified: doc.emailVerified ?? false,
+    createdAt: doc.createdAt,
     stripeCustomerId: doc.stripeCustomerId,
     balance: doc.balance ?? 0,
     seededAdmin: doc.seededAdmin,

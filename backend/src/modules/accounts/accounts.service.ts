@@ -21,6 +21,7 @@ import { FoldersService } from '../folders/folders.service';
 import type { AuthUser } from '../auth/auth-user';
 import { AccountRecord, AccountsRepository, isDuplicateKeyError } from './accounts.repository';
 import type { LoginDto, RegisterDto } from './accounts.dto';
+import { AccountSecurityService } from './account-security.service';
 import { PasswordHasher } from './password-hasher';
 
 export interface RequestContext {
@@ -38,6 +39,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly accounts: AccountsRepository,
     private readonly folders: FoldersService,
     private readonly events: DomainEventBus,
+    private readonly security: AccountSecurityService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.hasher = new PasswordHasher(config.PASSWORD_SCRYPT_LOG_N);
@@ -79,7 +81,7 @@ export class AccountsService implements OnApplicationBootstrap {
           adult: true,
         },
         'admin',
-        { seededAdmin: true },
+        { seededAdmin: true, emailVerified: true },
       );
       this.logger.log(`created the configured admin account ${ADMIN_USERNAME}`);
     } catch (err) {
@@ -88,10 +90,32 @@ export class AccountsService implements OnApplicationBootstrap {
     }
   }
 
-  /** Everyone registers as a user; the configured admin's name is kept for the boot-time seeding. */
-  async register(dto: RegisterDto): Promise<AccountRecord> {
+  /**
+   * Everyone registers as a user; the configured admin's name is kept for the boot-time seeding.
+   * A taken user name is refused (names are public on profiles anyway). A taken email is not:
+   * the answer is the same as for a fresh registration and the address's owner gets a mail
+   * instead, so the form tells nobody which addresses have accounts. A new account gets the
+   * verification link.
+   */
+  async register(dto: RegisterDto): Promise<void> {
     if (this.isConfiguredAdmin(dto.username)) throw new ConflictException(Messages.accountExists);
-    return this.create(dto, 'user');
+    if (await this.accounts.findByUsername(dto.username)) throw new ConflictException(Messages.accountExists);
+    await this.security.assertStrong(dto.password, [dto.username, dto.email]);
+    const owner = await this.accounts.findByEmail(dto.email);
+    if (owner) {
+      await this.hasher.hash(dto.password); // the same work as a fresh registration
+      this.security.warnOwnerOfAddress(owner);
+      return;
+    }
+    try {
+      const account = await this.create(dto, 'user');
+      await this.security.sendVerification(account);
+    } catch (err) {
+      // Lost a race for the name (409 stands) or for the email (answered like a success).
+      const raced = err instanceof ConflictException && (await this.accounts.findByEmail(dto.email));
+      if (!raced || (await this.accounts.findByUsername(dto.username))) throw err;
+      this.security.warnOwnerOfAddress(raced);
+    }
   }
 
   async login(dto: LoginDto, ctx: RequestContext): Promise<AccountRecord> {
@@ -160,7 +184,7 @@ export class AccountsService implements OnApplicationBootstrap {
   private async create(
     dto: RegisterDto,
     role: Role,
-    mark: { seededAdmin?: boolean } = {},
+    mark: { seededAdmin?: boolean; emailVerified?: boolean } = {},
   ): Promise<AccountRecord> {
     const passwordHash = await this.hasher.hash(dto.password);
     let account: AccountRecord;

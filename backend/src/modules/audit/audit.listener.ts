@@ -191,6 +191,38 @@ export class AuditListener {
     });
   }
 
+  @OnDomainEvent(DomainEvents.emailVerified)
+  async onEmailVerified({ id, payload }: DomainEventEnvelope<'account.email_verified'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.account,
+      author: { userId: payload.userId, username: payload.username },
+      message: 'Verified their email address.',
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.passwordChanged)
+  async onPasswordChanged({ id, payload }: DomainEventEnvelope<'account.password_changed'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.account,
+      author: { userId: payload.userId, username: payload.username },
+      message: payload.via === 'reset' ? 'Reset their password by a mailed link.' : 'Changed their password.',
+      detail: `${plural(payload.sessionsEnded, 'session')} ended`,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.accountDeleted)
+  async onAccountDeleted({ id, payload }: DomainEventEnvelope<'account.deleted'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.account,
+      author: { userId: payload.userId, username: payload.username },
+      message: `Deleted their account ${payload.username}.`,
+      detail: `${plural(payload.items, 'item')} removed; ledger entries kept under an anonymous name: ${payload.ledgerEntries}`,
+    });
+  }
+
   @OnDomainEvent(DomainEvents.roleChanged)
   async onRoleChanged({ id, payload }: DomainEventEnvelope<'account.role_changed'>): Promise<void> {
     await this.audit.append({

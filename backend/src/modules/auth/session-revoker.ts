@@ -39,6 +39,16 @@ export class SessionRevoker {
     await tx.exec();
   }
 
+  /** The user's listed session ids with their login times (the account's list of sessions). */
+  async sessionsOf(userId: string): Promise<{ sessionId: string; startedAt: Date }[]> {
+    const flat = await this.redis.zrange(this.indexKey(userId), 0, -1, 'WITHSCORES');
+    const sessions: { sessionId: string; startedAt: Date }[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      sessions.push({ sessionId: flat[i]!, startedAt: new Date(Number(flat[i + 1])) });
+    }
+    return sessions;
+  }
+
   /** Ends one session (logout) and closes its sockets. */
   async endSession(userId: string, sessionId: string): Promise<void> {
     await this.redis

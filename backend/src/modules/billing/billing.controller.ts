@@ -1,13 +1,14 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiForbiddenResponse,
   ApiOkResponse,
   ApiOperation,
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { PaymentMessages } from '@studio/contracts';
+import { AccountMessages, PaymentMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
 import { CurrentUser, Public } from '../auth/auth.decorators';
@@ -48,6 +49,7 @@ export class BillingController {
   @RateLimit('checkout')
   @ApiOperation({ summary: 'Start a Stripe Checkout for coin packs (200 coins for $10 each, 1..50 packs)' })
   @ApiOkResponse({ description: '{message, content: checkout address}' })
+  @ApiForbiddenResponse({ description: AccountMessages.verifyEmailFirst })
   @ApiServiceUnavailableResponse({ description: PaymentMessages.notConfigured })
   async createCheckoutSession(@CurrentUser() user: AuthUser, @Body() dto: CheckoutDto, @Req() req: Request) {
     return ok(await this.payments.startCheckout(user, dto.coin_id, dto.coin_amount, originOf(req)));

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Messages, PaymentMessages, type LogEntry } from '@studio/contracts';
-import { eventually, signIn, spendOnTool, uniqueName } from '../../../test/clients';
+import { eventually, markEmailVerified, signIn, spendOnTool, uniqueName } from '../../../test/clients';
 import { postWebhook as deliver, signedEvent, stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
@@ -32,7 +32,8 @@ describe('billing with stripe-mock and signed webhooks', () => {
 
   describe('checkout', () => {
     it('answers a Checkout address, clamping the pack count to 1..50', async () => {
-      const { agent } = await signIn(t);
+      const { agent, username } = await signIn(t);
+      await markEmailVerified(t, username);
       const spy = jest.spyOn(t.app.get(PaymentsPort), 'createCheckout');
       try {
         for (const [asked, packs] of [

@@ -26,6 +26,8 @@ export abstract class PaymentsPort {
   abstract createPortal(customerId: string, returnUrl: string): Promise<string>;
   /** The customer of a checkout session, when that session belongs to the given user. */
   abstract customerOfCheckout(sessionId: string, userId: string): Promise<string | null>;
+  /** Deletes the customer at the provider (account deletion): its saved cards and details go with it. */
+  abstract deleteCustomer(customerId: string): Promise<void>;
   /** Verifies the signature over the raw body; throws when it does not match. */
   abstract verifyWebhook(rawBody: Buffer, signature: string): VerifiedPaymentEvent;
 }

@@ -1,5 +1,13 @@
-import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import {
+  BadRequestException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import {
+  AccountMessages,
   COIN_PRODUCT_ID,
   COINS_PER_PACK,
   PACKS_MAX,
@@ -44,6 +52,8 @@ export class PaymentsService {
     if (coinId !== COIN_PRODUCT_ID) throw new BadRequestException(`Unknown coin product: ${coinId}`);
     const packs = clampPacks(requestedPacks);
     const account = await this.accounts.findById(user.id);
+    // Card payments only from a verified address (the link mailed at registration).
+    if (!account?.emailVerified) throw new ForbiddenException(AccountMessages.verifyEmailFirst);
     const base = this.publicUrl(origin);
     const session = await this.payments.createCheckout({
       userId: user.id,

@@ -57,6 +57,15 @@ export class StripePaymentsAdapter extends PaymentsPort {
     return portal.url;
   }
 
+  async deleteCustomer(customerId: string): Promise<void> {
+    try {
+      await this.client().customers.del(customerId);
+    } catch (err) {
+      // Already gone at Stripe: the deletion's goal holds.
+      if ((err as { code?: string }).code !== 'resource_missing') throw err;
+    }
+  }
+
   async customerOfCheckout(sessionId: string, userId: string): Promise<string | null> {
     const session = await this.client().checkout.sessions.retrieve(sessionId);
     if (session.metadata?.userId !== userId && session.client_reference_id !== userId) return null;

@@ -7,6 +7,7 @@ import type { HealthContent, ServiceState } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { REDIS } from '../../infrastructure/redis.module';
 import { Public } from '../auth/auth.decorators';
+import { MailService } from '../mail/mail.service';
 
 const PROBE_TIMEOUT_MS = 2000;
 
@@ -16,21 +17,26 @@ export class HealthController {
   constructor(
     @InjectConnection() private readonly db: Connection,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly mail: MailService,
   ) {}
 
   @Get('health')
   @Public()
-  @ApiOperation({ summary: 'Liveness with the state of the database and Redis' })
-  @ApiOkResponse({ description: '{message, content: {status, database, redis, uptimeSeconds, version}}' })
+  @ApiOperation({ summary: 'Liveness with the state of the database, Redis and the mail transport' })
+  @ApiOkResponse({
+    description: '{message, content: {status, database, redis, mail, uptimeSeconds, version}}',
+  })
   async health() {
-    const [database, redis] = await Promise.all([
+    const [database, redis, mail] = await Promise.all([
       probe(() => this.db.db!.admin().ping()),
       probe(() => this.redis.ping()),
+      this.mail.state(),
     ]);
     const content: HealthContent = {
-      status: database === 'up' && redis === 'up' ? 'ok' : 'degraded',
+      status: database === 'up' && redis === 'up' && mail !== 'down' ? 'ok' : 'degraded',
       database,
       redis,
+      mail,
       uptimeSeconds: Math.round(process.uptime()),
       version: process.env.npm_package_version ?? '0.1.0',
     };

@@ -8,10 +8,23 @@ describe('health and API document', () => {
   });
   afterAll(() => t.close());
 
-  it('reports the database and Redis as up', async () => {
+  it('reports the database, Redis and the mail transport (the test mail catcher) as up', async () => {
     const res = await request(t.url).get('/api/health');
     expect(res.status).toBe(200);
-    expect(res.body.content).toMatchObject({ status: 'ok', database: 'up', redis: 'up' });
+    expect(res.body.content).toMatchObject({ status: 'ok', database: 'up', redis: 'up', mail: 'up' });
+  });
+
+  it('reports a mail server that does not answer as down, and no SMTP_URL as mails to the log', async () => {
+    const unreachable = await startTestApp({ SMTP_URL: 'smtp://127.0.0.1:1' });
+    const logOnly = await startTestApp({ SMTP_URL: '' });
+    try {
+      const down = (await request(unreachable.url).get('/api/health')).body.content;
+      expect(down).toMatchObject({ status: 'degraded', mail: 'down' });
+      const log = (await request(logOnly.url).get('/api/health')).body.content;
+      expect(log).toMatchObject({ status: 'ok', mail: 'log' });
+    } finally {
+      await Promise.all([unreachable.close(), logOnly.close()]);
+    }
   });
 
   it('lists every endpoint in the OpenAPI document', async () => {
@@ -71,6 +84,17 @@ describe('health and API document', () => {
         'POST /api/admin/content/{itemId}/takedown',
         'PUT /api/admin/users/{username}/badges',
         'PUT /api/admin/users/{username}/role',
+        'GET /api/account',
+        'POST /api/account/verification',
+        'POST /api/email/verify',
+        'POST /api/password/forgot',
+        'POST /api/password/reset',
+        'POST /api/account/password',
+        'GET /api/account/export',
+        'DELETE /api/account',
+        'GET /api/account/sessions',
+        'POST /api/account/sessions/logout-others',
+        'DELETE /api/account/sessions/{id}',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');

@@ -1,0 +1,193 @@
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
+import {
+  ACCOUNT_TOKEN_TTL_MINUTES,
+  AccountMessages,
+  DomainEvents,
+  Messages,
+  type AccountOverview,
+} from '@studio/contracts';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import type { AuthUser } from '../auth/auth-user';
+import { SessionRevoker } from '../auth/session-revoker';
+import { DomainEventBus } from '../events/domain-event-bus';
+import { MailService } from '../mail/mail.service';
+import { MailTemplates } from '../mail/mail-templates';
+import { AccountTokens } from './account-tokens';
+import { AccountRecord, AccountsRepository } from './accounts.repository';
+import { PasswordHasher } from './password-hasher';
+import { isStrongEnough } from './password-strength';
+
+/** Where the mailed links lead (pages of the frontend). */
+export const AccountLinks = {
+  verifyEmail: (token: string) => `/verify-email?token=${token}`,
+  resetPassword: (token: string) => `/reset-password?token=${token}`,
+  forgotPassword: '/forgot-password',
+};
+
+/**
+ * Email verification, password change and reset. Every answer that a stranger can ask for
+ * (forgot password) is the same whatever the address, and the mail goes out in the background,
+ * so neither the words nor the timing of an answer tell whether an address has an account.
+ */
+@Injectable()
+export class AccountSecurityService {
+  private readonly hasher: PasswordHasher;
+
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly tokens: AccountTokens,
+    private readonly mail: MailService,
+    private readonly sessions: SessionRevoker,
+    private readonly events: DomainEventBus,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.hasher = new PasswordHasher(config.PASSWORD_SCRYPT_LOG_N);
+  }
+
+  async overview(user: AuthUser): Promise<AccountOverview> {
+    const account = await this.requireAccount(user.id);
+    return {
+      username: account.username,
+      email: account.email,
+      emailVerified: account.emailVerified,
+      createdAt: account.createdAt?.toISOString(),
+    };
+  }
+
+  /** 400 with a clear message when the password is too easy to guess (zxcvbn-ts score). */
+  async assertStrong(password: string, personal: string[]): Promise<void> {
+    if (!(await isStrongEnough(password, personal)))
+      throw new BadRequestException(AccountMessages.weakPassword);
+  }
+
+  /** Mails a fresh verification link (at registration, and on request while unverified). */
+  async sendVerification(account: AccountRecord): Promise<void> {
+    if (account.emailVerified) return;
+    const token = await this.tokens.issue(
+      account.id,
+      account.email,
+      'verifyEmail',
+      ACCOUNT_TOKEN_TTL_MINUTES.verifyEmail,
+    );
+    this.mail.dispatch(
+      account.email,
+      MailTemplates.verifyEmail(account.username, this.mail.link(AccountLinks.verifyEmail(token))),
+    );
+  }
+
+  /** Someone registered with this account's address: its owner hears of it, nobody else. */
+  warnOwnerOfAddress(account: AccountRecord): void {
+    this.mail.dispatch(
+      account.email,
+      MailTemplates.alreadyRegistered(account.username, this.mail.link(AccountLinks.forgotPassword)),
+    );
+  }
+
+  async resendVerification(user: AuthUser): Promise<void> {
+    await this.sendVerification(await this.requireAccount(user.id));
+  }
+
+  /** The link's token, used once: the address it was sent to is now verified. */
+  async verifyEmail(token: string): Promise<void> {
+    const used = await this.tokens.consume(token, 'verifyEmail');
+    const account = used && (await this.accounts.findById(used.userId));
+    // A token proves the address it was mailed to, and only while the account still has it.
+    if (!used || !account || account.email !== used.email)
+      throw new BadRequestException(AccountMessages.badLink);
+    if (account.emailVerified) return;
+    await this.accounts.setEmailVerified(account.id);
+    await this.events.publish(DomainEvents.emailVerified, { userId: account.id, username: account.username });
+  }
+
+  /** The same answer for every address; a link goes out only when an account has it. */
+  async forgotPassword(email: string): Promise<void> {
+    const account = await this.accounts.findByEmail(email);
+    if (!account) return;
+    const token = await this.tokens.issue(
+      account.id,
+      account.email,
+      'resetPassword',
+      ACCOUNT_TOKEN_TTL_MINUTES.resetPassword,
+    );
+    this.mail.dispatch(
+      account.email,
+      MailTemplates.resetPassword(account.username, this.mail.link(AccountLinks.resetPassword(token))),
+    );
+  }
+
+  /**
+   * A new password from a mailed link: the token is spent first (so a replay fails even if the
+   * rest fails), then the hash is replaced and every session ends. The link proves the address,
+   * so an unverified address becomes verified too.
+   */
+  async resetPassword(token: string, password: string): Promise<void> {
+    // A too-weak password is refused before the link is spent, so the person can try another.
+    const pending = await this.tokens.peek(token, 'resetPassword');
+    const owner = pending && (await this.accounts.findById(pending.userId));
+    if (owner) await this.assertStrong(password, [owner.username, owner.email]);
+    const used = await this.tokens.consume(token, 'resetPassword');
+    const account = used && (await this.accounts.findById(used.userId));
+    if (!used || !account || account.email !== used.email)
+      throw new BadRequestException(AccountMessages.badLink);
+    await this.assertStrong(password, [account.username, account.email]);
+    await this.replacePassword(account, password);
+    if (!account.emailVerified) await this.accounts.setEmailVerified(account.id);
+    const ended = await this.sessions.endAllSessionsOf(account.id);
+    await this.events.publish(DomainEvents.passwordChanged, {
+      userId: account.id,
+      username: account.username,
+      via: 'reset',
+      sessionsEnded: ended,
+    });
+    this.mail.dispatch(account.email, MailTemplates.passwordChanged(account.username));
+  }
+
+  /** The owner, knowing the current password: every other session ends, this one stays. */
+  async changePassword(user: AuthUser, sessionId: string, current: string, next: string): Promise<void> {
+    const account = await this.requireAccount(user.id);
+    if (!(await this.hasher.verify(current, account.passwordHash))) {
+      throw new BadRequestException(AccountMessages.wrongPassword);
+    }
+    if (current === next) throw new BadRequestException(AccountMessages.samePassword);
+    await this.assertStrong(next, [account.username, account.email]);
+    await this.replacePassword(account, next);
+    const ended = await this.sessions.endAllSessionsOf(account.id, { except: sessionId });
+    await this.events.publish(DomainEvents.passwordChanged, {
+      userId: account.id,
+      username: account.username,
+      via: 'change',
+      sessionsEnded: ended,
+    });
+    this.mail.dispatch(account.email, MailTemplates.passwordChanged(account.username));
+  }
+
+  async verifyPassword(account: AccountRecord, password: string): Promise<void> {
+    if (!(await this.hasher.verify(password, account.passwordHash))) {
+      throw new BadRequestException(AccountMessages.wrongPassword);
+    }
+  }
+
+  async requireAccount(id: string): Promise<AccountRecord> {
+    const account = await this.accounts.findById(id);
+    if (!account) throw new UnauthorizedException(Messages.needLogin);
+    return account;
+  }
+
+  /** Compare and set on the old hash: of two changes at once, one wins and the other is refused. */
+  private async replacePassword(account: AccountRecord, password: string): Promise<void> {
+    const replaced = await this.accounts.replacePasswordHash(
+      account.id,
+      account.passwordHash,
+      await this.hasher.hash(password),
+    );
+    if (!replaced) throw new ConflictException('The password was changed meanwhile; try again');
+    // Any reset link still in a mailbox stops working with the old password.
+    await this.tokens.revokeAll(account.id, 'resetPassword');
+  }
+}
