@@ -14,7 +14,16 @@ export const JobTools = [
 ] as const;
 export type JobTool = (typeof JobTools)[number];
 
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+export const JobStates = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type JobState = (typeof JobStates)[number];
+
+/** Job states in words for people (the jobs page's filter and tags). */
+export const JOB_STATE_LABELS: Record<JobState, string> = {
+  queued: 'Waiting',
+  running: 'Running',
+  succeeded: 'Done',
+  failed: 'Failed',
+};
 
 /** Names people see for each tool (job tray, folder titles, audit). */
 export const TOOL_LABELS: Record<JobTool, string> = {
@@ -43,7 +52,29 @@ export interface JobView {
   error?: string;
   /** Credits returned when the job failed. */
   refunded?: number;
+  /** The bulk batch the job belongs to (the tray shows a batch as one row). */
+  batch?: { id: string; name: string };
 }
+
+/** GET /api/jobs/history: all of the caller's jobs, newest first, by keyset pages. */
+export interface JobHistoryQuery {
+  /** The previous page's `next`: jobs older than it. */
+  before?: string;
+  tool?: JobTool;
+  state?: JobState;
+  /** Jobs created on or after this day (YYYY-MM-DD, UTC). */
+  from?: string;
+  /** Jobs created on or before this day (YYYY-MM-DD, UTC). */
+  to?: string;
+  pageSize?: number;
+}
+export interface JobHistoryPage {
+  items: JobView[];
+  pageSize: number;
+  /** Cursor of the next (older) page, null on the last. */
+  next: string | null;
+}
+export const JOB_HISTORY_PAGE_SIZE = { default: 20, max: 100 } as const;
 
 /**
  * What a tool endpoint answers (spec shape): 'success' with the finished job when it completed while
@@ -62,6 +93,8 @@ export const JobSocketEvents = {
   progress: 'job.progress',
   completed: 'job.completed',
   failed: 'job.failed',
+  /** Places in line of the owner's waiting jobs, pushed when a job of that queue starts. */
+  positions: 'job.positions',
 } as const;
 
 export interface JobSocketPayloads {
@@ -69,6 +102,8 @@ export interface JobSocketPayloads {
   'job.progress': { jobId: string; tool: JobTool; progress: number };
   'job.completed': { job: JobView };
   'job.failed': { job: JobView; message: string; refunded: number };
+  /** 1 is next in line. */
+  'job.positions': { tool: JobTool; positions: { jobId: string; position: number }[] };
 }
 
 /** Multipart field names of the spec's tool requests. */

@@ -7,9 +7,17 @@ import {
   Inject,
   Param,
   Post,
+  Query,
   UploadedFiles,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import {
   CLONE_AMOUNT,
@@ -25,7 +33,8 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser } from '../auth/auth.decorators';
 import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
-import { FaceSwapDto, GenerateNoiseDto, SuperResolutionDto } from './generation.dto';
+import { FaceSwapDto, GenerateNoiseDto, JobHistoryQueryDto, SuperResolutionDto } from './generation.dto';
+import { JobHistory } from './job-history.service';
 import { GenerationService, imageInputs } from './generation.service';
 import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
 import { decodeDataUrl, normalizeImage } from './image-input';
@@ -42,6 +51,7 @@ const isCloneFile = (name: string) => name === 'original' || CLONE_FIELD.test(na
 export class GenerationController {
   constructor(
     private readonly generation: GenerationService,
+    private readonly history: JobHistory,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -163,6 +173,21 @@ export class GenerationController {
   @ApiOkResponse({ description: '{message, content: JobView[]}' })
   async recent(@CurrentUser() user: AuthUser) {
     return ok(await this.generation.recent(user));
+  }
+
+  // Before jobs/:id, which would take 'history' for an id.
+  @Get('jobs/history')
+  @SkipThrottle({ jobs: true })
+  @ApiOperation({
+    summary: "All of the caller's jobs, newest first, with filters (the jobs page)",
+    description:
+      'Keyset paging: the first page has no `before`; pass its `next` as `before` for the next one. ' +
+      'No total is given.',
+  })
+  @ApiOkResponse({ description: '{message, content: {items: JobView[], pageSize, next: cursor | null}}' })
+  @ApiBadRequestResponse({ description: 'A bad cursor, tool, state, day or page size' })
+  async jobHistory(@CurrentUser() user: AuthUser, @Query() query: JobHistoryQueryDto) {
+    return ok(await this.history.page(user, query));
   }
 
   @Get('jobs/:id')

@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
-import { BULK_INPAINT_AMOUNT, CLONE_AMOUNT } from '@studio/contracts';
+import { IsDateString, IsIn, IsMongoId, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  BULK_INPAINT_AMOUNT,
+  CLONE_AMOUNT,
+  JOB_HISTORY_PAGE_SIZE,
+  JobStates,
+  JobTools,
+  type JobHistoryQuery,
+  type JobState,
+  type JobTool,
+} from '@studio/contracts';
 import { SafeName, WholeNumber } from '../../common/validation';
 
 /** Fields shared by the tool requests (multipart fields arrive as strings). */
@@ -125,4 +134,45 @@ export class FaceSwapVideoDto extends ToolRequestDto {
   @IsOptional()
   @IsIn(['true', 'false'])
   consent?: string;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** GET /api/jobs/history: keyset paging (`before`) and filters (JobHistoryQuery). */
+export class JobHistoryQueryDto implements JobHistoryQuery {
+  @ApiPropertyOptional({ description: 'The `next` cursor of the previous page: jobs older than it' })
+  @IsOptional()
+  @IsMongoId({ message: 'before must be a cursor from a previous page' })
+  before?: string;
+
+  @ApiPropertyOptional({ enum: JobTools })
+  @IsOptional()
+  @IsIn(JobTools, { message: `tool must be one of ${JobTools.join(', ')}` })
+  tool?: JobTool;
+
+  @ApiPropertyOptional({ enum: JobStates })
+  @IsOptional()
+  @IsIn(JobStates, { message: `state must be one of ${JobStates.join(', ')}` })
+  state?: JobState;
+
+  @ApiPropertyOptional({ description: 'Jobs created on or after this day (UTC)', example: '2026-11-01' })
+  @IsOptional()
+  @Matches(DAY, { message: 'from must be a day, YYYY-MM-DD' })
+  @IsDateString({ strict: true }, { message: 'from must be a day, YYYY-MM-DD' })
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'Jobs created on or before this day (UTC)', example: '2026-11-30' })
+  @IsOptional()
+  @Matches(DAY, { message: 'to must be a day, YYYY-MM-DD' })
+  @IsDateString({ strict: true }, { message: 'to must be a day, YYYY-MM-DD' })
+  to?: string;
+
+  @ApiPropertyOptional({
+    default: JOB_HISTORY_PAGE_SIZE.default,
+    minimum: 1,
+    maximum: JOB_HISTORY_PAGE_SIZE.max,
+  })
+  @IsOptional()
+  @WholeNumber('pageSize', { min: 1, max: JOB_HISTORY_PAGE_SIZE.max })
+  pageSize?: number;
 }

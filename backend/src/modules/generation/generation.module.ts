@@ -14,6 +14,8 @@ import { StudioToolsController } from './studio-tools.controller';
 import { Job, JobSchema } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
 import { JobQueuesModule } from './job-queues';
+import { JobHistory } from './job-history.service';
+import { QueuePositions } from './queue-positions';
 
 /** Tool requests → jobs → results: the records, queues, engines and the end of each job. */
 @Module({
@@ -27,7 +29,23 @@ import { JobQueuesModule } from './job-queues';
     OperationsModule,
   ],
   controllers: [GenerationController, InpaintController, StudioToolsController],
-  providers: [GenerationService, JobLifecycle, InpaintService, UploadSlots, StaleUploadSweep],
-  exports: [GenerationService, JobLifecycle, EnginesModule, JobQueuesModule, MongooseModule, FoldersModule],
+  providers: [
+    GenerationService,
+    JobLifecycle,
+    JobHistory,
+    QueuePositions,
+    InpaintService,
+    UploadSlots,
+    StaleUploadSweep,
+  ],
+  exports: [
+    GenerationService,
+    JobLifecycle,
+    QueuePositions,
+    EnginesModule,
+    JobQueuesModule,
+    MongooseModule,
+    FoldersModule,
+  ],
 })
 export class GenerationModule {}

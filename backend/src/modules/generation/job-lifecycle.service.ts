@@ -57,13 +57,21 @@ export class JobLifecycle {
     );
   }
 
-  async progressed(job: JobRecord, progress: number): Promise<void> {
-    await this.jobs.updateOne({ _id: job._id, state: 'running' }, { $set: { progress } });
+  /**
+   * Tells the owner how far a running job is. Pushed at once, before the record is written: an
+   * engine busy on the CPU may leave the database's answer waiting until its next pause, and the
+   * push would have waited with it.
+   */
+  pushProgress(job: JobRecord, progress: number): void {
     this.realtime.toUser(String(job.owner), JobSocketEvents.progress, {
       jobId: String(job._id),
       tool: job.tool,
       progress,
     });
+  }
+
+  async recordProgress(job: JobRecord, progress: number): Promise<void> {
+    await this.jobs.updateOne({ _id: job._id, state: 'running' }, { $set: { progress } });
   }
 
   async succeeded(job: JobRecord, outputs: ContentItem[]): Promise<JobRecord> {

@@ -33,9 +33,13 @@ import { CAPABILITY_OF, EngineRegistry } from './engine-registry';
 import { Job, type JobRecord } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
 import { concurrencyOf, runsQueue, toolQueueToken } from './job-queues';
+import { QueuePositions } from './queue-positions';
 
-/** Progress is written and pushed at most this often per job. */
-const PROGRESS_EVERY_MS = 250;
+/**
+ * Progress is pushed and written at most this often per job; a step reported inside the window
+ * goes out at its end (never dropped), so a long step after a quick one still shows.
+ */
+export const PROGRESS_EVERY_MS = 250;
 
 const CONTENT_TYPES = {
   png: 'image/png',
@@ -74,6 +78,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly folders: FoldersService,
     private readonly storage: StoragePort,
     private readonly modules: ModuleRef,
+    private readonly positions: QueuePositions,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -132,15 +137,19 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       if (ended) await this.lifecycle.settle(ended as JobRecord);
       return;
     }
+    // The owner sees it leave the line at once; the jobs behind it move up a place.
+    this.lifecycle.pushProgress(job, job.progress);
+    void this.positions.announce(job.tool);
+    const progress = this.progressReporter(job, bullJob);
     try {
       const engine = this.engines.engineFor(job.tool);
       if (!engine) throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);
-      const progress = this.progressReporter(job, bullJob);
       const images = await this.execute(engine, job, progress.report);
       await progress.flush();
       if (this.handedBack) return; // another worker has it now
       await this.lifecycle.succeeded(job, await this.store(job, images));
     } catch (err) {
+      await progress.flush();
       if (this.handedBack) return;
       const permanent = err instanceof EngineInputError || err instanceof CapabilityUnavailableError;
       const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
@@ -241,27 +250,48 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * Progress from the engine, written and pushed at most every PROGRESS_EVERY_MS, in order (one
-   * write at a time, only ever upwards); `flush` waits for the last write before the job ends.
+   * Progress from the engine, pushed and written at most every PROGRESS_EVERY_MS (trailing: the
+   * latest step of a window is sent at its end), only ever upwards, writes one at a time in
+   * order; `flush` drops a pending step and waits for the last write before the job ends.
    */
   private progressReporter(job: JobRecord, bullJob: BullJob) {
-    let last = 0;
+    let latest = 0;
     let sent = 0;
+    let sentAt = 0;
+    let timer: NodeJS.Timeout | undefined;
     let writes = Promise.resolve();
-    const report = (fraction: number) => {
-      const percent = Math.max(0, Math.min(99, Math.floor(fraction * 100)));
-      const now = Date.now();
-      if (percent <= sent || now - last < PROGRESS_EVERY_MS) return;
-      last = now;
+    const send = () => {
+      timer = undefined;
+      if (latest <= sent || this.handedBack) return;
+      const percent = latest;
       sent = percent;
+      sentAt = Date.now();
+      this.lifecycle.pushProgress(job, percent);
       writes = writes
-        .then(() => Promise.all([bullJob.progress(percent), this.lifecycle.progressed(job, percent)]))
+        .then(() => Promise.all([bullJob.progress(percent), this.lifecycle.recordProgress(job, percent)]))
         .then(
           () => undefined,
           (err) => this.logger.warn(`progress of job ${job._id} not saved: ${String(err)}`),
         );
     };
-    return { report, flush: () => writes };
+    const report = (fraction: number) => {
+      const percent = Math.max(0, Math.min(99, Math.floor(fraction * 100)));
+      if (percent <= latest) return;
+      latest = percent;
+      const wait = PROGRESS_EVERY_MS - (Date.now() - sentAt);
+      if (wait <= 0) {
+        clearTimeout(timer);
+        send();
+      } else {
+        timer ??= setTimeout(send, wait);
+      }
+    };
+    const flush = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      return writes;
+    };
+    return { report, flush };
   }
 }
 

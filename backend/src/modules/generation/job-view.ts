@@ -16,5 +16,6 @@ export function toJobView(job: JobRecord): JobView {
   if (job.finishedAt) view.finishedAt = new Date(job.finishedAt).toISOString();
   if (job.error) view.error = job.error;
   if (job.refunded !== undefined) view.refunded = job.refunded;
+  if (job.params?.batchId) view.batch = { id: job.params.batchId, name: job.params.batchName ?? '' };
   return view;
 }

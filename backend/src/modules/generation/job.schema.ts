@@ -90,6 +90,9 @@ export const JobSchema = SchemaFactory.createForClass(Job);
 // The sweep's question: which jobs have not ended yet (an indexed equality, so the answer does not
 // grow with the number of jobs ever run).
 JobSchema.index({ state: 1 });
+// The jobs page: one owner's jobs newest first by keyset on _id (the owner leads, so the embedded
+// database narrows to the owner and reads _id in order; MongoDB uses the index as is).
+JobSchema.index({ owner: 1, _id: -1 });
 
 /** The ledger key of a job's reservation. */
 export const reservationKeyOf = (jobId: string) => `job:${jobId}`;
