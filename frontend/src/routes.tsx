@@ -33,6 +33,14 @@ export async function preloadPages(): Promise<void> {
   await Promise.all(pageLoaders.map((loadPage) => loadPage()));
 }
 
+const AccountPage = page(() => import('./pages/Account/AccountPage').then((m) => m.AccountPage));
+const ForgotPasswordPage = page(() =>
+  import('./pages/Account/ForgotPasswordPage').then((m) => m.ForgotPasswordPage),
+);
+const ResetPasswordPage = page(() =>
+  import('./pages/Account/ResetPasswordPage').then((m) => m.ResetPasswordPage),
+);
+const VerifyEmailPage = page(() => import('./pages/Account/VerifyEmailPage').then((m) => m.VerifyEmailPage));
 const AdminLogsPage = page(() => import('./pages/AdminLogs/AdminLogsPage').then((m) => m.AdminLogsPage));
 const AdminOperationsPage = page(() =>
   import('./pages/AdminOperations/AdminOperationsPage').then((m) => m.AdminOperationsPage),
@@ -77,6 +85,10 @@ export const routes: RouteObject[] = [
       { path: 'register', element: <RegisterPage /> },
       { path: 'profile', element: <ProfilePage /> },
       { path: 'profile/refill', element: <RefillPage /> },
+      { path: 'account', element: <AccountPage /> },
+      { path: 'forgot-password', element: <ForgotPasswordPage /> },
+      { path: 'reset-password', element: <ResetPasswordPage /> },
+      { path: 'verify-email', element: <VerifyEmailPage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
       { path: 'profile/bulkinpaints/:id', element: <FolderContentsPage /> },

@@ -36,7 +36,11 @@ export function LoginPage() {
         <Form.Item label="Username" name="username">
           <Input autoComplete="username" />
         </Form.Item>
-        <Form.Item label="Password" name="password">
+        <Form.Item
+          label="Password"
+          name="password"
+          extra={<Link to={Paths.forgotPassword}>Forgot password?</Link>}
+        >
           <Input.Password autoComplete="current-password" />
         </Form.Item>
         <Form.Item>

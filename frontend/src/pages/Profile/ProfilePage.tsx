@@ -45,7 +45,12 @@ function ProfileView({ profile, onFoldersChanged }: { profile: ProfileContent; o
           </Typography.Title>
           <ProfileBadge verified={profile.verified} early={profile.early} />
         </Space>
-        {profile.own && <Button onClick={() => navigate(Paths.inpaints(profile.username))}>Inpaints</Button>}
+        {profile.own && (
+          <Space>
+            <Button onClick={() => navigate(Paths.account)}>Account</Button>
+            <Button onClick={() => navigate(Paths.inpaints(profile.username))}>Inpaints</Button>
+          </Space>
+        )}
       </Flex>
       {profile.own && (
         <FolderList folders={profile.folders} extra={<CreateFolderButton onCreated={onFoldersChanged} />} />
