@@ -16,7 +16,7 @@ export interface ApiResult<T> {
  * come back with status NO_RESPONSE.
  */
 export async function apiRequest<T>(
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   payload?: unknown,
 ): Promise<ApiResult<T>> {
@@ -58,6 +58,10 @@ export const apiGet = <T>(path: string) => apiRequest<T>('GET', path);
 export const apiPost = <T>(path: string, payload?: unknown) => apiRequest<T>('POST', path, payload);
 
 export const apiPut = <T>(path: string, payload?: unknown) => apiRequest<T>('PUT', path, payload);
+
+export const apiPatch = <T>(path: string, payload?: unknown) => apiRequest<T>('PATCH', path, payload);
+
+export const apiDelete = <T>(path: string) => apiRequest<T>('DELETE', path);
 
 /** A query string from the defined, non-empty values, in the order given. */
 export function queryString(params: Record<string, string | number | undefined>): string {

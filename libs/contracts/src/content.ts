@@ -24,6 +24,8 @@ export interface InpaintEntry {
 }
 
 export interface FolderContents {
+  /** The folder's name (the page's heading; not in the spec's answer, which had only the lists). */
+  title?: string;
   inpaint: InpaintEntry[];
   inpaints: ContentItem[];
 }

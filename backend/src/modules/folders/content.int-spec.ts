@@ -59,6 +59,7 @@ describe('folder contents and downloads (ownership)', () => {
   it("lists the owner's folder contents, and 404s everyone else", async () => {
     const res = await owner.agent.get(`/api/getBulkInpaints/${folderId}`);
     expect(res.status).toBe(200);
+    expect(res.body.content.title).toBe('Model #1');
     expect(res.body.content.inpaint).toEqual([]);
     expect(res.body.content.inpaints.map((i: ContentItem) => i._id).sort()).toEqual(
       [portrait._id, untitled._id, video._id].sort(),

@@ -129,7 +129,7 @@ export class FoldersService {
       folderId,
       title: folder.title,
     });
-    this.push(user.id, { folderId: String(folder._id) });
+    this.push(user.id, { folderId: String(folder._id), deleted: true });
   }
 
   /** GET /api/getBulkInpaints/{id}: the folder's inpaint entries and items, newest first. */
@@ -140,6 +140,7 @@ export class FoldersService {
       this.items.find({ folder: folder._id }).sort({ createdAt: -1, _id: -1 }).lean(),
     ]);
     return {
+      title: folder.title,
       inpaint: batches.map((b) => ({ _id: String(b._id), title: b.title, amount: b.amount })),
       inpaints: items.map(toItemView),
     };

@@ -1,9 +1,9 @@
 import { act, screen, waitFor } from '@testing-library/react';
-import type { ContentItem, FolderContents, SocketEventPayloads } from '@studio/contracts';
+import type { ContentItem, FolderChange, FolderContents, SocketEventPayloads } from '@studio/contracts';
 import { openSocket } from '../../test/fakeSocket';
 import { mockFetch, sessionAnswer } from '../../test/fetchMock';
 import { rememberAccount, renderApp } from '../../test/renderApp';
-import { applyTakedown } from './useFolderContents';
+import { applyFolderChange, applyTakedown } from './useFolderContents';
 
 const FOLDER = '0123456789abcdef01234567';
 
@@ -123,10 +123,57 @@ describe('FolderContentsPage', () => {
     expect(screen.queryByTestId('takedown-notice')).not.toBeInTheDocument();
   });
 
+  it('follows pushes for this folder: new items, the batch status, removals; ignores other folders', async () => {
+    showFolder({
+      title: 'Beach shoot',
+      inpaint: [{ _id: 'b1', title: 'STATUS: Waves: 0 of 3 done', amount: 3 }],
+      inpaints: [],
+    });
+    expect(await screen.findByRole('heading', { name: 'Beach shoot' })).toBeInTheDocument();
+    expect(screen.getByText('STATUS: Waves: 0 of 3 done')).toBeInTheDocument();
+    await waitFor(() => expect(openSocket()?.listenerCount('folder.changed')).toBe(1));
+    const push = (change: FolderChange) => act(() => openSocket()!.serverEmit('folder.changed', change));
+
+    push({ folderId: 'another', added: [item('x1', { title: 'Elsewhere' })] });
+    push({
+      folderId: FOLDER,
+      batch: { _id: 'b1', title: 'STATUS: Waves: 1 of 3 done', amount: 3 },
+      added: [item('g1', { title: 'Wave 1' })],
+    });
+    expect(screen.getByText('STATUS: Waves: 1 of 3 done')).toBeInTheDocument();
+    expect(screen.getAllByTestId('content-item')).toHaveLength(1);
+    expect(screen.getByText('Wave 1')).toBeInTheDocument();
+    expect(screen.queryByText('Elsewhere')).not.toBeInTheDocument();
+
+    push({ folderId: FOLDER, removed: ['g1'], folder: { _id: FOLDER, title: 'Renamed', amount: 0 } });
+    expect(screen.queryByText('Wave 1')).not.toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Renamed' })).toBeInTheDocument();
+  });
+
   it('sends a visitor without an account home', async () => {
     mockFetch({});
     const view = renderApp(`/profile/bulkInpaints/${FOLDER}`);
     await waitFor(() => expect(view.pathname()).toBe('/'));
+  });
+});
+
+describe('applyFolderChange', () => {
+  it('adds new items newest first once, and replaces a batch entry in place', () => {
+    const older = item('0000000000000000000000a1', { createdAt: '2026-11-21T00:00:00.000Z' });
+    const newer = item('0000000000000000000000a2', { createdAt: '2026-11-22T00:00:00.000Z' });
+    const start: FolderContents = {
+      inpaint: [{ _id: 'b', title: 'STATUS: x: 0 of 2 done', amount: 2 }],
+      inpaints: [older],
+    };
+    const change: FolderChange = {
+      folderId: FOLDER,
+      added: [newer],
+      batch: { _id: 'b', title: 'STATUS: x: 1 of 2 done', amount: 2 },
+    };
+    const once = applyFolderChange(start, change);
+    expect(once.inpaints).toEqual([newer, older]);
+    expect(once.inpaint).toEqual([change.batch]);
+    expect(applyFolderChange(once, change)).toEqual(once);
   });
 });
 

@@ -1,17 +1,18 @@
-import { ArrowLeftOutlined, DeleteOutlined } from '@ant-design/icons';
+import { ArrowLeftOutlined } from '@ant-design/icons';
 import { ContentMessages, type ContentItem, type InpaintEntry } from '@studio/contracts';
-import { Alert, Button, Card, Empty, List, Result, Space, Spin, Typography } from 'antd';
+import { Alert, Empty, Progress, Result, Space, Spin, Typography } from 'antd';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { apiGet, errorText } from '../../api/client';
+import { apiDelete, errorText } from '../../api/client';
+import { JustifiedGallery } from '../../gallery/JustifiedGallery';
+import { Lightbox } from '../../gallery/Lightbox';
 import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useToast } from '../../ui/toast';
 import { downloadItem } from './downloadItem';
 import { useFolderContents } from './useFolderContents';
 
-const PAGE_SIZE = 24;
-
-/** Folder contents (spec section 2): inpaint status, then the items as a paged grid of previews. */
+/** Folder contents (spec section 2): its name, batch status, then the items as a gallery. */
 export function FolderContentsPage() {
   // Logged out goes home (spec section 6) before the folder is asked for.
   return useRequireLogin({ to: Paths.home }) ? <FolderContentsScreen /> : null;
@@ -21,26 +22,31 @@ function FolderContentsScreen() {
   const { id } = useParams();
   const toast = useToast();
   const { state, setItems } = useFolderContents(id);
+  const [open, setOpen] = useState<number | null>(null);
 
   if (state.status === 'loading')
     return <Spin size="large" style={{ display: 'block', margin: '64px auto' }} />;
   if (state.status === 'failed') {
-    return <Result status={state.notFound ? '404' : 'warning'} title={state.text} />;
+    return <Result status={state.notFound ? '404' : 'warning'} title={state.text} extra={<BackLink />} />;
   }
 
-  const { inpaint, inpaints } = state.contents;
+  const { inpaint, inpaints, title } = state.contents;
   // The spec hides items whose visible flag is defined (taken down or hidden).
   const items = inpaints.filter((item) => item.visible === undefined);
   const takenDown = inpaints.filter((item) => item.takedown);
   const statusLines = inpaint.filter((entry) => entry.title.includes('STATUS:') && entry.amount > 1);
 
   const remove = async (item: ContentItem) => {
+    // The lightbox stays on the same place, now the next item; closed when none is left.
+    if (items.length <= 1) setOpen(null);
+    else if (open !== null && open >= items.length - 1) setOpen(items.length - 2);
     setItems((all) => all.filter((i) => i._id !== item._id));
-    toast.info(ContentMessages.deleted);
-    const result = await apiGet(`/deleteGen/${item._id}`);
-    if (!result.ok) {
+    const result = await apiDelete(`/content/${item._id}`);
+    if (result.ok) {
+      toast.info(ContentMessages.deleted);
+    } else {
       toast.error(errorText(result));
-      setItems((all) => [item, ...all]);
+      setItems((all) => (all.some((i) => i._id === item._id) ? all : [item, ...all]));
     }
   };
 
@@ -51,9 +57,10 @@ function FolderContentsScreen() {
 
   return (
     <Space direction="vertical" size="large" style={{ width: '100%' }}>
-      <Link to={Paths.profile}>
-        <ArrowLeftOutlined /> Back to your folders
-      </Link>
+      <BackLink />
+      <Typography.Title level={2} style={{ margin: 0, overflowWrap: 'anywhere' }}>
+        {title ?? 'Folder'}
+      </Typography.Title>
       <StatusLines entries={statusLines} />
       <TakenDownNotices items={takenDown} />
       {inpaint.length === 0 && items.length === 0 ? (
@@ -61,18 +68,24 @@ function FolderContentsScreen() {
       ) : items.length === 0 ? (
         <Alert type="info" showIcon message={ContentMessages.processing} />
       ) : (
-        <List
-          grid={{ gutter: 16, column: 4, xs: 1, sm: 2, md: 3, lg: 4, xl: 4, xxl: 6 }}
-          dataSource={items}
-          pagination={items.length > PAGE_SIZE ? { pageSize: PAGE_SIZE, showSizeChanger: false } : false}
-          renderItem={(item) => (
-            <List.Item>
-              <ItemCard item={item} onOpen={() => void download(item)} onDelete={() => void remove(item)} />
-            </List.Item>
-          )}
-        />
+        <JustifiedGallery items={items} onOpen={setOpen} />
       )}
+      <Lightbox
+        items={items}
+        current={open}
+        onChange={setOpen}
+        onDownload={(item) => void download(item)}
+        onDelete={(item) => void remove(item)}
+      />
     </Space>
+  );
+}
+
+function BackLink() {
+  return (
+    <Link to={Paths.profile}>
+      <ArrowLeftOutlined /> Back to your folders
+    </Link>
   );
 }
 
@@ -95,56 +108,27 @@ function TakenDownNotices({ items }: { items: ContentItem[] }) {
   );
 }
 
+/** A running batch's status line ('STATUS: name: 3 of 12 done'), with a bar when it says how far. */
 function StatusLines({ entries }: { entries: InpaintEntry[] }) {
   if (entries.length === 0) return null;
   return (
-    <Space direction="vertical">
-      {entries.map((entry) => (
-        <Typography.Text key={entry._id} type="secondary">
-          {entry.title}
-        </Typography.Text>
-      ))}
+    <Space direction="vertical" style={{ width: '100%' }}>
+      {entries.map((entry) => {
+        // The counts end the line; the batch name before them is the user's own text.
+        const counts = /(\d+) of (\d+) done$/.exec(entry.title);
+        return (
+          <div key={entry._id} data-testid="batch-status">
+            <Typography.Text type="secondary">{entry.title}</Typography.Text>
+            {counts && (
+              <Progress
+                percent={Math.round((Number(counts[1]) / Number(counts[2])) * 100)}
+                size="small"
+                status="active"
+              />
+            )}
+          </div>
+        );
+      })}
     </Space>
-  );
-}
-
-function ItemCard({ item, onOpen, onDelete }: { item: ContentItem; onOpen(): void; onDelete(): void }) {
-  const isVideo = item.url.includes('.mp4');
-  return (
-    <Card
-      hoverable
-      data-testid="content-item"
-      cover={
-        <div
-          onClick={onOpen}
-          role="button"
-          aria-label={`Download ${item.title ?? ContentMessages.noTitle}`}
-          style={{ cursor: 'pointer' }}
-        >
-          {isVideo ? (
-            <video
-              src={item.url}
-              preload="metadata"
-              muted
-              style={{ width: '100%', aspectRatio: '1', objectFit: 'cover' }}
-            />
-          ) : (
-            <img
-              src={item.url}
-              alt={item.title ?? ContentMessages.noTitle}
-              loading="lazy"
-              style={{ width: '100%', aspectRatio: '1', objectFit: 'cover' }}
-            />
-          )}
-        </div>
-      }
-      actions={[
-        <Button key="delete" type="text" danger icon={<DeleteOutlined />} onClick={onDelete}>
-          Delete
-        </Button>,
-      ]}
-    >
-      <Card.Meta title={item.title ?? ContentMessages.noTitle} />
-    </Card>
   );
 }

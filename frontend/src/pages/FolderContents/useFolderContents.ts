@@ -1,10 +1,12 @@
 import {
+  ContentMessages,
   SocketEvents,
   type ContentItem,
+  type FolderChange,
   type FolderContents,
   type SocketEventPayloads,
 } from '@studio/contracts';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiGet, errorText } from '../../api/client';
 import { useSocketEvent } from '../../realtime/useRealtime';
 
@@ -35,25 +37,63 @@ export function applyTakedown(
   );
 }
 
+/** Newest first, as the server lists them. */
+const newestFirst = (a: ContentItem, b: ContentItem) =>
+  b.createdAt.localeCompare(a.createdAt) || b._id.localeCompare(a._id);
+
 /**
- * Loads GET /api/getBulkInpaints/{id}; `setItems` changes the list at once (a deletion). Takedowns
- * the server pushes ('content.taken_down') apply live, without a reload.
+ * A pushed change of this folder applied to its contents, as a reload would show them. Applying
+ * one twice changes nothing (an item already listed is not added again).
+ */
+export function applyFolderChange(contents: FolderContents, change: FolderChange): FolderContents {
+  let { inpaint, inpaints } = contents;
+  const title = change.folder?.title ?? contents.title;
+  const known = new Set(inpaints.map((item) => item._id));
+  const fresh = (change.added ?? []).filter((item) => !known.has(item._id));
+  if (fresh.length) inpaints = [...fresh, ...inpaints].sort(newestFirst);
+  if (change.removed?.length) {
+    const gone = new Set(change.removed);
+    inpaints = inpaints.filter((item) => !gone.has(item._id));
+  }
+  const batch = change.batch;
+  if (batch) {
+    inpaint = inpaint.some((entry) => entry._id === batch._id)
+      ? inpaint.map((entry) => (entry._id === batch._id ? batch : entry))
+      : [batch, ...inpaint];
+  }
+  return { ...contents, title, inpaint, inpaints };
+}
+
+/**
+ * Loads GET /api/getBulkInpaints/{id} and keeps it live: the server's pushes for this folder
+ * ('folder.changed': items added or removed, batch status; 'content.taken_down') apply without a
+ * reload, and the folder is read again whenever the socket (re)joins, as pushes sent while it was
+ * away are lost. `setItems` changes the list at once (a deletion).
  */
 export function useFolderContents(folderId: string | undefined) {
   const [state, setState] = useState<FolderContentsState>({ status: 'loading' });
+  const [version, setVersion] = useState(0);
+  // Changes pushed while a read is on its way, applied again to its answer (it may predate them).
+  const duringRead = useRef<FolderChange[] | null>(null);
 
   useEffect(() => {
     if (!folderId) return;
     let current = true;
+    duringRead.current = [];
     void apiGet<FolderContents>(`/getBulkInpaints/${encodeURIComponent(folderId)}`).then((result) => {
       if (!current) return;
-      if (result.ok && result.body) setState({ status: 'ready', contents: result.body.content });
-      else setState({ status: 'failed', text: errorText(result), notFound: result.status === 404 });
+      const missed = duringRead.current ?? [];
+      duringRead.current = null;
+      if (result.ok && result.body) {
+        setState({ status: 'ready', contents: missed.reduce(applyFolderChange, result.body.content) });
+      } else {
+        setState({ status: 'failed', text: errorText(result), notFound: result.status === 404 });
+      }
     });
     return () => {
       current = false;
     };
-  }, [folderId]);
+  }, [folderId, version]);
 
   const setItems = useCallback(
     (update: (items: FolderContents['inpaints']) => FolderContents['inpaints']) => {
@@ -66,6 +106,16 @@ export function useFolderContents(folderId: string | undefined) {
     [],
   );
 
+  useSocketEvent(SocketEvents.ready, () => setVersion((v) => v + 1));
+  useSocketEvent(SocketEvents.folderChanged, (change) => {
+    if (change.folderId !== folderId) return;
+    if (change.deleted) {
+      setState({ status: 'failed', text: ContentMessages.folderNotFound, notFound: true });
+      return;
+    }
+    duringRead.current?.push(change);
+    setState((s) => (s.status === 'ready' ? { ...s, contents: applyFolderChange(s.contents, change) } : s));
+  });
   useSocketEvent(SocketEvents.contentTakenDown, (takedown) =>
     setItems((items) => applyTakedown(items, takedown)),
   );

@@ -53,7 +53,11 @@ function ProfileView({ profile, onFoldersChanged }: { profile: ProfileContent; o
         )}
       </Flex>
       {profile.own && (
-        <FolderList folders={profile.folders} extra={<CreateFolderButton onCreated={onFoldersChanged} />} />
+        <FolderList
+          folders={profile.folders}
+          onReload={onFoldersChanged}
+          extra={<CreateFolderButton onCreated={onFoldersChanged} />}
+        />
       )}
     </Space>
   );

@@ -1,0 +1,83 @@
+import { ProfileOutlined } from '@ant-design/icons';
+import { JobMessages, TOOL_LABELS, plural, type JobTool, type JobView } from '@studio/contracts';
+import { Button, Descriptions, Popover, Spin, Typography } from 'antd';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { apiGet, errorText } from '../api/client';
+import { Paths } from '../paths';
+
+/** The screen of each tool, to make another like it. */
+const TOOL_PATHS: Record<JobTool, string> = {
+  clone: Paths.home,
+  superResolution: Paths.superResolution,
+  faceSwap: Paths.swap,
+  inpaint: Paths.magic,
+  generate: Paths.generate,
+  faceSwapVideo: Paths.swapVideo,
+};
+
+const STATE_LABELS: Record<JobView['state'], string> = {
+  queued: 'Waiting',
+  running: 'Running',
+  succeeded: 'Done',
+  failed: 'Failed',
+};
+
+type Loaded =
+  { status: 'idle' | 'loading' } | { status: 'ready'; job: JobView } | { status: 'failed'; text: string };
+
+/**
+ * "Job": the job that made an item (GET /api/jobs/{id}, read when first opened) — tool, state,
+ * cost and times — with a link to that tool's screen.
+ */
+export function JobDetails({ jobId, zIndex }: { jobId: string; zIndex: number }) {
+  const [loaded, setLoaded] = useState<Loaded>({ status: 'idle' });
+
+  const load = (open: boolean) => {
+    if (!open || loaded.status === 'loading' || loaded.status === 'ready') return;
+    setLoaded({ status: 'loading' });
+    void apiGet<JobView>(`/jobs/${encodeURIComponent(jobId)}`).then((result) =>
+      setLoaded(
+        result.ok && result.body
+          ? { status: 'ready', job: result.body.content }
+          : { status: 'failed', text: result.status === 404 ? JobMessages.notFound : errorText(result) },
+      ),
+    );
+  };
+
+  return (
+    <Popover
+      trigger="click"
+      title="The job that made it"
+      zIndex={zIndex}
+      onOpenChange={load}
+      content={<JobSummary loaded={loaded} />}
+    >
+      <Button icon={<ProfileOutlined />}>Job</Button>
+    </Popover>
+  );
+}
+
+function JobSummary({ loaded }: { loaded: Loaded }) {
+  if (loaded.status === 'failed') return <Typography.Text type="danger">{loaded.text}</Typography.Text>;
+  if (loaded.status !== 'ready') return <Spin size="small" />;
+  const { job } = loaded;
+  const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : '—');
+  return (
+    <div data-testid="job-details" style={{ maxWidth: 320 }}>
+      <Descriptions size="small" column={1}>
+        <Descriptions.Item label="Tool">{TOOL_LABELS[job.tool]}</Descriptions.Item>
+        <Descriptions.Item label="State">{STATE_LABELS[job.state]}</Descriptions.Item>
+        <Descriptions.Item label="Cost">{plural(job.cost, 'credit')}</Descriptions.Item>
+        <Descriptions.Item label="Started">{when(job.createdAt)}</Descriptions.Item>
+        <Descriptions.Item label="Finished">{when(job.finishedAt)}</Descriptions.Item>
+        <Descriptions.Item label="Job">
+          <Typography.Text copyable code>
+            {job._id}
+          </Typography.Text>
+        </Descriptions.Item>
+      </Descriptions>
+      <Link to={TOOL_PATHS[job.tool]}>Open {TOOL_LABELS[job.tool]}</Link>
+    </div>
+  );
+}
