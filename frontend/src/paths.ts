@@ -12,6 +12,8 @@ export const Paths = {
   forgotPassword: '/forgot-password',
   resetPassword: '/reset-password',
   verifyEmail: '/verify-email',
+  credits: '/credits',
+  jobs: '/jobs',
   magic: '/magic',
   generate: '/generate',
   swap: '/swap',

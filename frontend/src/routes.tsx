@@ -52,6 +52,8 @@ const MagicBrushPage = page(() => import('./pages/MagicBrush/MagicBrushPage').th
 const FolderContentsPage = page(() =>
   import('./pages/FolderContents/FolderContentsPage').then((m) => m.FolderContentsPage),
 );
+const CreditsPage = page(() => import('./pages/Credits/CreditsPage').then((m) => m.CreditsPage));
+const JobsPage = page(() => import('./pages/Jobs/JobsPage').then((m) => m.JobsPage));
 const LoginPage = page(() => import('./pages/Login/LoginPage').then((m) => m.LoginPage));
 const PatreonPage = page(() => import('./pages/Patreon/PatreonPage').then((m) => m.PatreonPage));
 const ProfilePage = page(() => import('./pages/Profile/ProfilePage').then((m) => m.ProfilePage));
@@ -89,6 +91,8 @@ export const routes: RouteObject[] = [
       { path: 'forgot-password', element: <ForgotPasswordPage /> },
       { path: 'reset-password', element: <ResetPasswordPage /> },
       { path: 'verify-email', element: <VerifyEmailPage /> },
+      { path: 'credits', element: <CreditsPage /> },
+      { path: 'jobs', element: <JobsPage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
       { path: 'profile/bulkinpaints/:id', element: <FolderContentsPage /> },

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { Paths } from '../paths';
 import { BRAND_COLOR } from '../ui/theme';
-import type { TrayJob } from './jobsState';
+import { waitingText, type TrayJob } from './jobsState';
 import type { JobSubmission } from './useJobSubmission';
 
 export const ModalTexts = {
@@ -75,7 +75,7 @@ export function JobModal({
               data-testid="job-progress"
             />
             <Typography.Text type="secondary">
-              {!job ? 'Uploading…' : job.state === 'queued' ? 'Waiting for a free worker…' : 'Working on it…'}
+              {!job ? 'Uploading…' : job.state === 'queued' ? waitingText(job.position) : 'Working on it…'}
             </Typography.Text>
             {closableWhileGenerating && (
               <Typography.Text type="secondary" className="job-modal-hint">

@@ -4,6 +4,7 @@ import { openSocket } from '../test/fakeSocket';
 import { callsTo, mockFetch, sessionAnswer } from '../test/fetchMock';
 import { contentItems, jobsAnswer, jobView, pushJobEvent } from '../test/jobs';
 import { rememberAccount, renderApp } from '../test/renderApp';
+import { TRAY_DOCK_QUERY } from './trayDock';
 
 function rows() {
   return within(screen.getByTestId('job-tray')).getAllByTestId('tray-job');
@@ -25,7 +26,15 @@ async function loggedIn(jobs = jobsAnswer([])) {
   return fetchMock;
 }
 
+/** Makes the window as wide as a desktop's (the tray opens by itself only where it can dock). */
+function screenWide(wide: boolean) {
+  const original = window.matchMedia;
+  window.matchMedia = (query: string) => ({ ...original(query), matches: wide && query === TRAY_DOCK_QUERY });
+}
+
 describe('JobTray', () => {
+  beforeEach(() => screenWide(true));
+
   it('is not there for a logged-out visitor, who is not asked for jobs', () => {
     const fetchMock = mockFetch();
     renderApp('/');
@@ -66,13 +75,22 @@ describe('JobTray', () => {
     expect(screen.queryByTestId('job-tray')).not.toBeInTheDocument();
   });
 
-  it('folds away when the page is pressed elsewhere, not when the panel is', async () => {
+  it('over the page (narrow screen), folds away when the page is pressed elsewhere, not when the panel is', async () => {
+    screenWide(false);
     await loggedIn(jobsAnswer([jobView({ tool: 'clone', state: 'running', progress: 5 })]));
     fireEvent.click(screen.getByTestId('job-tray-toggle'));
     fireEvent.mouseDown(rows()[0]);
     expect(screen.getByTestId('job-tray')).toBeInTheDocument();
     fireEvent.mouseDown(screen.getByRole('heading', { name: 'Clone' }));
     expect(screen.queryByTestId('job-tray')).not.toBeInTheDocument();
+  });
+
+  it('docked beside the page (wide screen), stays open when the page is pressed', async () => {
+    await loggedIn(jobsAnswer([jobView({ tool: 'clone', state: 'running', progress: 5 })]));
+    fireEvent.click(screen.getByTestId('job-tray-toggle'));
+    expect(document.querySelector('.app-shell')).toHaveClass('job-tray-docked');
+    fireEvent.mouseDown(screen.getByRole('heading', { name: 'Clone' }));
+    expect(screen.getByTestId('job-tray')).toBeInTheDocument();
   });
 
   it('opens when a job starts and follows it over the socket to its result, with a toast', async () => {
@@ -83,6 +101,8 @@ describe('JobTray', () => {
     expect(screen.getByTestId('job-tray')).toBeInTheDocument();
     expect(within(row(job._id)).getByText('Queued')).toBeInTheDocument();
     expect(within(row(job._id)).getByText(/#2 in line/)).toBeInTheDocument();
+    pushJobEvent(JobSocketEvents.positions, { tool: 'clone', positions: [{ jobId: job._id, position: 1 }] });
+    expect(within(row(job._id)).getByText('Next in line…')).toBeInTheDocument();
 
     pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'clone', progress: 25 });
     expect(within(row(job._id)).getByText('Running')).toBeInTheDocument();
@@ -124,5 +144,15 @@ describe('JobTray', () => {
     expect(
       screen.getByText('No face found in the target image', { selector: '.ant-notification-notice-message' }),
     ).toBeInTheDocument();
+  });
+
+  it('stays closed on a narrow screen when a job starts (it would cover the form), open on request', async () => {
+    screenWide(false);
+    await loggedIn();
+    const job = jobView({ tool: 'faceSwap', state: 'queued' });
+    pushJobEvent(JobSocketEvents.queued, { job, position: 1 });
+    expect(screen.queryByTestId('job-tray')).not.toBeInTheDocument();
+    fireEvent.click(screen.getByTestId('job-tray-toggle'));
+    expect(row(job._id)).toHaveAttribute('data-state', 'queued');
   });
 });

@@ -12,7 +12,7 @@ import {
   ThunderboltOutlined,
   VideoCameraOutlined,
 } from '@ant-design/icons';
-import { TOOL_LABELS, type JobTool } from '@studio/contracts';
+import { formatCount, TOOL_LABELS, type JobTool } from '@studio/contracts';
 import { Badge, Button, Card, Empty, Progress, Tag, Typography } from 'antd';
 import { useEffect, useRef, type ReactNode, type RefObject } from 'react';
 import { Link } from 'react-router-dom';
@@ -20,10 +20,11 @@ import { Paths } from '../paths';
 import { BRAND_COLOR } from '../ui/theme';
 import { useSession } from '../session/useSession';
 import { refundText } from './JobsProvider';
-import { isActive, type TrayJob } from './jobsState';
+import { batchProgress, isActive, trayRows, waitingText, type TrayJob } from './jobsState';
+import { trayCanDock } from './trayDock';
 import { useJobs } from './useJobs';
 
-/** Finished jobs kept in the tray below the active ones. */
+/** Finished rows kept in the tray below the active ones. */
 const RECENT_FINISHED = 8;
 
 export const TOOL_ICONS: Record<JobTool, ReactNode> = {
@@ -43,11 +44,18 @@ export function JobTray() {
   const { loggedIn } = useSession();
   const { jobs, trayOpen, setTrayOpen } = useJobs();
   const tray = useRef<HTMLDivElement>(null);
-  useCloseOnOutsideClick(tray, trayOpen, () => setTrayOpen(false));
+  // Docked beside the page it covers nothing, and closing it would move the page under the pointer.
+  useCloseOnOutsideClick(tray, trayOpen && !trayCanDock(), () => setTrayOpen(false));
   if (!loggedIn) return null;
 
   const active = jobs.filter(isActive);
-  const finished = jobs.filter((job) => !isActive(job)).slice(0, RECENT_FINISHED);
+  const rows = trayRows(jobs);
+  const rowActive = (row: (typeof rows)[number]) =>
+    row.kind === 'job' ? isActive(row.job) : row.jobs.some(isActive);
+  const shown = [
+    ...rows.filter(rowActive),
+    ...rows.filter((row) => !rowActive(row)).slice(0, RECENT_FINISHED),
+  ];
 
   return (
     <div className="job-tray" ref={tray}>
@@ -73,16 +81,25 @@ export function JobTray() {
             />
           }
         >
-          {active.length + finished.length === 0 ? (
+          {shown.length === 0 ? (
             <Empty
               image={Empty.PRESENTED_IMAGE_SIMPLE}
               description="No jobs yet. Clones, upscales and face swaps show up here while they run."
             />
           ) : (
             <div className="job-tray-list">
-              {[...active, ...finished].map((job) => (
-                <JobRow key={job._id} job={job} onOpenFolder={() => setTrayOpen(false)} />
-              ))}
+              {shown.map((row) =>
+                row.kind === 'job' ? (
+                  <JobRow key={row.key} job={row.job} onOpenFolder={() => setTrayOpen(false)} />
+                ) : (
+                  <BatchRow
+                    key={row.key}
+                    name={row.name}
+                    jobs={row.jobs}
+                    onOpenFolder={() => setTrayOpen(false)}
+                  />
+                ),
+              )}
             </div>
           )}
         </Card>
@@ -179,9 +196,7 @@ function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }
           aria-label={`${TOOL_LABELS[job.tool]} progress`}
         />
         <Typography.Text type="secondary" className="job-row-note">
-          {job.state === 'queued'
-            ? `Waiting for a free worker${job.position ? ` · #${job.position} in line` : ''}`
-            : 'Working on it…'}
+          {job.state === 'queued' ? waitingText(job.position) : 'Working on it…'}
         </Typography.Text>
       </>
     );
@@ -213,5 +228,47 @@ function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }
         </>
       )}
     </Typography.Text>
+  );
+}
+
+/** A bulk batch as one row: how many of its jobs are done, and their progress together. */
+function BatchRow({ name, jobs, onOpenFolder }: { name: string; jobs: TrayJob[]; onOpenFolder(): void }) {
+  const { done, failed, total, percent } = batchProgress(jobs);
+  const running = done < total;
+  const state = running ? 'running' : failed === total ? 'failed' : 'succeeded';
+  const folderId = jobs[0].folderId;
+  return (
+    <div className="job-row" data-testid="tray-batch" data-state={state} data-jobs={total}>
+      <div className={`job-row-icon job-row-icon-${state}`}>{TOOL_ICONS[jobs[0].tool]}</div>
+      <div className="job-row-body">
+        <div className="job-row-head">
+          <Typography.Text strong ellipsis>
+            {name || TOOL_LABELS[jobs[0].tool]}
+          </Typography.Text>
+          <StateTag job={{ ...jobs[0], state }} />
+        </div>
+        {running && (
+          <Progress
+            percent={percent}
+            size="small"
+            status="active"
+            strokeColor={BRAND_COLOR}
+            aria-label={`${name || TOOL_LABELS[jobs[0].tool]} progress`}
+          />
+        )}
+        <Typography.Text type="secondary" className="job-row-note">
+          {formatCount(done)} of {formatCount(total)} done
+          {failed > 0 && ` · ${formatCount(failed)} failed, refunded`}
+          {folderId && (
+            <>
+              {' · '}
+              <Link to={Paths.bulkInpaints(folderId)} onClick={onOpenFolder}>
+                <FolderOpenOutlined /> Open folder
+              </Link>
+            </>
+          )}
+        </Typography.Text>
+      </div>
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { useSocketEvent } from '../realtime/useRealtime';
 import { useSession } from '../session/useSession';
 import { useToast } from '../ui/toast';
 import { isActive, jobsReducer, newestFirst, type JobsById } from './jobsState';
+import { trayCanDock } from './trayDock';
 import { JobsContext, type JobsValue } from './useJobs';
 
 /**
@@ -41,7 +42,8 @@ export function JobsProvider({ children }: { children: ReactNode }) {
   useSocketEvent(SocketEvents.ready, () => void load());
 
   const openFor = useCallback((job: Pick<JobView, '_id' | 'state'>) => {
-    if (!known.current[job._id] && isActive(job)) setTrayOpen(true);
+    // Only where it can stand beside the page: it must not cover the form the job came from.
+    if (!known.current[job._id] && isActive(job) && trayCanDock()) setTrayOpen(true);
   }, []);
 
   useSocketEvent(JobSocketEvents.queued, ({ job, position }) => {
@@ -52,6 +54,7 @@ export function JobsProvider({ children }: { children: ReactNode }) {
     openFor({ _id: payload.jobId, state: 'running' });
     dispatch({ type: 'progress', payload });
   });
+  useSocketEvent(JobSocketEvents.positions, (payload) => dispatch({ type: 'positions', payload }));
   useSocketEvent(JobSocketEvents.completed, ({ job }) => {
     dispatch({ type: 'seen', job });
     if (announced.current.has(job._id)) return;

@@ -1,8 +1,8 @@
-import type { JobSocketPayloads, JobState, JobView } from '@studio/contracts';
+import { formatCount, type JobSocketPayloads, type JobState, type JobView } from '@studio/contracts';
 
 /** A job as the tray knows it: the server's view plus what only the socket tells. */
 export interface TrayJob extends JobView {
-  /** Place in the queue, from job.queued. */
+  /** Place in line while waiting (1 is next), from job.queued and job.positions. */
   position?: number;
 }
 
@@ -13,6 +13,7 @@ export type JobsAction =
   | { type: 'loaded'; jobs: JobView[] }
   | { type: 'seen'; job: JobView; position?: number }
   | { type: 'progress'; payload: JobSocketPayloads['job.progress'] }
+  | { type: 'positions'; payload: JobSocketPayloads['job.positions'] }
   | { type: 'failed'; payload: JobSocketPayloads['job.failed'] };
 
 const RANK: Record<JobState, number> = { queued: 0, running: 1, succeeded: 2, failed: 2 };
@@ -68,6 +69,15 @@ export function jobsReducer(state: JobsById, action: JobsAction): JobsById {
         [jobId]: { ...known, state: 'running', progress: Math.max(known.progress, progress) },
       };
     }
+    case 'positions': {
+      let next = state;
+      for (const { jobId, position } of action.payload.positions) {
+        const known = next[jobId];
+        if (known?.state !== 'queued' || known.position === position) continue;
+        next = { ...next, [jobId]: { ...known, position } };
+      }
+      return next;
+    }
     case 'failed': {
       const { job, message, refunded } = action.payload;
       return {
@@ -86,4 +96,43 @@ export function jobsReducer(state: JobsById, action: JobsAction): JobsById {
 /** Newest first, as the tray and GET /api/jobs list them. */
 export function newestFirst(jobs: JobsById): TrayJob[] {
   return Object.values(jobs).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** A row of the tray: one job, or the jobs of one bulk batch together. */
+export type TrayRow =
+  { kind: 'job'; key: string; job: TrayJob } | { kind: 'batch'; key: string; name: string; jobs: TrayJob[] };
+
+/** Groups a batch's jobs into one row where its newest job stands; other jobs stay as they are. */
+export function trayRows(jobs: TrayJob[]): TrayRow[] {
+  const rows: TrayRow[] = [];
+  const batches = new Map<string, Extract<TrayRow, { kind: 'batch' }>>();
+  for (const job of jobs) {
+    if (!job.batch) {
+      rows.push({ kind: 'job', key: job._id, job });
+      continue;
+    }
+    const known = batches.get(job.batch.id);
+    if (known) {
+      known.jobs.push(job);
+      continue;
+    }
+    const row = { kind: 'batch' as const, key: `batch:${job.batch.id}`, name: job.batch.name, jobs: [job] };
+    batches.set(job.batch.id, row);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** How far a batch is: jobs finished, failed, and its progress (finished jobs count whole). */
+export function batchProgress(jobs: TrayJob[]) {
+  const done = jobs.filter((job) => !isActive(job)).length;
+  const failed = jobs.filter((job) => job.state === 'failed').length;
+  const sum = jobs.reduce((total, job) => total + (isActive(job) ? job.progress : 100), 0);
+  return { done, failed, total: jobs.length, percent: Math.floor(sum / Math.max(1, jobs.length)) };
+}
+
+/** What a waiting job's row and the tool's modal say: its place in line when known. */
+export function waitingText(position: number | undefined): string {
+  if (!position) return 'Waiting for a free worker…';
+  return position === 1 ? 'Next in line…' : `Waiting · #${formatCount(position)} in line`;
 }

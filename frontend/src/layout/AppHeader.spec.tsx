@@ -47,6 +47,8 @@ describe('AppHeader', () => {
 
     expect(menuLabels(await openAccountMenu())).toEqual([
       'Profile',
+      'My jobs',
+      'Credit history',
       'Clone',
       'Magic Brush',
       'Face Swap',

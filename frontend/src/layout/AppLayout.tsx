@@ -1,13 +1,19 @@
 import { Layout } from 'antd';
 import { Outlet } from 'react-router-dom';
 import { JobTray } from '../jobs/JobTray';
+import { useJobs } from '../jobs/useJobs';
+import { useSession } from '../session/useSession';
 import { AppFooter } from './AppFooter';
 import { AppHeader } from './AppHeader';
 
 /** The frame of every screen: header, the routed page in a centred column, footer, job tray. */
 export function AppLayout() {
+  const { trayOpen } = useJobs();
+  const { loggedIn } = useSession();
+  // Wide screens keep the open job tray's width free on the right (jobs/trayDock.ts).
+  const docked = trayOpen && loggedIn;
   return (
-    <Layout className="app-shell">
+    <Layout className={docked ? 'app-shell job-tray-docked' : 'app-shell'}>
       <AppHeader />
       <Layout.Content className="app-content">
         <div className="app-page">

@@ -2,6 +2,8 @@ import {
   BgColorsOutlined,
   CopyOutlined,
   ControlOutlined,
+  HistoryOutlined,
+  ThunderboltOutlined,
   CreditCardOutlined,
   CustomerServiceOutlined,
   LoginOutlined,
@@ -48,6 +50,8 @@ export function loggedInEntries(role: Role | null): MenuItems {
   ];
   return [
     { key: Paths.profile, label: 'Profile', icon: <UserOutlined /> },
+    { key: Paths.jobs, label: 'My jobs', icon: <ThunderboltOutlined /> },
+    { key: Paths.credits, label: 'Credit history', icon: <HistoryOutlined /> },
     { type: 'divider' },
     { key: Paths.home, label: 'Clone', icon: <CopyOutlined /> },
     { key: Paths.magic, label: 'Magic Brush', icon: <BgColorsOutlined /> },

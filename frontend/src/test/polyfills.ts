@@ -6,7 +6,8 @@ Object.assign(globalThis, { TextEncoder, TextDecoder });
 Object.defineProperty(window, 'matchMedia', {
   writable: true,
   value: (query: string): MediaQueryList => ({
-    matches: false,
+    // A desktop-wide window for the job tray's docking (jobs/trayDock.ts); other queries unmatched.
+    matches: query === '(min-width: 1280px)',
     media: query,
     onchange: null,
     addListener: () => undefined,

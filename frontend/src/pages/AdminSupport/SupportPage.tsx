@@ -12,7 +12,7 @@ import { CreditChangeForm } from './CreditChangeForm';
 import { CreditHistoryTable } from './CreditHistoryTable';
 import { PatreonSecretCard } from './PatreonSecretCard';
 import { RoleEditor } from './RoleEditor';
-import { useCreditHistory } from './useCreditHistory';
+import { supportHistoryPath, useCreditHistory } from './useCreditHistory';
 import { useUserSearch } from './useUserSearch';
 
 /** /admin/support: find a user, see their credits, reimburse; admins also badges, grants, Patreon. */
@@ -127,7 +127,7 @@ function UserPanel({
   onChange(user: UserSummary): void;
   onPending(): void;
 }) {
-  const history = useCreditHistory(user.username);
+  const history = useCreditHistory(supportHistoryPath(user.username));
   const creditsChanged = (balance: number) => {
     onChange({ ...user, balance });
     history.reload();

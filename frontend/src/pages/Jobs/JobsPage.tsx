@@ -1,0 +1,175 @@
+import { FolderOpenOutlined, LeftOutlined, RightOutlined } from '@ant-design/icons';
+import {
+  formatCount,
+  JOB_STATE_LABELS,
+  JobStates,
+  JobTools,
+  TOOL_LABELS,
+  type JobState,
+  type JobTool,
+  type JobView,
+} from '@studio/contracts';
+import { Alert, Button, Card, Input, Progress, Select, Space, Table, Tag, Typography } from 'antd';
+import type { TableColumnsType } from 'antd';
+import { Link } from 'react-router-dom';
+import { formatLocalDateTime } from '../../admin/format';
+import { Paths } from '../../paths';
+import { useRequireLogin } from '../../session/useRequireLogin';
+import { BRAND_COLOR } from '../../ui/theme';
+import { useJobHistory, type JobFilters } from './useJobHistory';
+
+const STATE_COLORS: Record<JobState, string> = {
+  queued: 'default',
+  running: 'processing',
+  succeeded: 'success',
+  failed: 'error',
+};
+
+const TOOL_OPTIONS = JobTools.map((tool) => ({ value: tool, label: TOOL_LABELS[tool] }));
+const STATE_OPTIONS = JobStates.map((state) => ({ value: state, label: JOB_STATE_LABELS[state] }));
+
+const columns: TableColumnsType<JobView> = [
+  {
+    title: 'Started',
+    dataIndex: 'createdAt',
+    width: 170,
+    render: (createdAt: string) => <span className="nowrap">{formatLocalDateTime(createdAt)}</span>,
+  },
+  {
+    title: 'Tool',
+    dataIndex: 'tool',
+    render: (tool: JobTool, job) =>
+      job.batch?.name ? `${TOOL_LABELS[tool]} · ${job.batch.name}` : TOOL_LABELS[tool],
+  },
+  {
+    title: 'State',
+    dataIndex: 'state',
+    width: 110,
+    render: (state: JobState) => <Tag color={STATE_COLORS[state]}>{JOB_STATE_LABELS[state]}</Tag>,
+  },
+  {
+    title: 'Cost',
+    dataIndex: 'cost',
+    width: 80,
+    align: 'right',
+    render: (cost: number) => formatCount(cost),
+  },
+  { title: 'Result', key: 'result', render: (_: unknown, job) => <JobResult job={job} /> },
+];
+
+function JobResult({ job }: { job: JobView }) {
+  if (job.state === 'queued' || job.state === 'running') {
+    return (
+      <Progress
+        percent={Math.round(job.progress)}
+        size="small"
+        strokeColor={BRAND_COLOR}
+        aria-label={`${TOOL_LABELS[job.tool]} progress`}
+      />
+    );
+  }
+  if (job.state === 'failed') {
+    return (
+      <Typography.Text type="danger">
+        {job.error ?? 'The job failed.'}
+        {job.refunded ? ` ${formatCount(job.refunded)} refunded.` : ''}
+      </Typography.Text>
+    );
+  }
+  const count = job.items.length;
+  return (
+    <span>
+      {formatCount(count)} {count === 1 ? 'result' : 'results'}
+      {job.folderId && (
+        <>
+          {' · '}
+          <Link to={Paths.bulkInpaints(job.folderId)}>
+            <FolderOpenOutlined /> Open folder
+          </Link>
+        </>
+      )}
+    </span>
+  );
+}
+
+/** Every job of the user, newest first, with filters; the tray keeps only the last few. */
+export function JobsPage() {
+  const loggedIn = useRequireLogin({ explain: true });
+  const history = useJobHistory(loggedIn);
+  if (!loggedIn) return null;
+  const { filters, filter } = history;
+  const set = (change: Partial<JobFilters>) => filter({ ...filters, ...change });
+  return (
+    <div className="history-page">
+      <Typography.Title level={2}>Your jobs</Typography.Title>
+      <Typography.Paragraph type="secondary">
+        Everything you ran, newest first. <Link to={Paths.credits}>Credit history</Link>
+      </Typography.Paragraph>
+      <Card size="small">
+        <Space wrap className="history-filters">
+          <Select<JobTool>
+            aria-label="Tool"
+            placeholder="All tools"
+            allowClear
+            style={{ width: 180 }}
+            options={TOOL_OPTIONS}
+            value={filters.tool}
+            onChange={(tool) => set({ tool: tool || undefined })}
+          />
+          <Select<JobState>
+            aria-label="State"
+            placeholder="Any state"
+            allowClear
+            style={{ width: 150 }}
+            options={STATE_OPTIONS}
+            value={filters.state}
+            onChange={(state) => set({ state: state || undefined })}
+          />
+          <label className="history-date">
+            From{' '}
+            <Input
+              type="date"
+              aria-label="From"
+              value={filters.from ?? ''}
+              onChange={(event) => set({ from: event.target.value || undefined })}
+            />
+          </label>
+          <label className="history-date">
+            To{' '}
+            <Input
+              type="date"
+              aria-label="To"
+              value={filters.to ?? ''}
+              onChange={(event) => set({ to: event.target.value || undefined })}
+            />
+          </label>
+        </Space>
+        {history.error && (
+          <Alert type="error" showIcon message={history.error} style={{ marginBottom: 12 }} />
+        )}
+        <Table<JobView>
+          rowKey="_id"
+          size="small"
+          columns={columns}
+          dataSource={history.jobs}
+          loading={history.loading}
+          pagination={false}
+          scroll={{ x: 720 }}
+          locale={{ emptyText: 'No jobs match.' }}
+          onRow={(job) =>
+            ({ 'data-testid': 'history-job', 'data-job': job._id }) as React.HTMLAttributes<HTMLElement>
+          }
+        />
+        <Space className="history-pager">
+          <Button icon={<LeftOutlined />} disabled={!history.hasNewer} onClick={history.newer}>
+            Newer
+          </Button>
+          <Typography.Text type="secondary">Page {formatCount(history.pageNumber)}</Typography.Text>
+          <Button disabled={!history.hasOlder} onClick={history.older}>
+            Older <RightOutlined />
+          </Button>
+        </Space>
+      </Card>
+    </div>
+  );
+}
