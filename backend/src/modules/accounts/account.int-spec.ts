@@ -122,6 +122,24 @@ describe('account basics (real FerretDB, Redis, mail catcher, stripe-mock)', () 
       expect((await request(t.url).post('/api/account/verification')).status).toBe(401);
     });
 
+    it("spends the per-address 'auth' budget: resends and forgot-password answer 429 once it is empty", async () => {
+      const limited = await startTestApp({ AUTH_RATE_LIMIT_PER_MINUTE: '4' });
+      try {
+        const client = await signIn(limited, uniqueName('lim')); // register + login: 2 of 4
+        expect((await client.agent.post('/api/account/verification')).status).toBe(200);
+        expect(
+          (await request(limited.url).post('/api/password/forgot').send({ email: 'a@example.com' })).status,
+        ).toBe(200);
+        const resend = await client.agent.post('/api/account/verification');
+        expect(resend.status).toBe(429);
+        expect(
+          (await request(limited.url).post('/api/password/forgot').send({ email: 'a@example.com' })).status,
+        ).toBe(429);
+      } finally {
+        await limited.close();
+      }
+    });
+
     it('refuses a link of another purpose, and an expired one', async () => {
       const name = uniqueName('exp');
       await register(t, name);
