@@ -35,4 +35,6 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" uploads "* ]] && node -r ts-node/register backend/bench/uploads.bench.ts
 # CPU per password hash at the configured scrypt cost (no services needed)
 [[ " $parts " == *" password "* ]] && node -r ts-node/register backend/bench/password-hash.bench.ts
+# the local engine's outputs judged by dlib and PIL (no services; not in the default set: minutes of CPU)
+[[ " $parts " == *" quality "* ]] && { ensure_sr_models; ensure_quality_tools; node -r ts-node/register backend/bench/quality.bench.ts; }
 exit 0
