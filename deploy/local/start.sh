@@ -11,6 +11,7 @@ packages=(ffmpeg)
 [ -z "${REDIS_URL:-}" ] && packages+=(redis-server)
 ensure_apt_packages "${packages[@]}"
 ensure_npm_dependencies
+ensure_sr_models
 trap stop_services EXIT INT TERM
 
 if [ -z "${MONGODB_URI:-}" ]; then

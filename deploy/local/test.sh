@@ -10,6 +10,7 @@ ensure_npm_dependencies
 ensure_ferretdb
 ensure_stripe_mock
 ensure_moto
+ensure_sr_models
 ensure_mailcatcher
 
 log "building contracts, inference and frontend"

@@ -137,6 +137,8 @@ export const JobMessages = {
   noFaceSource: 'No face found in the face image',
   noFaceTarget: 'No face found in the target image',
   noFaceVideo: 'No face found in the video',
+  posesDiffer:
+    'The two faces are turned too differently to swap: choose a face image and a target in which the faces look the same way',
   maskSize: 'The mask must be the size of the image',
   engineUnavailable: 'This tool is not available right now',
   failed: 'The job failed; your credits were refunded',

@@ -62,12 +62,28 @@ export const TOOL_PRICES = {
   inpaint: 1,
   /** per noise-altered copy (the spec's clone screen checks amount against the balance) */
   clone: 1,
-  /** per upscaled image (heavier than a clone) */
+  /** per started output megapixel of a super resolution (superResolutionUnits) */
   superResolution: 2,
   /** per swapped image */
   faceSwap: 1,
 } as const;
 export type PricedTool = keyof typeof TOOL_PRICES | 'faceSwapVideo';
+
+/** The factors a user can choose for super resolution. */
+export const SUPER_RESOLUTION_SCALES = [2, 4] as const;
+export type SuperResolutionScale = (typeof SUPER_RESOLUTION_SCALES)[number];
+/** Output pixels in one billed unit of super resolution: a megapixel of 1024 x 1024. */
+export const SUPER_RESOLUTION_UNIT_PIXELS = 1024 * 1024;
+
+/**
+ * Billed units of a super resolution: the output's started megapixels, at least one. The price is
+ * per output pixel because that is what the work grows with (4x costs 4 times 2x).
+ * `width` and `height` are the input's after it is fitted within IMAGE_SIDE_MAX.
+ */
+export function superResolutionUnits(width: number, height: number, scale: SuperResolutionScale): number {
+  const pixels = Math.max(1, width) * Math.max(1, height) * scale * scale;
+  return Math.max(1, Math.ceil(pixels / SUPER_RESOLUTION_UNIT_PIXELS));
+}
 
 /** What a request costs before anything is queued. `units` is images, or seconds for video. */
 export function quoteTool(tool: PricedTool, units: number): number {

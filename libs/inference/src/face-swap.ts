@@ -20,8 +20,20 @@ export interface SwapTuning {
   statsErode: number;
   /** Strength of the colour transfer, 0..1. */
   colour: number;
-  /** Bounds of the ratio of standard deviations in the colour transfer. */
+  /**
+   * Bounds of the ratio of standard deviations in the colour transfer. At most 1: contrast is
+   * never raised, so the source's make-up (dark eye areas, red lips) cannot be amplified.
+   */
   stdRatio: [number, number];
+  /** Poisson (membrane) correction so the face meets the target's colours and light at its edge. */
+  poisson: boolean;
+  /**
+   * When eye or mouth openness (gap over face height) differs by more than this, the target's own
+   * eyes or mouth are kept (with `keepWeight`) instead of a warped closed/open one.
+   */
+  expressionGap: number;
+  /** How much of the target shows through a kept eye or mouth area, 0..1. */
+  keepWeight: number;
 }
 
 /**
@@ -30,12 +42,46 @@ export interface SwapTuning {
  */
 export const DEFAULT_SWAP_TUNING: SwapTuning = {
   expand: 0.12,
-  erode: -0.02,
+  erode: 0.04,
   feather: 0.025,
   statsErode: 0.05,
   colour: 1,
-  stdRatio: [0.6, 1.6],
+  stdRatio: [0.6, 1],
+  poisson: true,
+  expressionGap: 0.025,
+  keepWeight: 0.85,
 };
+
+/** MediaPipe face mesh points: eye and lip outlines, inner lip and lid midpoints, nose tip, cheeks. */
+const LEFT_EYE = [33, 7, 163, 144, 145, 153, 154, 155, 133, 173, 157, 158, 159, 160, 161, 246];
+const RIGHT_EYE = [263, 249, 390, 373, 374, 380, 381, 382, 362, 398, 384, 385, 386, 387, 388, 466];
+const LIPS = [61, 146, 91, 181, 84, 17, 314, 405, 321, 375, 291, 409, 270, 269, 267, 0, 37, 39, 40, 185];
+const NOSE_TIP = 1;
+const CHEEK_LEFT = 234;
+const CHEEK_RIGHT = 454;
+
+const gap = (l: readonly Point[], a: number, b: number) => Math.hypot(l[a][0] - l[b][0], l[a][1] - l[b][1]);
+
+/**
+ * A yaw figure from 2-D landmarks, -1..1 (0: frontal): where the nose tip sits between the two
+ * cheek edges. About 0.6 is a face turned roughly 40 degrees.
+ */
+export function yawOf(face: DetectedFace): number {
+  const l = face.landmarks;
+  const left = gap(l, NOSE_TIP, CHEEK_LEFT);
+  const right = gap(l, NOSE_TIP, CHEEK_RIGHT);
+  return (left - right) / Math.max(left + right, 1e-6);
+}
+
+/** Mouth and eye openness: inner gaps over the face's height (forehead to chin). */
+export function expressionOf(face: DetectedFace): { mouth: number; eyes: number } {
+  const l = face.landmarks;
+  const height = Math.max(gap(l, 10, 152), 1e-6);
+  return { mouth: gap(l, 13, 14) / height, eyes: (gap(l, 159, 145) + gap(l, 386, 374)) / 2 / height };
+}
+
+/** Largest yaw difference (yawOf) between source and target that a swap accepts. */
+export const MAX_YAW_DIFFERENCE = 0.6;
 
 /**
  * Puts the source face onto the target face: the source pixels are warped triangle by triangle
@@ -86,6 +132,13 @@ export async function swapFace(
     region.y,
   );
   for (let i = 0; i < inner.length; i++) if (!covered[i]) inner[i] = 0;
+  // Skin only: eyes and lips (make-up) would pull the statistics.
+  for (const part of [LEFT_EYE, RIGHT_EYE, LIPS]) {
+    const hull = convexHull(part.map((k) => targetFace.landmarks[k]));
+    const cut = new Uint8Array(region.w * region.h);
+    fillConvexPolygon(offsetPolygon(hull, -0.03 * faceSize), cut, region.w, region.h, region.x, region.y);
+    for (let i = 0; i < inner.length; i++) if (cut[i]) inner[i] = 0;
+  }
   matchColours(warped, covered, target, region, inner, tuning.stdRatio, tuning.colour);
 
   const soft = await sharp(mask, { raw: { width: region.w, height: region.h, channels: 1 } })
@@ -93,18 +146,126 @@ export async function swapFace(
     .extractChannel(0) // sharp would otherwise give 3 channels
     .raw()
     .toBuffer();
+  if (tuning.poisson) poissonCorrect(warped, mask, covered, target, region);
+  const keep = await keptFeatures(sourceFace, targetFace, region, faceSize, tuning);
   const out = new Uint8Array(target.data);
   const clamped = new Uint8ClampedArray(out.buffer);
   for (let y = 0; y < region.h; y++) {
     for (let x = 0; x < region.w; x++) {
       const i = y * region.w + x;
       if (!covered[i] || !soft[i]) continue;
-      const alpha = soft[i] / 255;
+      const alpha = (soft[i] / 255) * (1 - (keep ? (keep[i] / 255) * tuning.keepWeight : 0));
       const o = ((region.y + y) * target.width + region.x + x) * 3;
       for (let c = 0; c < 3; c++) clamped[o + c] = out[o + c] + alpha * (warped[i * 3 + c] - out[o + c]);
     }
   }
   return { data: out, width: target.width, height: target.height };
+}
+
+/**
+ * Gradient-domain blending (Pérez et al.) in its membrane form: the difference between the target
+ * and the warped face along the mask's edge is spread smoothly (a harmonic function) over the inside
+ * and added to the warped face, so its colours and light meet the target's at the edge while its
+ * own gradients (the features) are kept. Solved by Gauss-Seidel on a grid of at most 96 px per
+ * side, then upsampled bilinearly: the correction is smooth by construction.
+ */
+function poissonCorrect(
+  warped: Float32Array,
+  mask: Uint8Array,
+  covered: Uint8Array,
+  target: RgbImage,
+  region: Region,
+): void {
+  const step = Math.max(1, Math.ceil(Math.max(region.w, region.h) / 96));
+  const gw = Math.ceil(region.w / step) + 1;
+  const gh = Math.ceil(region.h / step) + 1;
+  const inside = new Uint8Array(gw * gh);
+  const field = new Float32Array(gw * gh * 3);
+  // boundary values: target - warped, averaged over each grid cell's pixels outside the mask
+  const sums = new Float32Array(gw * gh * 3);
+  const counts = new Float32Array(gw * gh);
+  const insideCount = new Float32Array(gw * gh);
+  for (let y = 0; y < region.h; y++) {
+    for (let x = 0; x < region.w; x++) {
+      const i = y * region.w + x;
+      const g = Math.round(y / step) * gw + Math.round(x / step);
+      if (mask[i]) {
+        insideCount[g]++;
+        continue;
+      }
+      if (!covered[i]) continue;
+      const o = ((region.y + y) * target.width + region.x + x) * 3;
+      counts[g]++;
+      for (let c = 0; c < 3; c++) sums[g * 3 + c] += target.data[o + c] - warped[i * 3 + c];
+    }
+  }
+  for (let g = 0; g < gw * gh; g++) {
+    inside[g] = insideCount[g] > counts[g] ? 1 : 0;
+    if (!inside[g] && counts[g]) for (let c = 0; c < 3; c++) field[g * 3 + c] = sums[g * 3 + c] / counts[g];
+  }
+  // Gauss-Seidel with over-relaxation on the inside cells; the rest are fixed boundary values.
+  const omega = 1.9;
+  for (let iteration = 0; iteration < 400; iteration++) {
+    for (let gy = 1; gy < gh - 1; gy++) {
+      for (let gx = 1; gx < gw - 1; gx++) {
+        const g = gy * gw + gx;
+        if (!inside[g]) continue;
+        for (let c = 0; c < 3; c++) {
+          const k = g * 3 + c;
+          const average = (field[k - 3] + field[k + 3] + field[k - gw * 3] + field[k + gw * 3]) / 4;
+          field[k] += omega * (average - field[k]);
+        }
+      }
+    }
+  }
+  for (let y = 0; y < region.h; y++) {
+    const fy = y / step;
+    const y0 = Math.min(gh - 2, Math.floor(fy));
+    const ty = fy - y0;
+    for (let x = 0; x < region.w; x++) {
+      const fx = x / step;
+      const x0 = Math.min(gw - 2, Math.floor(fx));
+      const tx = fx - x0;
+      const i = (y * region.w + x) * 3;
+      const g = (y0 * gw + x0) * 3;
+      for (let c = 0; c < 3; c++) {
+        const top = field[g + c] + tx * (field[g + 3 + c] - field[g + c]);
+        const bottom = field[g + gw * 3 + c] + tx * (field[g + gw * 3 + 3 + c] - field[g + gw * 3 + c]);
+        warped[i + c] += top + ty * (bottom - top);
+      }
+    }
+  }
+}
+
+/**
+ * A soft mask (0..255) of the target's eyes and/or mouth to keep, where the source's openness
+ * differs from the target's (a closed mouth warped onto an open one shows teeth-less lips), or null.
+ */
+async function keptFeatures(
+  sourceFace: DetectedFace,
+  targetFace: DetectedFace,
+  region: Region,
+  faceSize: number,
+  tuning: SwapTuning,
+): Promise<Buffer | null> {
+  const s = expressionOf(sourceFace);
+  const t = expressionOf(targetFace);
+  const parts: number[][] = [];
+  if (Math.abs(s.mouth - t.mouth) > tuning.expressionGap) parts.push(LIPS);
+  if (Math.abs(s.eyes - t.eyes) > tuning.expressionGap) parts.push(LEFT_EYE, RIGHT_EYE);
+  if (!parts.length) return null;
+  const keep = new Uint8Array(region.w * region.h);
+  for (const part of parts) {
+    const hull = convexHull(part.map((k) => targetFace.landmarks[k]));
+    const one = new Uint8Array(region.w * region.h);
+    fillConvexPolygon(offsetPolygon(hull, -0.04 * faceSize), one, region.w, region.h, region.x, region.y);
+    for (let i = 0; i < keep.length; i++) if (one[i]) keep[i] = 255;
+  }
+  return sharp(keep, { raw: { width: region.w, height: region.h, channels: 1 } })
+    .blur(Math.max(0.5, 0.03 * faceSize))
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
 }
 
 interface Region {

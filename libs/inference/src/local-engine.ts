@@ -16,7 +16,7 @@ import {
   SuperResolveRequest,
 } from './engine.port';
 import { FaceAnalyzer } from './face-analyzer';
-import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace } from './face-swap';
+import { DEFAULT_SWAP_TUNING, MAX_YAW_DIFFERENCE, SwapTuning, swapFace, yawOf } from './face-swap';
 import { decodeRgb, fromRgb } from './image-io';
 import { inpaintImage } from './inpaint';
 import { EngineLogger, silentLogger } from './logger';
@@ -71,7 +71,7 @@ export class LocalCpuEngine implements InferenceEngine {
       logger: this.logger,
     });
     this.superResolver = new SuperResolver({
-      modelPath: modelsDir ? path.join(modelsDir, 'esrgan-slim', 'x2', 'model.json') : undefined,
+      modelDir: modelsDir ? path.join(modelsDir, 'realesrgan') : undefined,
       logger: this.logger,
     });
     this.swapTuning = { ...DEFAULT_SWAP_TUNING, ...options.swapTuning };
@@ -104,6 +104,11 @@ export class LocalCpuEngine implements InferenceEngine {
     context.signal?.throwIfAborted();
     const [targetFace] = await this.faces.detectRgb(target);
     if (!targetFace) throw new EngineInputError('no_face_target', JobMessages.noFaceTarget);
+    // A face turned much further than the other cannot be warped onto it without holes (hair or
+    // background fills the hidden side): refused, so the existing path charges nothing.
+    if (Math.abs(yawOf(sourceFace) - yawOf(targetFace)) > MAX_YAW_DIFFERENCE) {
+      throw new EngineInputError('bad_request', JobMessages.posesDiffer);
+    }
     progress(0.5);
     context.signal?.throwIfAborted();
     const swapped = await swapFace(source, sourceFace, target, targetFace, this.swapTuning);

@@ -24,8 +24,10 @@ import {
   JobFields,
   JobMessages,
   Messages,
+  superResolutionUnits,
   wholeNumberMessage,
   type JobView,
+  type SuperResolutionScale,
 } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { requireWholeNumber } from '../../common/validation';
@@ -110,9 +112,10 @@ export class GenerationController {
   @HttpCode(200)
   @ToolUpload(imageUpload('superResolution', 1, (name) => name === 'original'))
   @ApiOperation({
-    summary: 'Super resolution (x2) of an image',
+    summary: 'Super resolution (2x or 4x) of an image',
     description:
-      'JSON {original: data URL, author} as the spec sends it, or multipart with an `original` file.',
+      'JSON {original: data URL, author, scale?} as the spec sends it, or multipart with an `original` file. ' +
+      'The price is per started output megapixel (superResolutionUnits in the contracts).',
   })
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ type: SuperResolutionDto })
@@ -124,12 +127,14 @@ export class GenerationController {
   ) {
     const upload = fileNamed(files, 'original') ?? decodeDataUrl(dto.original);
     const image = await normalizeImage(upload);
+    const scale = Number(dto.scale ?? 2) as SuperResolutionScale;
     const job = await this.generation.submit(user, {
       tool: 'superResolution',
       author: dto.author,
       folderId: dto.folder || undefined,
       inputs: imageInputs([image]),
-      units: 1,
+      units: superResolutionUnits(image.width, image.height, scale),
+      params: { scale },
     });
     return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
   }

@@ -6,6 +6,7 @@ import {
   JOB_HISTORY_PAGE_SIZE,
   JobStates,
   JobTools,
+  SUPER_RESOLUTION_SCALES,
   type JobHistoryQuery,
   type JobState,
   type JobTool,
@@ -41,6 +42,16 @@ export class SuperResolutionDto extends ToolRequestDto {
   @ApiPropertyOptional({ description: 'The image as a data URL (JSON), or a file (multipart)' })
   @IsOptional()
   original?: unknown;
+
+  @ApiPropertyOptional({
+    description: 'Upscaling factor (default 2); the price is per output megapixel',
+    enum: SUPER_RESOLUTION_SCALES,
+  })
+  @IsOptional()
+  @IsIn([...SUPER_RESOLUTION_SCALES, ...SUPER_RESOLUTION_SCALES.map(String)], {
+    message: `scale must be one of ${SUPER_RESOLUTION_SCALES.join(', ')}`,
+  })
+  scale?: number | string;
 }
 
 export class FaceSwapDto extends ToolRequestDto {

@@ -157,6 +157,54 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     expect(progress.length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('super-resolves 4x when asked, priced per started output megapixel; refuses other factors', async () => {
+    // 260x260 at 4x is 1040x1040 = 1.03 megapixels: two units of 2 credits
+    const image = await sharp(fixture('ai-face.jpg')).resize(260, 260).png().toBuffer();
+    const dataUrl = `data:image/png;base64,${image.toString('base64')}`;
+    const before = await balanceOf(alice);
+    const refused = await alice.agent
+      .post('/api/superResolution')
+      .send({ original: dataUrl, author: alice.username, scale: 3 });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('scale must be one of 2, 4');
+    expect(await balanceOf(alice)).toBe(before);
+
+    const res = await alice.agent
+      .post('/api/superResolution')
+      .send({ original: dataUrl, author: alice.username, scale: 4 });
+    expect(res.status).toBe(200);
+    const job = res.body.content.job as JobView;
+    expect(job).toMatchObject({ tool: 'superResolution', cost: 4 });
+    const done = await eventually(async () => {
+      const completed = jobEvents(job._id).find((e) => e.name === JobSocketEvents.completed);
+      expect(completed).toBeDefined();
+      return completed!.payload as JobSocketPayloads['job.completed'];
+    }, 60_000);
+    const upscaled = await downloadBytes(alice, done.job.items[0].url);
+    expect(await sharp(upscaled).metadata()).toMatchObject({ width: 1040, height: 1040 });
+    expect(await balanceOf(alice)).toBe(before - 4);
+  }, 120_000);
+
+  it('refuses a face swap whose faces are turned too differently, and charges nothing', async () => {
+    const folderId = await makeFolder(alice, 'Refused swaps');
+    const before = await balanceOf(alice);
+    const res = await alice.agent
+      .post('/api/faceSwap')
+      .field('author', alice.username)
+      .field('folder', folderId)
+      .field('consent', 'true')
+      .attach('Swap0', fixture('ai-face.jpg'), 'face.jpg')
+      .attach('Swap1', fixture('ai-upper.jpg'), 'target.jpg');
+    expect(res.status).toBe(200);
+    const failed = await eventually(async () => {
+      const event = jobEvents(res.body.content.job._id).find((e) => e.name === JobSocketEvents.failed);
+      expect(event).toBeDefined();
+      return event!.payload as JobSocketPayloads['job.failed'];
+    });
+    expect(failed.message).toBe(JobMessages.posesDiffer);
+    await eventually(async () => expect(await balanceOf(alice)).toBe(before));
+  }, 60_000);
+
   it('swaps a face: queued at once, completed on the socket, the face is the source face', async () => {
     const folderId = await makeFolder(alice, 'Swaps');
     const before = await balanceOf(alice);

@@ -179,7 +179,9 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         return made;
       }
       case 'superResolution':
-        return [await engine.superResolve({ image: inputs[0], scale: 2 }, { onProgress })];
+        return [
+          await engine.superResolve({ image: inputs[0], scale: job.params.scale ?? 2 }, { onProgress }),
+        ];
       case 'faceSwap':
         return [await engine.faceSwap({ face: inputs[0], target: inputs[1] }, { onProgress })];
       case 'inpaint':

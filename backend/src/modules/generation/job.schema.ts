@@ -16,6 +16,8 @@ export interface JobParams {
   batchName?: string;
   /** Measured duration of a video input, seconds. */
   durationSeconds?: number;
+  /** Super resolution factor (2 when absent: jobs from before the choice). */
+  scale?: 2 | 4;
 }
 
 /**

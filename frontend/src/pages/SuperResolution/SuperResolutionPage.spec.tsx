@@ -46,7 +46,9 @@ describe('SuperResolutionPage', () => {
 
   it('refuses when the balance does not cover the price, and sends nothing', async () => {
     const { fetchMock } = await open(1);
-    expect(screen.getByTestId('tool-price')).toHaveTextContent('2 credits per image');
+    expect(screen.getByTestId('tool-price')).toHaveTextContent(
+      '2 credits per started megapixel of the result',
+    );
     await upscale();
     expect(await screen.findByText(Messages.notEnoughCredits)).toBeInTheDocument();
     expect(callsTo(fetchMock, 'POST /api/superResolution')).toHaveLength(0);
@@ -65,6 +67,7 @@ describe('SuperResolutionPage', () => {
     expect(JSON.parse(String(request.body))).toEqual({
       original: `data:image/png;base64,${btoa('small.png')}`,
       author: 'alice',
+      scale: 2,
     });
 
     const job = jobView({ tool: 'superResolution', state: 'running', cost: 2 });
@@ -88,6 +91,19 @@ describe('SuperResolutionPage', () => {
     // Reset: a new request starts from 'Generating...' again.
     fireEvent.click(screen.getByRole('button', { name: /Super Resolution/ }));
     expect(await screen.findByText('Generating...')).toBeInTheDocument();
+  });
+
+  it('sends the chosen 4x and shows the size and price of the result', async () => {
+    const job = jobView({ tool: 'superResolution', state: 'queued' });
+    const { fetchMock } = await open(10, { 'POST /api/superResolution': submitAnswer('processing', job) });
+    await pickImage(LABEL, 'small.png');
+    expect(await screen.findByTestId('sr-cost')).toHaveTextContent('128 × 128 px: 2 credits');
+    fireEvent.click(screen.getByRole('radio', { name: '4×' }));
+    expect(screen.getByTestId('sr-cost')).toHaveTextContent('256 × 256 px: 2 credits');
+    fireEvent.click(screen.getByRole('button', { name: /Super Resolution/ }));
+    await screen.findByText('Check Later!');
+    const [request] = callsTo(fetchMock, 'POST /api/superResolution');
+    expect(JSON.parse(String(request.body))).toMatchObject({ scale: 4 });
   });
 
   it("says 'Check Later!' while the job is still processing", async () => {

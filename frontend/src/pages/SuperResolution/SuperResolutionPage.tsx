@@ -1,6 +1,15 @@
 import { ExpandOutlined } from '@ant-design/icons';
-import { Messages, quoteTool, TOOL_PRICES, type JobSubmitContent } from '@studio/contracts';
-import { Button, Card } from 'antd';
+import {
+  Messages,
+  quoteTool,
+  SUPER_RESOLUTION_SCALES,
+  superResolutionUnits,
+  TOOL_PRICES,
+  type JobSubmitContent,
+  type SuperResolutionScale,
+} from '@studio/contracts';
+import { Button, Card, Radio } from 'antd';
+import { useState } from 'react';
 import { apiPost } from '../../api/client';
 import { usePickedImage } from '../../images/usePickedImage';
 import { JobModal } from '../../jobs/JobModal';
@@ -23,15 +32,24 @@ function SuperResolutionScreen() {
   const toast = useToast();
   const { image, reading, pick } = usePickedImage();
   const submission = useJobSubmission('superResolution');
+  const [scale, setScale] = useState<SuperResolutionScale>(2);
+  // The same units the server bills: the picked image is already fitted within 1024 px.
+  const cost = image
+    ? quoteTool('superResolution', superResolutionUnits(image.width, image.height, scale))
+    : null;
 
   const upscale = async () => {
-    if (!account || !image) return;
-    if (quoteTool('superResolution', 1) > (balance ?? 0)) {
+    if (!account || !image || cost === null) return;
+    if (cost > (balance ?? 0)) {
       toast.error(Messages.notEnoughCredits);
       return;
     }
     await submission.submit(() =>
-      apiPost<JobSubmitContent | string>('/superResolution', { original: image.dataUrl, author: account }),
+      apiPost<JobSubmitContent | string>('/superResolution', {
+        original: image.dataUrl,
+        author: account,
+        scale,
+      }),
     );
   };
 
@@ -39,7 +57,7 @@ function SuperResolutionScreen() {
     <ToolFrame
       title="Super resolution"
       description="Upscale an image with an AI model that adds back fine detail."
-      price={`${TOOL_PRICES.superResolution} credits per image`}
+      price={`${TOOL_PRICES.superResolution} credits per started megapixel of the result`}
     >
       <ToolNotices tool="superResolution" />
       <Card className="tool-card">
@@ -53,6 +71,18 @@ function SuperResolutionScreen() {
           height={340}
         />
         <div className="tool-actions">
+          <Radio.Group
+            aria-label="Upscaling factor"
+            value={scale}
+            onChange={(event) => setScale(event.target.value as SuperResolutionScale)}
+            optionType="button"
+            options={SUPER_RESOLUTION_SCALES.map((s) => ({ value: s, label: `${s}×` }))}
+          />
+          {image && cost !== null && (
+            <span data-testid="sr-cost">
+              {image.width * scale} × {image.height * scale} px: {cost} credits
+            </span>
+          )}
           <Button
             type="primary"
             size="large"
