@@ -73,6 +73,7 @@ describe('health and API document', () => {
         'POST /api/faceSwap',
         'GET /api/jobs',
         'GET /api/jobs/{id}',
+        'GET /api/jobs/history',
         'POST /api/inpaintImage',
         'POST /api/bulkInpaintImage',
         'POST /api/generateImage',
