@@ -179,7 +179,10 @@ export class FoldersService {
     }
   }
 
-  private async announceAdded(folder: { _id: Types.ObjectId; owner: Types.ObjectId }, item: ContentItemView) {
+  private async announceAdded(
+    folder: { _id: Types.ObjectId; owner: Types.ObjectId; title: string },
+    item: ContentItemView,
+  ) {
     await this.pushWithSummary(folder, { added: [item] });
     return item;
   }
@@ -371,14 +374,15 @@ export class FoldersService {
 
   /** Tells the folder's owner (their room only) what changed, with the folder's summary now. */
   private async pushWithSummary(
-    folder: { _id: Types.ObjectId; owner: Types.ObjectId },
+    folder: { _id: Types.ObjectId; owner: Types.ObjectId; title?: string },
     change: Omit<FolderChange, 'folderId' | 'folder'>,
   ): Promise<void> {
-    const current = await this.folders.findById(folder._id).select({ title: 1 }).lean();
+    // A caller that just read the folder gives its title: one read fewer per stored job output.
+    const title =
+      folder.title ?? (await this.folders.findById(folder._id).select({ title: 1 }).lean())?.title;
     const folderId = String(folder._id);
-    const summary = current
-      ? { _id: folderId, title: current.title, amount: await this.visibleCount(folder._id) }
-      : undefined;
+    const summary =
+      title === undefined ? undefined : { _id: folderId, title, amount: await this.visibleCount(folder._id) };
     this.push(String(folder.owner), { folderId, ...(summary ? { folder: summary } : {}), ...change });
   }
 
