@@ -29,6 +29,7 @@ function read(payload: unknown): Operations | null {
     notices: Array.isArray(state.notices) ? state.notices : [],
     flags: { ...DEFAULT_FEATURE_FLAGS, ...(state.flags ?? {}) },
     capabilities: (state.capabilities ?? {}) as OperationsState['capabilities'],
+    engines: state.engines && typeof state.engines === 'object' ? state.engines : {},
     loaded: true,
   };
 }

@@ -28,7 +28,15 @@ export interface OperationsState {
   flags: FeatureFlags;
   /** Whether an engine is configured for each tool (image generation needs a remote one). */
   capabilities: Record<JobTool, boolean>;
+  /**
+   * Which kind of engine serves each tool (null: none). Screens say what that means for the user:
+   * on the local CPU engine Magic Brush fills from the picture itself and does not use the prompt.
+   */
+  engines?: Partial<Record<JobTool, EngineKind | null>>;
 }
+
+/** 'local': this server's CPU engine; 'gpu': a remote GPU engine (Automatic1111 and the like). */
+export type EngineKind = 'local' | 'gpu';
 
 /** PUT /api/admin/notices/{tool} */
 export interface SetNoticeRequest {

@@ -15,7 +15,7 @@ export class OperationsController {
   @Get('operations')
   @Public()
   @ApiOperation({ summary: 'Maintenance notices, feature flags and which tools have an engine' })
-  @ApiOkResponse({ description: '{message, content: {notices, flags, capabilities}}' })
+  @ApiOkResponse({ description: '{message, content: {notices, flags, capabilities, engines}}' })
   async state() {
     return ok(await this.operations.state());
   }

@@ -34,6 +34,8 @@ describe('operations: maintenance notices and feature flags', () => {
       generate: false,
       faceSwapVideo: true,
     });
+    // the screens say what the CPU engine means (Magic Brush: the prompt is not used)
+    expect(state.engines).toMatchObject({ inpaint: 'local', superResolution: 'local', generate: null });
   });
 
   it('lets only admins set notices and flags', async () => {

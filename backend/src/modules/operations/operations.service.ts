@@ -7,6 +7,7 @@ import {
   JobTools,
   OperationsSocketEvents,
   TOOL_LABELS,
+  type EngineKind,
   type FeatureFlags,
   type JobTool,
   type MaintenanceNotice,
@@ -15,6 +16,7 @@ import {
   type SetNoticeRequest,
 } from '@studio/contracts';
 import type { AuthUser } from '../auth/auth-user';
+import { LocalCpuEngine } from '@studio/inference';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { EngineRegistry } from '../generation/engine-registry';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
@@ -52,7 +54,13 @@ export class OperationsService {
     const capabilities = Object.fromEntries(
       JobTools.map((tool) => [tool, this.engines.engineFor(tool) !== null]),
     ) as Record<JobTool, boolean>;
-    return { notices, flags, capabilities };
+    const engines = Object.fromEntries(
+      JobTools.map((tool) => {
+        const engine = this.engines.engineFor(tool);
+        return [tool, engine ? (engine instanceof LocalCpuEngine ? 'local' : 'gpu') : null];
+      }),
+    ) as Record<JobTool, EngineKind | null>;
+    return { notices, flags, capabilities, engines };
   }
 
   async flags(): Promise<FeatureFlags> {

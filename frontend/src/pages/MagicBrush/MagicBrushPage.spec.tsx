@@ -2,8 +2,9 @@ import { Messages, PromptMessages, type JobView } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, jobView, pickImage, submitAnswer } from '../../test/jobs';
-import { expectLiveToolNotices, operationsAnswer, ownProfile } from '../../test/operations';
+import { expectLiveToolNotices, operationsAnswer, operationsState, ownProfile } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
+import { InpaintTexts } from './inpaintForm';
 
 jest.mock('../../images/scaleImage', () => jest.requireActual('../../test/fakeScaleImage'));
 
@@ -115,6 +116,19 @@ describe('MagicBrushPage', () => {
       liveText: 'All users will be reimbursed!',
       open: (answers) => open({ answers }),
     });
+  });
+
+  it('says before any charge that the prompt is not used while the CPU engine serves Magic Brush', async () => {
+    const local = { ...operationsState(), engines: { inpaint: 'local' as const } };
+    await open({ answers: { 'GET /api/operations': operationsAnswer(local) } });
+    expect(await screen.findByTestId('prompt-unused')).toHaveTextContent(InpaintTexts.promptUnused);
+  });
+
+  it('shows no such note when a GPU engine serves Magic Brush', async () => {
+    const gpu = { ...operationsState(), engines: { inpaint: 'gpu' as const } };
+    await open({ answers: { 'GET /api/operations': operationsAnswer(gpu) } });
+    await pickImage('Image to inpaint', 'photo.png');
+    expect(screen.queryByTestId('prompt-unused')).not.toBeInTheDocument();
   });
 
   it('paints a round white mask with the brush size, enables Inpaint once painted, and clears it', async () => {

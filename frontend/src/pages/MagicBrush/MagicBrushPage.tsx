@@ -108,6 +108,9 @@ function MagicBrushScreen() {
       price={`${TOOL_PRICES.inpaint} credit per image`}
     >
       <NoticeAlerts operations={operations} tool="inpaint" />
+      {operations.loaded && operations.engines?.inpaint === 'local' && (
+        <Alert type="info" showIcon data-testid="prompt-unused" message={InpaintTexts.promptUnused} />
+      )}
       {batch && (
         <Alert
           type="success"
