@@ -150,6 +150,24 @@ describe('FolderContentsPage', () => {
     expect(screen.getByRole('heading', { name: 'Renamed' })).toBeInTheDocument();
   });
 
+  it('reads the folder again when the socket (re)joins, as pushes sent while away are lost', async () => {
+    rememberAccount('alice');
+    let answer: FolderContents = { title: 'Away', inpaint: [], inpaints: [] };
+    mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice' }),
+      [`GET /api/getBulkInpaints/${FOLDER}`]: () => ({
+        status: 200,
+        body: { message: 'success', content: answer },
+      }),
+    });
+    renderApp(`/profile/bulkInpaints/${FOLDER}`);
+    expect(await screen.findByText('No inpaints found.')).toBeInTheDocument();
+    answer = { ...answer, inpaints: [item('r1', { title: 'Made meanwhile' })] };
+    await waitFor(() => expect(openSocket()?.listenerCount('session.ready')).toBeGreaterThan(0));
+    act(() => openSocket()!.serverEmit('session.ready', { username: 'alice' }));
+    expect(await screen.findByText('Made meanwhile')).toBeInTheDocument();
+  });
+
   it('sends a visitor without an account home', async () => {
     mockFetch({});
     const view = renderApp(`/profile/bulkInpaints/${FOLDER}`);
