@@ -79,6 +79,18 @@ export interface InferenceEngine {
   warmup?(): Promise<void>;
   /** Releases models and workers. */
   close?(): Promise<void>;
+  /** Remote engines: whether the server answers, and what it reports (operations page, 503s). */
+  status?(): Promise<EngineStatus>;
+}
+
+/** What a remote engine's server says about itself. */
+export interface EngineStatus {
+  reachable: boolean;
+  /** One line for people: the GPU and its free memory, the account, or why it does not answer. */
+  detail: string;
+  gpu?: { name: string; vramFreeBytes: number; vramTotalBytes: number };
+  /** The server's own queue (jobs from every client). */
+  queue?: { running: number; pending: number };
 }
 
 /**

@@ -1,0 +1,217 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { EngineInputError } from '../engine.port';
+import { AI_GENERATED_MARK } from '../provenance';
+import { gradientImage } from '../spec-helpers';
+import { ComfyUIEngine, ComfyUIEngineOptions } from './comfyui-engine';
+import { DEFAULT_WORKFLOW_DIR } from './comfyui-workflow';
+import { FakeComfyUIServer, startFakeComfyUI } from './fake-comfyui-server';
+import { RemoteEngineError } from './remote-http';
+
+/** Real HTTP and a real websocket against the fake ComfyUI on a random port. */
+describe('ComfyUIEngine', () => {
+  let fake: FakeComfyUIServer;
+  let photo: Buffer;
+  const TOKEN = 'comfy-secret';
+
+  beforeAll(async () => {
+    fake = await startFakeComfyUI({ token: TOKEN });
+    photo = await gradientImage(320, 240);
+  });
+  afterAll(() => fake.close());
+  beforeEach(() => {
+    fake.requests.length = 0;
+    fake.delayMs = 0;
+    fake.hang = false;
+    fake.websocket = true;
+    fake.interrupted.length = 0;
+  });
+
+  const engineFor = (options: Partial<ComfyUIEngineOptions> = {}) =>
+    new ComfyUIEngine({ baseUrl: fake.url, token: TOKEN, pollIntervalMs: 50, ...options });
+  const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
+    try {
+      await promise;
+    } catch (error) {
+      return error;
+    }
+    throw new Error('expected a rejection');
+  };
+  const nodeTitled = (prompt: Record<string, { inputs: Record<string, unknown> }>, title: string) => {
+    const workflow = JSON.parse(readFileSync(join(DEFAULT_WORKFLOW_DIR, 'generate.json'), 'utf8')) as Record<
+      string,
+      { _meta: { title: string } }
+    >;
+    const id = Object.keys(workflow).find((k) => workflow[k]._meta.title === title)!;
+    return prompt[id].inputs;
+  };
+
+  it('generate: fills prompt, seed and size, follows /ws progress, reads the result from /view', async () => {
+    fake.delayMs = 200;
+    const progress: number[] = [];
+    const image = await engineFor().generate(
+      { prompt: 'a lighthouse at dusk', width: 500, height: 300 },
+      { onProgress: (f) => progress.push(f) },
+    );
+    const [prompt] = fake.prompts();
+    expect(nodeTitled(prompt, 'studio:prompt').text).toBe('a lighthouse at dusk');
+    expect(nodeTitled(prompt, 'studio:size')).toMatchObject({ width: 504, height: 304 });
+    expect(typeof nodeTitled(prompt, 'studio:seed').seed).toBe('number');
+    expect(fake.requestsTo('/prompt')[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(fake.requestsTo('/view')).toHaveLength(1);
+    // Progress came from the socket's `progress` messages (4 steps, the last held below 1), then 1.
+    expect(progress).toEqual([0.25, 0.5, 0.75, 0.99, 1]);
+    expect(image).toMatchObject({ format: 'png', width: 500, height: 300 });
+    const meta = await sharp(image.data).metadata();
+    expect(meta.exif?.toString('latin1')).toContain(`${AI_GENERATED_MARK} image: image generation`);
+    expect(fake.openSockets).toBe(0); // closed after the job
+  });
+
+  it('falls back to polling /history when the socket is refused', async () => {
+    fake.websocket = false;
+    fake.delayMs = 100;
+    const image = await engineFor().generate({ prompt: 'x', width: 64, height: 64 });
+    expect(image).toMatchObject({ width: 64, height: 64 });
+    expect(fake.requests.filter((r) => r.path.startsWith('/history/')).length).toBeGreaterThan(1);
+  });
+
+  it('inpaint: uploads image and mask, fills the LoadImage nodes, repaints only the mask', async () => {
+    const mask = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#000' } })
+      .composite([
+        {
+          input: { create: { width: 40, height: 40, channels: 3, background: '#fff' } },
+          left: 10,
+          top: 10,
+        },
+      ])
+      .png()
+      .toBuffer();
+    const image = await engineFor().inpaint({ image: photo, mask, prompt: 'a red hat' });
+    expect(fake.requestsTo('/upload/image')).toHaveLength(2);
+    const [prompt] = fake.prompts();
+    const loads = Object.values(prompt).filter((n) => n.class_type.startsWith('LoadImage'));
+    expect(loads.every((n) => fake.uploads.has(String(n.inputs.image)))).toBe(true);
+    const { data, info } = await sharp(image.data).raw().toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => [
+      ...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3),
+    ];
+    expect(at(20, 20)).toEqual([255, 0, 255]);
+    expect(at(200, 200)).not.toEqual([255, 0, 255]);
+  });
+
+  it('superResolve and faceSwap run their workflows (upscale model ×4 brought to ×2; ReActor)', async () => {
+    const upscaled = await engineFor().superResolve({ image: photo, scale: 2 });
+    expect(upscaled).toMatchObject({ width: 640, height: 480 });
+    const swapped = await engineFor().faceSwap({ face: photo, target: photo });
+    expect(swapped).toMatchObject({ format: 'jpeg', width: 320, height: 240 });
+    const swap = Object.values(fake.prompts()[1]).find((n) => n.class_type === 'ReActorFaceSwap');
+    expect(swap).toBeDefined();
+  });
+
+  it('node_errors from POST /prompt become a clear permanent failure', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'comfy-wf-'));
+    try {
+      cpSync(DEFAULT_WORKFLOW_DIR, dir, { recursive: true });
+      const file = join(dir, 'generate.json');
+      const graph = JSON.parse(readFileSync(file, 'utf8'));
+      graph['4'].class_type = 'CheckpointLoaderFancy';
+      writeFileSync(file, JSON.stringify(graph));
+      const error = await rejection(
+        engineFor({ workflowDir: dir, capabilities: ['generate'] }).generate({
+          prompt: 'x',
+          width: 64,
+          height: 64,
+        }),
+      );
+      expect(error).toBeInstanceOf(EngineInputError);
+      expect((error as Error).message).toBe(
+        "ComfyUI refused the generate workflow: Cannot execute because node CheckpointLoaderFancy does not exist.: Node ID '#4'",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an execution_error names the node and the exception, without retries', async () => {
+    fake.failExecution = { nodeId: '3', message: 'CUDA out of memory. Tried to allocate 2.00 GiB' };
+    const error = await rejection(engineFor().generate({ prompt: 'x', width: 64, height: 64 }));
+    expect(error).toBeInstanceOf(EngineInputError);
+    expect((error as Error).message).toBe(
+      'The ComfyUI workflow failed in node 3 (KSampler): torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB',
+    );
+  });
+
+  it('an execution_error is found by polling too', async () => {
+    fake.websocket = false;
+    fake.failExecution = { nodeId: '3', message: 'boom' };
+    const error = await rejection(engineFor().generate({ prompt: 'x', width: 64, height: 64 }));
+    expect((error as Error).message).toMatch(/failed in node 3 \(KSampler\).*boom/);
+  });
+
+  it('a job over its deadline times out (retryable) and is interrupted on the server', async () => {
+    fake.hang = true;
+    const error = await rejection(
+      engineFor({ jobTimeoutMs: 300 }).generate({ prompt: 'x', width: 64, height: 64 }),
+    );
+    expect(error).toBeInstanceOf(RemoteEngineError);
+    expect((error as RemoteEngineError).kind).toBe('timeout');
+    await waitFor(() => fake.interrupted.length === 1);
+    expect(fake.requestsTo('/interrupt')[0].body).toEqual({ prompt_id: fake.interrupted[0] });
+  });
+
+  it('cancellation rejects with the reason and sends /interrupt for the prompt', async () => {
+    fake.hang = true;
+    const controller = new AbortController();
+    const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
+    await waitFor(() => fake.requestsTo('/prompt').length === 1);
+    controller.abort(new Error('cancelled by the user'));
+    await expect(job).rejects.toThrow('cancelled by the user');
+    await waitFor(() => fake.interrupted.length === 1 && fake.requestsTo('/queue').length === 1);
+    expect(fake.requestsTo('/queue').map((r) => r.body)).toEqual([{ delete: [fake.interrupted[0]] }]);
+  });
+
+  it('wrong token: a retryable auth error; status() reports GPU, VRAM and queue', async () => {
+    const error = await rejection(
+      engineFor({ token: 'wrong' }).generate({ prompt: 'x', width: 64, height: 64 }),
+    );
+    expect(error).toMatchObject({ kind: 'auth', status: 401 });
+    await expect(engineFor().status()).resolves.toEqual({
+      reachable: true,
+      detail: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync, 20.0 GiB of 24.0 GiB VRAM free',
+      gpu: {
+        name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
+        vramFreeBytes: 21_474_836_480,
+        vramTotalBytes: 25_757_220_864,
+      },
+      queue: { running: 0, pending: 0 },
+    });
+    const down = await new ComfyUIEngine({ baseUrl: 'http://127.0.0.1:9' }).status();
+    expect(down.reachable).toBe(false);
+    expect(down.detail).toMatch(/^ComfyUI at http:\/\/127.0.0.1:9 does not answer/);
+  });
+
+  it('a workflow file without the studio markers is refused when the engine is made', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'comfy-wf-'));
+    try {
+      writeFileSync(
+        join(dir, 'generate.json'),
+        JSON.stringify({ 1: { class_type: 'KSampler', inputs: {} } }),
+      );
+      expect(
+        () => new ComfyUIEngine({ baseUrl: fake.url, workflowDir: dir, capabilities: ['generate'] }),
+      ).toThrow(/has no node titled "studio:prompt", "studio:seed", "studio:size", "studio:output"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

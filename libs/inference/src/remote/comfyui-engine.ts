@@ -1,0 +1,614 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import {
+  Capability,
+  CapabilityUnavailableError,
+  CloneRequest,
+  EncodedImage,
+  EngineInputError,
+  EngineStatus,
+  FaceSwapRequest,
+  FaceSwapVideoRequest,
+  GenerateRequest,
+  InferenceEngine,
+  InpaintRequest,
+  RunContext,
+  SuperResolveRequest,
+} from '../engine.port';
+import { EngineLogger, silentLogger } from '../logger';
+import { errorDetail, isRecord } from './a1111-client';
+import { MAX_GENERATE_SIDE } from './a1111-engine';
+import {
+  COMFYUI_TOOLS,
+  ComfyTool,
+  ComfyWorkflow,
+  DEFAULT_WORKFLOW_DIR,
+  LoadedWorkflow,
+} from './comfyui-workflow';
+import { prepareImage, prepareMask } from './remote-images';
+import {
+  finishRemoteImage,
+  parseJson,
+  RemoteAnswer,
+  RemoteEngineError,
+  RemoteHttp,
+  sleep,
+  statusError,
+} from './remote-http';
+
+const ENGINE = 'ComfyUI';
+const MIN_SIDE = 64;
+
+export interface ComfyUIEngineOptions {
+  /** e.g. http://gpu-box:8188 */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`, or raw in `authHeader` when that is set. */
+  token?: string;
+  /** Another header for the token (a proxy's `X-API-Key`, for example). */
+  authHeader?: string;
+  /** Folder of the workflow files (`<tool>.json`). Default: the studio's own. */
+  workflowDir?: string;
+  /** Which tools to offer. Default: all four. */
+  capabilities?: readonly ComfyTool[];
+  /** Per HTTP request (upload, prompt, history, image), ms. Default 30000. */
+  requestTimeoutMs?: number;
+  /** A whole job, from queueing to the last result, ms. Default 600000. */
+  jobTimeoutMs?: number;
+  /** How often /history is polled without the websocket, ms (and every 5× that with it). Default 1000. */
+  pollIntervalMs?: number;
+  /** Use the /ws socket for progress and completion. Default true. */
+  websocket?: boolean;
+  /** Inputs larger than this per side are scaled down before upload. Default 2048. */
+  maxInputSide?: number;
+  logger?: EngineLogger;
+}
+
+/** How a finished prompt ended, from the socket or from /history. */
+type Outcome = { ok: true } | { ok: false; error: Error };
+
+/**
+ * The InferenceEngine on a ComfyUI server: each tool is an API-format workflow (see
+ * comfyui-workflow.ts) with its inputs filled, images uploaded through /upload/image, queued with
+ * POST /prompt, followed on the /ws socket (progress, executing, execution_error,
+ * execution_interrupted) with /history/{id} polling as the fallback, and its images read from /view.
+ */
+export class ComfyUIEngine implements InferenceEngine {
+  readonly name = 'comfyui';
+  readonly capabilities: ReadonlySet<Capability>;
+  private readonly http: RemoteHttp;
+  private readonly workflows = new Map<ComfyTool, LoadedWorkflow>();
+  private readonly logger: EngineLogger;
+  private readonly jobTimeoutMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly maxInputSide: number;
+
+  constructor(private readonly options: ComfyUIEngineOptions) {
+    const headers: Record<string, string> = {};
+    if (options.token) {
+      if (options.authHeader) headers[options.authHeader.toLowerCase()] = options.token;
+      else headers.authorization = `Bearer ${options.token}`;
+    }
+    this.http = new RemoteHttp({
+      engine: ENGINE,
+      baseUrl: options.baseUrl,
+      headers,
+      timeoutMs: options.requestTimeoutMs ?? 30_000,
+    });
+    const tools = options.capabilities ?? COMFYUI_TOOLS;
+    // Read now: a broken workflow file stops the process at boot, not a paid job later.
+    for (const tool of tools) {
+      this.workflows.set(tool, LoadedWorkflow.load(options.workflowDir ?? DEFAULT_WORKFLOW_DIR, tool));
+    }
+    this.capabilities = new Set<Capability>(tools);
+    this.logger = options.logger ?? silentLogger;
+    this.jobTimeoutMs = options.jobTimeoutMs ?? 600_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.maxInputSide = options.maxInputSide ?? 2048;
+  }
+
+  get url(): string {
+    return this.http.url;
+  }
+
+  /** GET /system_stats (GPU name, free VRAM) and GET /queue. Never rejects. */
+  async status(): Promise<EngineStatus> {
+    try {
+      const stats = await this.getJson('/system_stats', { timeoutMs: 5000 });
+      const device = isRecord(stats) && Array.isArray(stats.devices) ? stats.devices[0] : undefined;
+      const gpu = isRecord(device)
+        ? {
+            name: String(device.name ?? 'unknown device'),
+            vramFreeBytes: Number(device.vram_free ?? 0),
+            vramTotalBytes: Number(device.vram_total ?? 0),
+          }
+        : undefined;
+      const queue = await this.getJson('/queue', { timeoutMs: 5000 }).then(
+        (q) =>
+          isRecord(q) && Array.isArray(q.queue_running) && Array.isArray(q.queue_pending)
+            ? { running: q.queue_running.length, pending: q.queue_pending.length }
+            : undefined,
+        () => undefined,
+      );
+      const detail = gpu
+        ? `${gpu.name}, ${gib(gpu.vramFreeBytes)} of ${gib(gpu.vramTotalBytes)} VRAM free`
+        : 'answers (no device reported)';
+      return { reachable: true, detail, gpu, queue };
+    } catch (error) {
+      return {
+        reachable: false,
+        detail: `ComfyUI at ${this.url} does not answer: ${(error as Error).message}`,
+      };
+    }
+  }
+
+  async warmup(): Promise<void> {
+    const status = await this.status();
+    if (!status.reachable) throw new RemoteEngineError('network', status.detail);
+    this.logger.log(`ComfyUI ${this.url}: ${status.detail}`);
+  }
+
+  async generate(request: GenerateRequest, context: RunContext = {}): Promise<EncodedImage> {
+    const workflow = this.workflow('generate');
+    const { width, height } = request;
+    for (const side of [width, height]) {
+      if (!Number.isInteger(side) || side < MIN_SIDE || side > MAX_GENERATE_SIDE) {
+        throw new EngineInputError(
+          'bad_request',
+          `Image sizes must be whole numbers from ${MIN_SIDE} to ${MAX_GENERATE_SIDE}`,
+        );
+      }
+    }
+    const graph = workflow.fill({
+      prompt: request.prompt,
+      seed: randomSeed(),
+      size: { width: roundTo8(width), height: roundTo8(height) },
+    });
+    const bytes = await this.run(workflow, graph, context);
+    return this.done(
+      await finishRemoteImage(ENGINE, bytes, {
+        format: 'png',
+        aiGenerated: 'image generation',
+        size: { width, height },
+      }),
+      context,
+    );
+  }
+
+  async inpaint(request: InpaintRequest, context: RunContext = {}): Promise<EncodedImage> {
+    const workflow = this.workflow('inpaint');
+    const image = await prepareImage(request.image, this.maxInputSide);
+    const mask = await prepareMask(request.mask, image.width, image.height);
+    const [imageName, maskName] = await Promise.all([
+      this.upload(Buffer.from(image.base64, 'base64'), context.signal),
+      this.upload(Buffer.from(mask.base64, 'base64'), context.signal),
+    ]);
+    const graph = workflow.fill({
+      prompt: request.prompt,
+      seed: randomSeed(),
+      image: imageName,
+      mask: maskName,
+    });
+    const bytes = await this.run(workflow, graph, context);
+    return this.done(
+      await finishRemoteImage(ENGINE, bytes, {
+        format: 'png',
+        aiGenerated: 'inpainting',
+        size: { width: image.width, height: image.height },
+      }),
+      context,
+    );
+  }
+
+  async superResolve(request: SuperResolveRequest, context: RunContext = {}): Promise<EncodedImage> {
+    const workflow = this.workflow('superResolve');
+    const scale = request.scale ?? 2;
+    if (!Number.isFinite(scale) || scale < 1 || scale > 8) {
+      throw new EngineInputError('bad_request', 'The upscaling factor must be from 1 to 8');
+    }
+    const image = await prepareImage(request.image, this.maxInputSide);
+    const name = await this.upload(Buffer.from(image.base64, 'base64'), context.signal);
+    const bytes = await this.run(workflow, workflow.fill({ image: name }), context);
+    // An upscale model has a fixed factor (×4 for Real-ESRGAN): the result is brought to the scale asked.
+    return this.done(
+      await finishRemoteImage(ENGINE, bytes, {
+        format: 'png',
+        size: { width: Math.round(image.width * scale), height: Math.round(image.height * scale) },
+      }),
+      context,
+    );
+  }
+
+  async faceSwap(request: FaceSwapRequest, context: RunContext = {}): Promise<EncodedImage> {
+    const workflow = this.workflow('faceSwap');
+    const [face, target] = await Promise.all([
+      prepareImage(request.face, this.maxInputSide),
+      prepareImage(request.target, this.maxInputSide),
+    ]);
+    const [faceName, targetName] = await Promise.all([
+      this.upload(Buffer.from(face.base64, 'base64'), context.signal),
+      this.upload(Buffer.from(target.base64, 'base64'), context.signal),
+    ]);
+    const bytes = await this.run(workflow, workflow.fill({ image: targetName, face: faceName }), context);
+    return this.done(
+      await finishRemoteImage(ENGINE, bytes, { format: 'jpeg', aiGenerated: 'face swap' }),
+      context,
+    );
+  }
+
+  async clone(_request: CloneRequest, _context?: RunContext): Promise<EncodedImage[]> {
+    throw new CapabilityUnavailableError('clone');
+  }
+
+  async faceSwapVideo(_request: FaceSwapVideoRequest, _context?: RunContext): Promise<void> {
+    throw new CapabilityUnavailableError('faceSwapVideo');
+  }
+
+  async close(): Promise<void> {
+    this.http.close();
+  }
+
+  private workflow(tool: ComfyTool): LoadedWorkflow {
+    const workflow = this.workflows.get(tool);
+    if (!workflow) throw new CapabilityUnavailableError(tool);
+    return workflow;
+  }
+
+  /** POST /upload/image (multipart, type input); the name a LoadImage node takes. */
+  private async upload(png: Buffer, signal?: AbortSignal): Promise<string> {
+    const form = new FormData();
+    form.append('image', new Blob([png], { type: 'image/png' }), `studio-${randomUUID()}.png`);
+    form.append('type', 'input');
+    form.append('overwrite', 'true');
+    const answer = await this.http.send('POST', '/upload/image', { form, signal });
+    const body = this.expectOk(answer, 'POST /upload/image');
+    if (!isRecord(body) || typeof body.name !== 'string' || !body.name) {
+      throw new RemoteEngineError('protocol', 'ComfyUI /upload/image answered without a file name');
+    }
+    const subfolder = typeof body.subfolder === 'string' ? body.subfolder : '';
+    return subfolder ? `${subfolder}/${body.name}` : body.name;
+  }
+
+  /**
+   * Queues the workflow and waits for it: progress and the end from the socket when it connects,
+   * /history polling always (slower with the socket) so a lost socket never hangs the job. Returns
+   * the bytes of the first image of the output node.
+   */
+  private async run(workflow: LoadedWorkflow, graph: ComfyWorkflow, context: RunContext): Promise<Buffer> {
+    const { signal } = context;
+    signal?.throwIfAborted();
+    const clientId = randomUUID();
+    const started = Date.now();
+    const socket = this.options.websocket === false ? undefined : await this.openSocket(clientId);
+    let promptId: string | undefined;
+    const stop = new AbortController();
+    try {
+      const queued = await this.http.send('POST', '/prompt', {
+        json: { prompt: graph, client_id: clientId },
+        signal,
+      });
+      const answer = parseJson(ENGINE, queued, 'POST /prompt');
+      if (queued.status === 400) throw promptRefused(workflow, answer);
+      this.expectOk(queued, 'POST /prompt');
+      if (!isRecord(answer) || typeof answer.prompt_id !== 'string') {
+        throw new RemoteEngineError('protocol', 'ComfyUI /prompt answered without a prompt_id');
+      }
+      promptId = answer.prompt_id;
+      const id = promptId;
+
+      const ended = new Promise<Outcome>((resolve) => {
+        socket?.follow(id, context.onProgress, resolve);
+        void this.pollHistory(
+          id,
+          socket ? this.pollIntervalMs * 5 : this.pollIntervalMs,
+          stop.signal,
+          resolve,
+        );
+      });
+      const outcome = await withDeadline(ended, this.jobTimeoutMs, signal);
+      if (!outcome.ok) throw outcome.error;
+      const image = await this.resultImage(workflow, id, signal);
+      this.logger.log(`ComfyUI ${workflow.tool} done in ${Date.now() - started} ms`);
+      return image;
+    } catch (error) {
+      const abandoned = signal?.aborted || (error instanceof RemoteEngineError && error.kind === 'timeout');
+      if (abandoned && promptId) this.interrupt(promptId);
+      if (!signal?.aborted)
+        this.logger.warn(
+          `ComfyUI ${workflow.tool} failed after ${Date.now() - started} ms: ${String(error)}`,
+        );
+      throw error;
+    } finally {
+      stop.abort();
+      socket?.close();
+    }
+  }
+
+  /** Stops the abandoned prompt: out of the queue if waiting, interrupted if running. */
+  private interrupt(promptId: string): void {
+    const quiet = (what: string) => (err: unknown) =>
+      this.logger.warn(`ComfyUI ${what} failed: ${String(err)}`);
+    this.http
+      .send('POST', '/queue', { json: { delete: [promptId] }, timeoutMs: 10_000 })
+      .catch(quiet('queue delete'));
+    // Newer servers interrupt only this prompt; older ones whatever runs, which is this one or none.
+    this.http
+      .send('POST', '/interrupt', { json: { prompt_id: promptId }, timeoutMs: 10_000 })
+      .catch(quiet('interrupt'));
+  }
+
+  private async pollHistory(
+    promptId: string,
+    intervalMs: number,
+    stop: AbortSignal,
+    resolve: (outcome: Outcome) => void,
+  ): Promise<void> {
+    while (!stop.aborted) {
+      try {
+        await sleep(intervalMs, stop);
+        const entry = await this.historyEntry(promptId, stop);
+        const outcome = entry && historyOutcome(entry);
+        if (outcome) return resolve(outcome);
+      } catch {
+        // a failed poll is retried; the job's deadline ends the wait
+      }
+    }
+  }
+
+  private async historyEntry(
+    promptId: string,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown> | undefined> {
+    const history = await this.getJson(`/history/${encodeURIComponent(promptId)}`, { signal });
+    const entry = isRecord(history) ? history[promptId] : undefined;
+    return isRecord(entry) ? entry : undefined;
+  }
+
+  /** The output node's first image, read through /view. */
+  private async resultImage(
+    workflow: LoadedWorkflow,
+    promptId: string,
+    signal?: AbortSignal,
+  ): Promise<Buffer> {
+    const entry = await this.historyEntry(promptId, signal);
+    const outputs = entry && isRecord(entry.outputs) ? entry.outputs : {};
+    for (const node of workflow.outputNodes) {
+      const output = outputs[node];
+      const images = isRecord(output) && Array.isArray(output.images) ? output.images : [];
+      const first = images.find((image) => isRecord(image) && typeof image.filename === 'string');
+      if (!isRecord(first)) continue;
+      const query = new URLSearchParams({
+        filename: String(first.filename),
+        subfolder: typeof first.subfolder === 'string' ? first.subfolder : '',
+        type: typeof first.type === 'string' ? first.type : 'output',
+      });
+      const answer = await this.http.send('GET', `/view?${query}`, { signal });
+      if (answer.status !== 200) {
+        throw (
+          statusError(ENGINE, answer.status, 'GET /view', undefined) ??
+          new RemoteEngineError('protocol', `ComfyUI /view answered HTTP ${answer.status} for its own result`)
+        );
+      }
+      return answer.body;
+    }
+    throw new EngineInputError(
+      'bad_request',
+      `The ComfyUI workflow for ${workflow.tool} produced no image in its "studio:output" node`,
+    );
+  }
+
+  private async getJson(
+    path: string,
+    opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<unknown> {
+    const answer = await this.http.send('GET', path, opts);
+    return this.expectOk(answer, `GET ${path.split('?')[0]}`);
+  }
+
+  private expectOk(answer: RemoteAnswer, where: string): unknown {
+    if (answer.status >= 200 && answer.status < 300) return parseJson(ENGINE, answer, where);
+    const detail = errorDetail(answer.body.toString('utf8'));
+    throw (
+      statusError(ENGINE, answer.status, where, detail, answer.headers) ??
+      new EngineInputError(
+        'bad_request',
+        `The image server rejected the request${detail ? `: ${detail}` : ` (HTTP ${answer.status})`}`,
+      )
+    );
+  }
+
+  /** Connects /ws?clientId=…; undefined when it cannot (polling alone then). */
+  private openSocket(clientId: string): Promise<ComfySocket | undefined> {
+    const url = `${this.url.replace(/^http/, 'ws')}/ws?clientId=${encodeURIComponent(clientId)}`;
+    return new Promise((resolve) => {
+      const ws = new WebSocket(url, { headers: this.http.headers, handshakeTimeout: 5000 });
+      const fail = (error: unknown) => {
+        this.logger.warn(`ComfyUI websocket unavailable, polling /history instead: ${String(error)}`);
+        ws.removeAllListeners();
+        ws.on('error', () => undefined);
+        ws.terminate();
+        resolve(undefined);
+      };
+      ws.once('open', () => {
+        ws.off('error', fail);
+        ws.on('error', () => undefined); // a later drop leaves the polling in charge
+        resolve(new ComfySocket(ws));
+      });
+      ws.once('error', fail);
+      ws.once('unexpected-response', (_req, res) => fail(new Error(`HTTP ${res.statusCode}`)));
+    });
+  }
+
+  private done(image: EncodedImage, context: RunContext): EncodedImage {
+    context.onProgress?.(1);
+    return image;
+  }
+}
+
+/** One job's view of the ComfyUI socket: its progress and its end. */
+class ComfySocket {
+  private promptId?: string;
+  private onProgress?: (fraction: number) => void;
+  private resolve?: (outcome: Outcome) => void;
+  private best = 0;
+  /** Messages that came before the prompt id was known (a fast server). */
+  private early: { type: string; data: Record<string, unknown> }[] = [];
+
+  constructor(private readonly ws: WebSocket) {
+    ws.on('message', (raw, binary) => {
+      if (binary) return; // preview images
+      let message: unknown;
+      try {
+        message = JSON.parse(String(raw));
+      } catch {
+        return;
+      }
+      if (!isRecord(message) || typeof message.type !== 'string' || !isRecord(message.data)) return;
+      if (this.promptId === undefined) this.early.push({ type: message.type, data: message.data });
+      else this.handle(message.type, message.data);
+    });
+  }
+
+  follow(
+    promptId: string,
+    onProgress: ((f: number) => void) | undefined,
+    resolve: (o: Outcome) => void,
+  ): void {
+    this.promptId = promptId;
+    this.onProgress = onProgress;
+    this.resolve = resolve;
+    for (const { type, data } of this.early.splice(0)) this.handle(type, data);
+  }
+
+  close(): void {
+    this.ws.removeAllListeners('message');
+    this.ws.close();
+  }
+
+  private handle(type: string, data: Record<string, unknown>): void {
+    if (data.prompt_id !== undefined && data.prompt_id !== this.promptId) return;
+    switch (type) {
+      case 'progress': {
+        const value = Number(data.value);
+        const max = Number(data.max);
+        if (max > 0 && Number.isFinite(value)) {
+          const fraction = Math.min(0.99, Math.max(0, value / max));
+          if (fraction > this.best) {
+            this.best = fraction;
+            this.onProgress?.(fraction);
+          }
+        }
+        return;
+      }
+      case 'executing':
+        // `node: null` for this prompt: it has finished.
+        if (data.node === null && data.prompt_id === this.promptId) this.resolve?.({ ok: true });
+        return;
+      case 'execution_success':
+        this.resolve?.({ ok: true });
+        return;
+      case 'execution_error':
+        this.resolve?.({ ok: false, error: executionError(data) });
+        return;
+      case 'execution_interrupted':
+        this.resolve?.({ ok: false, error: interrupted(data) });
+        return;
+    }
+  }
+}
+
+/** A finished history entry's outcome, or undefined while it runs. */
+function historyOutcome(entry: Record<string, unknown>): Outcome | undefined {
+  const status = isRecord(entry.status) ? entry.status : undefined;
+  const messages = status && Array.isArray(status.messages) ? status.messages : [];
+  for (const message of messages) {
+    if (!Array.isArray(message) || !isRecord(message[1])) continue;
+    if (message[0] === 'execution_error') return { ok: false, error: executionError(message[1]) };
+    if (message[0] === 'execution_interrupted') return { ok: false, error: interrupted(message[1]) };
+  }
+  if (status?.status_str === 'error') {
+    return { ok: false, error: new EngineInputError('bad_request', 'The ComfyUI workflow failed') };
+  }
+  if (status ? status.completed === true : isRecord(entry.outputs)) return { ok: true };
+  return undefined;
+}
+
+/** A node raised an error while running: the workflow or its inputs cannot work, a clear failure. */
+function executionError(data: Record<string, unknown>): EngineInputError {
+  const node = data.node_id !== undefined ? ` in node ${String(data.node_id)}` : '';
+  const type = typeof data.node_type === 'string' ? ` (${data.node_type})` : '';
+  const what = [data.exception_type, data.exception_message]
+    .filter((x) => typeof x === 'string' && x)
+    .join(': ');
+  return new EngineInputError(
+    'bad_request',
+    clip(`The ComfyUI workflow failed${node}${type}${what ? `: ${what}` : ''}`),
+  );
+}
+
+/** Someone interrupted the prompt (not this job's cancellation): worth another try. */
+function interrupted(data: Record<string, unknown>): RemoteEngineError {
+  const node = data.node_id !== undefined ? ` at node ${String(data.node_id)}` : '';
+  return new RemoteEngineError('server', `The ComfyUI job was interrupted${node}`);
+}
+
+/** POST /prompt answered 400: the workflow does not validate on that server. */
+function promptRefused(workflow: LoadedWorkflow, answer: unknown): EngineInputError {
+  const parts: string[] = [];
+  const body = isRecord(answer) ? answer : {};
+  const error = body.error;
+  if (isRecord(error)) {
+    parts.push([error.message, error.details].filter((x) => typeof x === 'string' && x).join(': '));
+  } else if (typeof error === 'string') {
+    parts.push(error);
+  }
+  if (isRecord(body.node_errors)) {
+    for (const [id, nodeError] of Object.entries(body.node_errors)) {
+      if (!isRecord(nodeError)) continue;
+      const errors = Array.isArray(nodeError.errors) ? nodeError.errors.filter(isRecord) : [];
+      const text = errors
+        .map((e) => [e.message, e.details].filter((x) => typeof x === 'string' && x).join(': '))
+        .join('; ');
+      parts.push(
+        `node ${id}${typeof nodeError.class_type === 'string' ? ` (${nodeError.class_type})` : ''}: ${text}`,
+      );
+    }
+  }
+  const detail = parts.filter(Boolean).join('; ');
+  return new EngineInputError(
+    'bad_request',
+    clip(`ComfyUI refused the ${workflow.tool} workflow${detail ? `: ${detail}` : ''}`),
+  );
+}
+
+/** Rejects with a timeout after `ms`, or with the signal's reason on cancellation. */
+function withDeadline<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new RemoteEngineError('timeout', `The ComfyUI job did not finish within ${ms} ms`)),
+      ms,
+    );
+    const abort = () => reject(signal?.reason);
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+    });
+  });
+}
+
+function randomSeed(): number {
+  return randomInt(0, 2 ** 48 - 1);
+}
+
+function roundTo8(value: number): number {
+  return Math.max(MIN_SIDE, Math.round(value / 8) * 8);
+}
+
+function gib(bytes: number): string {
+  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+}
+
+function clip(text: string, max = 300): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

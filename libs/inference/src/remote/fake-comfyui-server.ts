@@ -1,0 +1,520 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { WebSocket, WebSocketServer } from 'ws';
+
+/**
+ * A stand-in for a ComfyUI server in tests: the routes, JSON shapes and socket messages of
+ * ComfyUI's server.py/execution.py, with images made by sharp instead of models.
+ *
+ * - POST /upload/image (multipart `image`, `type`, `subfolder`): {name, subfolder, type}
+ * - POST /prompt {prompt, client_id}: validates the graph like ComfyUI (unknown class_type → 400
+ *   invalid_prompt; a LoadImage/LoadImageMask whose file was never uploaded → 400 with
+ *   node_errors), then {prompt_id, number, node_errors: {}} and runs it: `execution_start`,
+ *   `executing` per node, `progress` (`steps` steps over `delayMs`), `executed`, `executing`
+ *   with node null, `execution_success` on /ws to the prompt's client_id
+ * - the result by the graph's nodes: EmptyLatentImage → a gradient of its size; VAEEncodeForInpaint
+ *   → the image with the mask's white area magenta; ImageUpscaleWithModel → ×4; ReActorFaceSwap →
+ *   a green patch on the target's middle third
+ * - GET /history/{id} ({} until finished), GET /view, GET /queue, GET /prompt, GET /system_stats,
+ *   POST /interrupt, POST /queue {delete}
+ *
+ * Test knobs: `failExecution` (the next prompt raises in that node), `hang` (prompts never finish
+ * until interrupted), `websocket` (false: /ws answers 404), `token`.
+ */
+export interface FakeComfyUIOptions {
+  port?: number;
+  /** Bearer token every route wants (401 otherwise). */
+  token?: string;
+}
+
+export interface ComfyRecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  headers: IncomingHttpHeaders;
+}
+
+interface Job {
+  id: string;
+  number: number;
+  clientId?: string;
+  prompt: Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
+  timers: NodeJS.Timeout[];
+  finish?: (how: 'interrupted') => void;
+}
+
+const KNOWN = new Set([
+  'CheckpointLoaderSimple',
+  'EmptyLatentImage',
+  'CLIPTextEncode',
+  'KSampler',
+  'VAEDecode',
+  'VAEEncodeForInpaint',
+  'SaveImage',
+  'PreviewImage',
+  'LoadImage',
+  'LoadImageMask',
+  'UpscaleModelLoader',
+  'ImageUpscaleWithModel',
+  'ReActorFaceSwap',
+]);
+
+export class FakeComfyUIServer {
+  readonly requests: ComfyRecordedRequest[] = [];
+  /** How long a prompt runs, ms. */
+  delayMs = 0;
+  /** Progress messages per prompt. */
+  steps = 4;
+  /** The next prompt raises this error in this node while running. */
+  failExecution?: { nodeId: string; message: string };
+  /** Prompts never finish (until interrupted). */
+  hang = false;
+  /** false: /ws refuses the upgrade (404), clients must poll /history. */
+  websocket = true;
+  /** The ids of prompts that were interrupted. */
+  readonly interrupted: string[] = [];
+  readonly uploads = new Map<string, Buffer>();
+  private readonly outputs = new Map<string, Buffer>();
+  private readonly history = new Map<string, Record<string, unknown>>();
+  private readonly running = new Map<string, Job>();
+  private readonly sockets = new Map<string, WebSocket>();
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private counter = 0;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: FakeComfyUIOptions,
+    readonly url: string,
+  ) {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.handle(req, res).catch((error: unknown) => send(res, 500, { error: String(error) }));
+    });
+    server.on('upgrade', (req, socket, head) => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      if (url.pathname !== '/ws' || !this.websocket || !this.authorized(req.headers.authorization)) {
+        socket.end(`HTTP/1.1 ${this.websocket ? 401 : 404} Refused\r\n\r\n`);
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => {
+        const sid = url.searchParams.get('clientId') || randomUUID().replace(/-/g, '');
+        this.sockets.set(sid, ws);
+        ws.on('close', () => this.sockets.delete(sid));
+        ws.send(JSON.stringify({ type: 'status', data: { status: this.queueInfo(), sid } }));
+      });
+    });
+  }
+
+  static async start(options: FakeComfyUIOptions = {}): Promise<FakeComfyUIServer> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    return new FakeComfyUIServer(server, options, `http://127.0.0.1:${port}`);
+  }
+
+  requestsTo(path: string): ComfyRecordedRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  /** The prompts queued, newest last. */
+  prompts(): Record<string, { class_type: string; inputs: Record<string, unknown> }>[] {
+    return this.requestsTo('/prompt')
+      .filter((r) => r.method === 'POST')
+      .map((r) => (r.body as { prompt: never }).prompt);
+  }
+
+  get openSockets(): number {
+    return this.sockets.size;
+  }
+
+  async close(): Promise<void> {
+    for (const job of this.running.values()) job.timers.forEach(clearTimeout);
+    for (const ws of this.sockets.values()) ws.terminate();
+    this.wss.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private authorized(header: string | undefined): boolean {
+    return !this.options.token || header === `Bearer ${this.options.token}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const method = req.method ?? 'GET';
+    const raw = await readBody(req);
+    const type = req.headers['content-type'] ?? '';
+    let body: unknown;
+    let form: FormData | undefined;
+    if (type.startsWith('multipart/form-data')) {
+      form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+      body = Object.fromEntries(
+        [...form.keys()].map((k) => [k, typeof form!.get(k) === 'string' ? form!.get(k) : '(file)']),
+      );
+    } else if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return send(res, 400, { error: 'invalid json' });
+      }
+    }
+    this.requests.push({ method, path: url.pathname, query: url.searchParams, body, headers: req.headers });
+    if (!this.authorized(req.headers.authorization)) return send(res, 401, { error: 'Unauthorized' });
+
+    const history = /^\/history\/([^/]+)$/.exec(url.pathname);
+    if (method === 'GET' && history) {
+      const entry = this.history.get(history[1]);
+      return send(res, 200, entry ? { [history[1]]: entry } : {});
+    }
+    switch (`${method} ${url.pathname}`) {
+      case 'POST /upload/image':
+        return this.upload(res, form);
+      case 'POST /prompt':
+        return this.queuePrompt(res, isRecord(body) ? body : {});
+      case 'GET /prompt':
+        return send(res, 200, this.queueInfo());
+      case 'GET /queue':
+        return send(res, 200, {
+          queue_running: [...this.running.values()].map((j) => [j.number, j.id, j.prompt, {}, []]),
+          queue_pending: [],
+        });
+      case 'POST /queue':
+        return send(res, 200, undefined);
+      case 'POST /interrupt':
+        return this.interrupt(res, isRecord(body) ? body : {});
+      case 'GET /system_stats':
+        return send(res, 200, {
+          system: {
+            os: 'posix',
+            ram_total: 64e9,
+            ram_free: 32e9,
+            comfyui_version: '0.3.0-fake',
+            python_version: '3.12',
+            pytorch_version: '2.5',
+            embedded_python: false,
+            argv: ['main.py'],
+          },
+          devices: [
+            {
+              name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
+              type: 'cuda',
+              index: 0,
+              vram_total: 25_757_220_864,
+              vram_free: 21_474_836_480,
+              torch_vram_total: 0,
+              torch_vram_free: 0,
+            },
+          ],
+        });
+      case 'GET /view': {
+        const key = `${url.searchParams.get('type')}/${url.searchParams.get('subfolder')}/${url.searchParams.get('filename')}`;
+        const bytes = this.outputs.get(key);
+        if (!bytes) return send(res, 404, undefined);
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': bytes.length });
+        res.end(bytes);
+        return;
+      }
+      default:
+        return send(res, 404, undefined);
+    }
+  }
+
+  private upload(res: ServerResponse, form: FormData | undefined): void {
+    const image = form?.get('image');
+    if (!(image instanceof Blob) || !(image as File).name) return send(res, 400, undefined);
+    const name = (image as File).name;
+    const subfolder = String(form?.get('subfolder') ?? '');
+    const kind = String(form?.get('type') ?? 'input');
+    void image.arrayBuffer().then((buffer) => {
+      this.uploads.set(subfolder ? `${subfolder}/${name}` : name, Buffer.from(buffer));
+      send(res, 200, { name, subfolder, type: kind });
+    });
+  }
+
+  private queuePrompt(res: ServerResponse, body: Record<string, unknown>): void {
+    const prompt = body.prompt;
+    if (!isRecord(prompt)) return send(res, 400, { error: 'no prompt', node_errors: [] });
+    const nodeErrors: Record<string, unknown> = {};
+    for (const [id, node] of Object.entries(prompt)) {
+      if (!isRecord(node) || typeof node.class_type !== 'string' || !KNOWN.has(node.class_type)) {
+        const type = isRecord(node) ? String(node.class_type) : '?';
+        return send(res, 400, {
+          error: {
+            type: 'invalid_prompt',
+            message: `Cannot execute because node ${type} does not exist.`,
+            details: `Node ID '#${id}'`,
+            extra_info: {},
+          },
+          node_errors: {},
+        });
+      }
+      const inputs = isRecord(node.inputs) ? node.inputs : {};
+      if (
+        (node.class_type === 'LoadImage' || node.class_type === 'LoadImageMask') &&
+        !this.uploads.has(String(inputs.image))
+      ) {
+        nodeErrors[id] = {
+          errors: [
+            {
+              type: 'custom_validation_failed',
+              message: 'Custom validation failed for node',
+              details: `image - Invalid image file: ${String(inputs.image)}`,
+              extra_info: {},
+            },
+          ],
+          dependent_outputs: [],
+          class_type: node.class_type,
+        };
+      }
+    }
+    if (Object.keys(nodeErrors).length > 0) {
+      return send(res, 400, {
+        error: {
+          type: 'prompt_outputs_failed_validation',
+          message: 'Prompt outputs failed validation',
+          details: '',
+          extra_info: {},
+        },
+        node_errors: nodeErrors,
+      });
+    }
+    const job: Job = {
+      id: randomUUID(),
+      number: this.counter++,
+      clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
+      prompt: prompt as Job['prompt'],
+      timers: [],
+    };
+    send(res, 200, { prompt_id: job.id, number: job.number, node_errors: {} });
+    this.execute(job);
+  }
+
+  private execute(job: Job): void {
+    this.running.set(job.id, job);
+    const emit = (type: string, data: Record<string, unknown>) => {
+      const ws = job.clientId ? this.sockets.get(job.clientId) : undefined;
+      ws?.send(JSON.stringify({ type, data }));
+    };
+    const messages: unknown[] = [];
+    const record = (type: string, data: Record<string, unknown>) => {
+      messages.push([type, data]);
+      emit(type, data);
+    };
+    const end = (status: 'success' | 'error', outputs: Record<string, unknown>) => {
+      job.timers.forEach(clearTimeout);
+      this.running.delete(job.id);
+      this.history.set(job.id, {
+        prompt: [job.number, job.id, job.prompt, {}, Object.keys(outputs)],
+        outputs,
+        status: { status_str: status, completed: status === 'success', messages },
+        meta: {},
+      });
+    };
+    record('execution_start', { prompt_id: job.id, timestamp: Date.now() });
+    const failure = this.failExecution;
+    this.failExecution = undefined;
+    const sampler =
+      Object.keys(job.prompt).find((id) => job.prompt[id].class_type === 'KSampler') ??
+      Object.keys(job.prompt)[0];
+    job.finish = () => {
+      record('execution_interrupted', {
+        prompt_id: job.id,
+        node_id: sampler,
+        node_type: job.prompt[sampler].class_type,
+        executed: [],
+      });
+      end('error', {});
+    };
+    if (this.hang) return;
+    const step = this.delayMs / Math.max(1, this.steps);
+    for (let i = 1; i <= this.steps; i++) {
+      job.timers.push(
+        setTimeout(
+          () => {
+            if (i === 1) emit('executing', { node: sampler, display_node: sampler, prompt_id: job.id });
+            emit('progress', { value: i, max: this.steps, prompt_id: job.id, node: sampler });
+          },
+          step * (i - 0.5),
+        ),
+      );
+    }
+    job.timers.push(
+      setTimeout(() => {
+        if (failure) {
+          const node = job.prompt[failure.nodeId];
+          record('execution_error', {
+            prompt_id: job.id,
+            node_id: failure.nodeId,
+            node_type: node?.class_type ?? 'unknown',
+            executed: [],
+            exception_message: failure.message,
+            exception_type: 'torch.OutOfMemoryError',
+            traceback: ['Traceback (most recent call last):', '...'],
+            current_inputs: {},
+            current_outputs: {},
+          });
+          end('error', {});
+          return;
+        }
+        void this.render(job).then(
+          (outputs) => {
+            for (const [node, output] of Object.entries(outputs)) {
+              emit('executed', { node, display_node: node, output, prompt_id: job.id });
+            }
+            end('success', outputs);
+            record('execution_success', { prompt_id: job.id, timestamp: Date.now() });
+            emit('executing', { node: null, prompt_id: job.id });
+          },
+          (error: unknown) => {
+            record('execution_error', {
+              prompt_id: job.id,
+              node_id: sampler,
+              node_type: 'LoadImage',
+              executed: [],
+              exception_message: String(error),
+              exception_type: 'PIL.UnidentifiedImageError',
+              traceback: [],
+              current_inputs: {},
+              current_outputs: {},
+            });
+            end('error', {});
+          },
+        );
+      }, this.delayMs),
+    );
+  }
+
+  /** The images of the graph's SaveImage/PreviewImage nodes, stored for /view. */
+  private async render(job: Job): Promise<Record<string, unknown>> {
+    const nodes = Object.values(job.prompt);
+    const find = (cls: string) => nodes.find((n) => n.class_type === cls);
+    const loaded = (ref: unknown) => {
+      const id = Array.isArray(ref) ? String(ref[0]) : '';
+      return this.uploads.get(String(job.prompt[id]?.inputs.image)) ?? Buffer.alloc(0);
+    };
+    let image: Buffer;
+    const latent = find('EmptyLatentImage');
+    const inpaint = find('VAEEncodeForInpaint');
+    const upscale = find('ImageUpscaleWithModel');
+    const swap = find('ReActorFaceSwap');
+    if (latent) {
+      image = await gradient(Number(latent.inputs.width), Number(latent.inputs.height));
+    } else if (inpaint) {
+      image = await paintMask(loaded(inpaint.inputs.pixels), loaded(inpaint.inputs.mask));
+    } else if (upscale) {
+      const input = loaded(upscale.inputs.image);
+      const { width = 0, height = 0 } = await sharp(input).metadata();
+      image = await sharp(input)
+        .resize(width * 4, height * 4, { fit: 'fill' })
+        .png()
+        .toBuffer();
+    } else if (swap) {
+      image = await patchFace(loaded(swap.inputs.input_image));
+    } else {
+      image = await gradient(64, 64);
+    }
+    const outputs: Record<string, unknown> = {};
+    for (const [id, node] of Object.entries(job.prompt)) {
+      if (node.class_type !== 'SaveImage' && node.class_type !== 'PreviewImage') continue;
+      const type = node.class_type === 'SaveImage' ? 'output' : 'temp';
+      const prefix = String(node.inputs.filename_prefix ?? 'ComfyUI');
+      const subfolder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
+      const filename = `${prefix.split('/').pop()}_${String(this.counter).padStart(5, '0')}_.png`;
+      this.outputs.set(`${type}/${subfolder}/${filename}`, image);
+      outputs[id] = { images: [{ filename, subfolder, type }] };
+    }
+    return outputs;
+  }
+
+  private interrupt(res: ServerResponse, body: Record<string, unknown>): void {
+    for (const job of this.running.values()) {
+      if (typeof body.prompt_id === 'string' && body.prompt_id !== job.id) continue;
+      this.interrupted.push(job.id);
+      job.finish?.('interrupted');
+    }
+    send(res, 200, undefined);
+  }
+
+  private queueInfo() {
+    return { exec_info: { queue_remaining: this.running.size } };
+  }
+}
+
+export function startFakeComfyUI(options: FakeComfyUIOptions = {}): Promise<FakeComfyUIServer> {
+  return FakeComfyUIServer.start(options);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
+  // aiohttp's web.Response(status=…) has an empty text body
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': body === undefined ? 'text/plain' : 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function gradient(width: number, height: number): Promise<Buffer> {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 3;
+      data[o] = Math.round((255 * x) / width);
+      data[o + 1] = Math.round((255 * y) / height);
+      data[o + 2] = 128;
+    }
+  }
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+}
+
+async function paintMask(image: Buffer, mask: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const grey = await sharp(mask)
+    .resize(info.width, info.height, { fit: 'fill' })
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  for (let p = 0; p < info.width * info.height; p++) {
+    if (grey.data[p * grey.info.channels] >= 128) data.set([255, 0, 255], p * info.channels);
+  }
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+    .png()
+    .toBuffer();
+}
+
+async function patchFace(image: Buffer): Promise<Buffer> {
+  const { width = 0, height = 0 } = await sharp(image).metadata();
+  const patch = {
+    create: {
+      width: Math.max(1, Math.round(width / 3)),
+      height: Math.max(1, Math.round(height / 3)),
+      channels: 3 as const,
+      background: '#00ff00',
+    },
+  };
+  return sharp(image)
+    .composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }])
+    .png()
+    .toBuffer();
+}

@@ -1,0 +1,412 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { signReplicateWebhook } from './replicate-webhook';
+
+/**
+ * A stand-in for Replicate's HTTP API in tests, with its routes, JSON shapes and errors:
+ *
+ * - POST /v1/predictions {version, input, webhook?, webhook_events_filter?} and
+ *   POST /v1/models/{owner}/{name}/predictions {input, …}: 201 with the prediction `starting`;
+ *   it is `processing` (logs with tqdm percentages) and then `succeeded` after `delayMs`, its
+ *   output a file URL on this server. A webhook gets the finished prediction, signed with
+ *   `webhookSecret` (webhook-id, webhook-timestamp, webhook-signature headers).
+ * - GET /v1/predictions/{id}, POST /v1/predictions/{id}/cancel, GET /v1/account
+ * - errors as Replicate's problem JSON: 401 without the token, 404 for an unknown version, 422
+ *   for a missing input, 429 (`rateLimitNext`) with Retry-After
+ *
+ * The output: generate → a gradient of input width×height; inpaint → the image with the mask's
+ * white area magenta; superResolve (input.scale) → the image ×scale; faceSwap → a green patch on
+ * input_image. `failNext` makes the next prediction end `failed` with that error; `hang` keeps
+ * predictions processing until canceled.
+ */
+export interface FakeReplicateOptions {
+  port?: number;
+  token: string;
+  /** Known model versions and what each does. */
+  versions: Record<string, 'generate' | 'inpaint' | 'superResolve' | 'faceSwap'>;
+  /** whsec_… used to sign webhooks. */
+  webhookSecret?: string;
+}
+
+export interface ReplicateRecordedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+  headers: IncomingHttpHeaders;
+}
+
+interface FakePrediction {
+  id: string;
+  version: string;
+  kind: 'generate' | 'inpaint' | 'superResolve' | 'faceSwap';
+  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+  input: Record<string, unknown>;
+  output: string[] | null;
+  error: string | null;
+  logs: string;
+  webhook?: string;
+  created_at: string;
+  completed_at?: string;
+  timers: NodeJS.Timeout[];
+}
+
+export class FakeReplicateServer {
+  readonly requests: ReplicateRecordedRequest[] = [];
+  delayMs = 0;
+  hang = false;
+  /** Webhook deliveries made: status of the studio's answer. */
+  readonly deliveries: { predictionId: string; status: number }[] = [];
+  private readonly predictions = new Map<string, FakePrediction>();
+  private readonly files = new Map<string, Buffer>();
+  private rateLimited: { times: number; retryAfterSeconds: number } = { times: 0, retryAfterSeconds: 0 };
+  private failures: string[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: FakeReplicateOptions,
+    readonly url: string,
+  ) {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.handle(req, res).catch((error: unknown) =>
+        send(res, 500, { title: 'Internal', detail: String(error), status: 500 }),
+      );
+    });
+  }
+
+  static async start(options: FakeReplicateOptions): Promise<FakeReplicateServer> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    return new FakeReplicateServer(server, options, `http://127.0.0.1:${port}`);
+  }
+
+  /** The next `times` API calls answer 429 with Retry-After `retryAfterSeconds`. */
+  rateLimitNext(times: number, retryAfterSeconds = 0): void {
+    this.rateLimited = { times, retryAfterSeconds };
+  }
+
+  /** The next prediction fails with this error (the model's own message). */
+  failNext(error: string): void {
+    this.failures.push(error);
+  }
+
+  requestsTo(pattern: RegExp): ReplicateRecordedRequest[] {
+    return this.requests.filter((r) => pattern.test(`${r.method} ${r.path}`));
+  }
+
+  prediction(id: string): Omit<FakePrediction, 'timers'> | undefined {
+    return this.predictions.get(id);
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.predictions.values()) p.timers.forEach(clearTimeout);
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const method = req.method ?? 'GET';
+    const raw = await readBody(req);
+    let body: unknown;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return send(res, 400, { title: 'Bad request', detail: 'Invalid JSON', status: 400 });
+      }
+    }
+    this.requests.push({ method, path, body: shorten(body), headers: req.headers });
+    const file = /^\/files\/([\w-]+\.png)$/.exec(path);
+    if (method === 'GET' && file) {
+      const bytes = this.files.get(file[1]);
+      if (!bytes) return send(res, 404, { detail: 'Not found' });
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': bytes.length });
+      res.end(bytes);
+      return;
+    }
+    if (req.headers.authorization !== `Bearer ${this.options.token}`) {
+      return send(res, 401, {
+        title: 'Unauthenticated',
+        detail: 'You did not pass a valid authentication token',
+        status: 401,
+      });
+    }
+    if (this.rateLimited.times > 0) {
+      this.rateLimited.times--;
+      return send(
+        res,
+        429,
+        {
+          title: 'Request was throttled',
+          detail: `Request was throttled. Your rate limit resets in ~${this.rateLimited.retryAfterSeconds}s.`,
+          status: 429,
+        },
+        { 'retry-after': String(this.rateLimited.retryAfterSeconds) },
+      );
+    }
+    if (method === 'GET' && path === '/v1/account') {
+      return send(res, 200, {
+        type: 'organization',
+        username: 'studio-ops',
+        name: 'Studio Ops',
+        github_url: null,
+      });
+    }
+    const model = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
+    if (method === 'POST' && (path === '/v1/predictions' || model)) {
+      const version = model
+        ? `${model[1]}/${model[2]}`
+        : String((body as { version?: unknown })?.version ?? '');
+      return this.create(res, version, (body ?? {}) as Record<string, unknown>);
+    }
+    const one = /^\/v1\/predictions\/([\w-]+)(\/cancel)?$/.exec(path);
+    if (one) {
+      const prediction = this.predictions.get(one[1]);
+      if (!prediction)
+        return send(res, 404, { title: 'Not found', detail: 'Prediction not found', status: 404 });
+      if (method === 'POST' && one[2]) {
+        if (!['succeeded', 'failed', 'canceled'].includes(prediction.status))
+          this.end(prediction, 'canceled');
+        return send(res, 200, this.view(prediction));
+      }
+      if (method === 'GET' && !one[2]) return send(res, 200, this.view(prediction));
+    }
+    send(res, 404, { title: 'Not found', detail: 'Not found', status: 404 });
+  }
+
+  private create(res: ServerResponse, version: string, body: Record<string, unknown>): void {
+    const kind = this.options.versions[version];
+    if (!kind && version.includes('/')) {
+      return send(res, 404, {
+        title: 'Not found',
+        detail: 'The requested resource could not be found.',
+        status: 404,
+      });
+    }
+    if (!kind) {
+      return send(res, 422, {
+        title: 'Invalid version or not permitted',
+        detail: "The specified version does not exist (or perhaps you don't have permission to use it?)",
+        status: 422,
+      });
+    }
+    const input = (body.input ?? {}) as Record<string, unknown>;
+    const required = {
+      generate: ['prompt'],
+      inpaint: ['prompt', 'image', 'mask'],
+      superResolve: ['image'],
+      faceSwap: ['input_image', 'swap_image'],
+    }[kind];
+    const missing = required.filter((k) => typeof input[k] !== 'string');
+    if (missing.length > 0) {
+      return send(res, 422, {
+        title: 'Input validation failed',
+        detail: `- input: ${missing[0]} is required`,
+        status: 422,
+        invalid_fields: missing.map((field) => ({
+          type: 'required',
+          field: 'input',
+          description: `${field} is required`,
+        })),
+      });
+    }
+    const id = randomBytes(13).toString('hex').slice(0, 26);
+    const prediction: FakePrediction = {
+      id,
+      version,
+      kind,
+      status: 'starting',
+      input,
+      output: null,
+      error: null,
+      logs: '',
+      webhook: typeof body.webhook === 'string' ? body.webhook : undefined,
+      created_at: new Date().toISOString(),
+      timers: [],
+    };
+    this.predictions.set(id, prediction);
+    send(res, 201, this.view(prediction));
+    const failure = this.failures.shift();
+    prediction.timers.push(
+      setTimeout(() => {
+        prediction.status = 'processing';
+        prediction.logs = 'Using seed: 1234\n 50%|█████     | 10/20 [00:01<00:01]\n';
+      }, this.delayMs / 2),
+    );
+    if (this.hang) return;
+    prediction.timers.push(
+      setTimeout(() => {
+        if (prediction.status === 'canceled') return;
+        if (failure) {
+          prediction.error = failure;
+          prediction.logs += 'Traceback (most recent call last):\n';
+          this.end(prediction, 'failed');
+          return;
+        }
+        void this.render(prediction).then(
+          (png) => {
+            const name = `${id}.png`;
+            this.files.set(name, png);
+            prediction.output = [`${this.url}/files/${name}`];
+            prediction.logs += '100%|██████████| 20/20 [00:02<00:00]\n';
+            this.end(prediction, 'succeeded');
+          },
+          (error: unknown) => {
+            prediction.error = `cannot identify image file: ${String(error)}`;
+            this.end(prediction, 'failed');
+          },
+        );
+      }, this.delayMs),
+    );
+  }
+
+  private end(prediction: FakePrediction, status: 'succeeded' | 'failed' | 'canceled'): void {
+    prediction.timers.forEach(clearTimeout);
+    prediction.status = status;
+    prediction.completed_at = new Date().toISOString();
+    if (prediction.webhook) void this.deliver(prediction);
+  }
+
+  private async deliver(prediction: FakePrediction): Promise<void> {
+    const body = JSON.stringify(this.view(prediction));
+    const id = `msg_${randomBytes(8).toString('hex')}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+    };
+    if (this.options.webhookSecret)
+      headers['webhook-signature'] = signReplicateWebhook(this.options.webhookSecret, id, timestamp, body);
+    try {
+      const answer = await fetch(prediction.webhook!, { method: 'POST', headers, body });
+      this.deliveries.push({ predictionId: prediction.id, status: answer.status });
+    } catch {
+      this.deliveries.push({ predictionId: prediction.id, status: 0 });
+    }
+  }
+
+  private view(p: FakePrediction) {
+    return {
+      id: p.id,
+      model: p.version.split(':')[0],
+      version: p.version,
+      input: shorten(p.input),
+      logs: p.logs,
+      output: p.output,
+      error: p.error,
+      status: p.status,
+      created_at: p.created_at,
+      completed_at: p.completed_at ?? null,
+      urls: {
+        get: `${this.url}/v1/predictions/${p.id}`,
+        cancel: `${this.url}/v1/predictions/${p.id}/cancel`,
+      },
+      metrics: p.status === 'succeeded' ? { predict_time: this.delayMs / 1000 } : {},
+    };
+  }
+
+  private async render(p: FakePrediction): Promise<Buffer> {
+    const image = (key: string) => {
+      const text = String(p.input[key]);
+      return Buffer.from(text.slice(text.indexOf(',') + 1), 'base64');
+    };
+    switch (p.kind) {
+      case 'generate': {
+        const width = Number(p.input.width ?? 512);
+        const height = Number(p.input.height ?? 512);
+        const data = Buffer.alloc(width * height * 3);
+        for (let i = 0; i < width * height; i++)
+          data.set([Math.round((255 * (i % width)) / width), 80, 160], i * 3);
+        return sharp(data, { raw: { width, height, channels: 3 } })
+          .png()
+          .toBuffer();
+      }
+      case 'inpaint': {
+        const { data, info } = await sharp(image('image'))
+          .removeAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        const mask = await sharp(image('mask'))
+          .resize(info.width, info.height, { fit: 'fill' })
+          .toColourspace('b-w')
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        for (let i = 0; i < info.width * info.height; i++) {
+          if (mask.data[i * mask.info.channels] >= 128) data.set([255, 0, 255], i * info.channels);
+        }
+        return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+          .png()
+          .toBuffer();
+      }
+      case 'superResolve': {
+        const input = image('image');
+        const scale = Number(p.input.scale ?? 4);
+        const { width = 0, height = 0 } = await sharp(input).metadata();
+        return sharp(input)
+          .resize(Math.round(width * scale), Math.round(height * scale), { fit: 'fill' })
+          .png()
+          .toBuffer();
+      }
+      case 'faceSwap': {
+        const target = image('input_image');
+        const { width = 0, height = 0 } = await sharp(target).metadata();
+        const patch = {
+          create: {
+            width: Math.round(width / 3),
+            height: Math.round(height / 3),
+            channels: 3 as const,
+            background: '#00ff00',
+          },
+        };
+        return sharp(target)
+          .composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }])
+          .png()
+          .toBuffer();
+      }
+    }
+  }
+}
+
+export function startFakeReplicate(options: FakeReplicateOptions): Promise<FakeReplicateServer> {
+  return FakeReplicateServer.start(options);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  const type = status >= 400 ? 'application/problem+json' : 'application/json';
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Data URLs cut short in recorded requests and echoed inputs. */
+function shorten(value: unknown): unknown {
+  if (typeof value === 'string')
+    return value.length > 128 ? `${value.slice(0, 64)}…(${value.length} chars)` : value;
+  if (Array.isArray(value)) return value.map(shorten);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
+  }
+  return value;
+}
