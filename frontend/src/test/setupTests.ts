@@ -8,7 +8,12 @@ configure({ asyncUtilTimeout: 10_000 });
 
 // Routes load their pages lazily; tests render them at once, as a returning visitor sees them.
 // Imported here, after the spec's jest.mock calls, so the pages see the spec's mocks.
-beforeAll(async () => (await import('../routes')).preloadPages());
+// The same for dialogs, menus and panels that load on first use (ui/onDemand.tsx); after the
+// pages, whose modules may declare some.
+beforeAll(async () => {
+  await (await import('../routes')).preloadPages();
+  await (await import('../ui/onDemand')).preloadOnDemand();
+});
 
 beforeEach(() => {
   localStorage.clear();

@@ -2,7 +2,7 @@ import { theme as antdTheme, type ThemeConfig } from 'antd';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { readAccount } from '../session/storage';
 import { useSession } from '../session/useSession';
-import { appTheme } from './theme';
+import { appTheme, SECONDARY_TEXT } from './theme';
 
 export type ThemeMode = 'light' | 'dark';
 
@@ -54,6 +54,7 @@ export function themeFor(mode: ThemeMode): ThemeConfig {
   if (mode === 'light') return appTheme;
   return {
     ...appTheme,
+    token: { ...appTheme.token, colorTextDescription: SECONDARY_TEXT.dark },
     algorithm: antdTheme.darkAlgorithm,
     components: {
       ...appTheme.components,

@@ -1,21 +1,25 @@
 import { CopyOutlined } from '@ant-design/icons';
 import { CLONE_AMOUNT, Messages, quoteTool, TOOL_PRICES, type JobSubmitContent } from '@studio/contracts';
-import { Button, Card } from 'antd';
+import { Button } from 'antd';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { apiUpload } from '../../api/client';
 import { usePickedImage } from '../../images/usePickedImage';
-import { JobModal } from '../../jobs/JobModal';
 import type { TrayJob } from '../../jobs/jobsState';
 import { useJobSubmission } from '../../jobs/useJobSubmission';
 import { ToolNotices } from '../../operations/ToolNotices';
 import { Paths } from '../../paths';
 import { useSession } from '../../session/useSession';
 import { ImageDropzone } from '../../ui/ImageDropzone';
+import { onDemand, useWantedOnce } from '../../ui/onDemand';
+import { ToolCard } from '../../ui/ToolCard';
 import { ToolFrame } from '../../ui/ToolFrame';
 import { useToast } from '../../ui/toast';
-import { CloneAmountModal } from './CloneAmountModal';
 import { WelcomeBanner } from './WelcomeBanner';
+
+// The two dialogs download when first opened: the first load carries only the form.
+const CloneAmountModal = onDemand(() => import('./CloneAmountModal').then((m) => m.CloneAmountModal));
+const JobModal = onDemand(() => import('../../jobs/JobModal').then((m) => m.JobModal));
 
 /** Clones shown in the modal; the rest are in the folder. */
 const SHOWN_CLONES = 12;
@@ -29,6 +33,8 @@ export function HomePage() {
   const submission = useJobSubmission('clone');
   const [asking, setAsking] = useState(false);
   const [amount, setAmount] = useState<number | null>(CLONE_AMOUNT.min);
+  const amountWanted = useWantedOnce(asking);
+  const progressWanted = useWantedOnce(submission.state.phase !== 'idle');
 
   const sendToLogin = () => {
     toast.error(Messages.needLogin);
@@ -64,7 +70,7 @@ export function HomePage() {
         price={`${TOOL_PRICES.clone} credit per clone`}
       >
         {account && <ToolNotices tool="clone" />}
-        <Card className="tool-card">
+        <ToolCard>
           <ImageDropzone
             text="Drag a file or click here..."
             hint="JPEG, PNG or WebP. Large images are scaled to 1024 px per side."
@@ -85,22 +91,26 @@ export function HomePage() {
               Clone
             </Button>
           </div>
-        </Card>
+        </ToolCard>
       </ToolFrame>
-      <CloneAmountModal
-        open={asking}
-        amount={amount}
-        balance={balance}
-        onAmount={setAmount}
-        onCancel={() => setAsking(false)}
-        onGenerate={() => void generate()}
-      />
-      <JobModal
-        submission={submission}
-        closableWhileGenerating
-        width={720}
-        renderResult={(job) => <CloneGrid job={job} />}
-      />
+      {amountWanted && (
+        <CloneAmountModal
+          open={asking}
+          amount={amount}
+          balance={balance}
+          onAmount={setAmount}
+          onCancel={() => setAsking(false)}
+          onGenerate={() => void generate()}
+        />
+      )}
+      {progressWanted && (
+        <JobModal
+          submission={submission}
+          closableWhileGenerating
+          width={720}
+          renderResult={(job) => <CloneGrid job={job} />}
+        />
+      )}
     </>
   );
 }

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// Lighthouse (the npm package) on / and /profile of a running app, in Debian's chromium:
+//   npm run lighthouse -w @studio/frontend                       # against npm start on :3000
+//   node frontend/scripts/lighthouse.mjs --base http://127.0.0.1:4000 [--json]
+// It registers a throwaway user and audits /profile logged in as a returning visitor is (session
+// cookie and the remembered account name in localStorage). Desktop preset (lighthouse's own
+// desktop config: no mobile emulation, desktop-class network and CPU), scores 0..100.
+import { randomBytes } from 'node:crypto';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import puppeteer from 'puppeteer-core';
+import desktopConfig from 'lighthouse/core/config/desktop-config.js';
+
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? args[at + 1] : undefined;
+};
+const base = (option('base') ?? process.env.LIGHTHOUSE_BASE ?? 'http://localhost:3000').replace(/\/$/, '');
+const asJson = args.includes('--json');
+
+/** A new user and their session cookie (register, then log in), for the logged-in routes. */
+async function newSession() {
+  const username = `lh${randomBytes(5).toString('hex')}`;
+  const password = randomBytes(12).toString('base64url');
+  const post = (path, body) =>
+    fetch(`${base}/api/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const registered = await post('register', {
+    email: `${username}@example.com`,
+    username,
+    password,
+    adult: true,
+  });
+  if (!registered.ok) throw new Error(`register: ${registered.status} ${await registered.text()}`);
+  const login = await post('login', { username, password });
+  if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
+  const cookies = login.headers.getSetCookie().map((cookie) => {
+    const [name, ...value] = cookie.split(';')[0].split('=');
+    return { name, value: value.join('='), url: base };
+  });
+  return { username, cookies };
+}
+
+const KEY_METRICS = [
+  'first-contentful-paint',
+  'largest-contentful-paint',
+  'total-blocking-time',
+  'cumulative-layout-shift',
+];
+
+/** One route in a fresh tab; logged in: the session's cookies and remembered name set first. */
+async function audit(browser, path, session) {
+  const page = await browser.newPage();
+  if (session) {
+    await browser.setCookie(...session.cookies);
+    await page.goto(`${base}/`);
+    await page.evaluate((username) => {
+      localStorage.setItem('account', username);
+      localStorage.setItem('verified', 'false');
+    }, session.username);
+  }
+  const result = await lighthouse(
+    `${base}${path}`,
+    {
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance', 'accessibility'],
+      // Keeps the login just set (the cache is still cleared: a first load of the route).
+      disableStorageReset: !!session,
+    },
+    desktopConfig,
+    page,
+  );
+  await page.close();
+  const { categories, audits } = result.lhr;
+  const failing = (category) =>
+    categories[category].auditRefs
+      .map((ref) => audits[ref.id])
+      .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode !== 'informative')
+      .map((a) => {
+        const where = (a.details?.items ?? [])
+          .slice(0, 4)
+          .map((item) =>
+            `${item.node?.selector ?? ''} ${item.node?.explanation?.split('\n')[1] ?? ''}`.trim(),
+          );
+        return [`${a.id}: ${a.title}`, ...where.map((w) => `  at ${w}`)].join('\n');
+      });
+  return {
+    path,
+    // Where the audit ended: a logged-out redirect would show here.
+    finalPath: new URL(result.lhr.finalDisplayedUrl).pathname,
+    performance: Math.round(categories.performance.score * 100),
+    accessibility: Math.round(categories.accessibility.score * 100),
+    metrics: Object.fromEntries(KEY_METRICS.map((id) => [id, audits[id].displayValue])),
+    accessibilityIssues: failing('accessibility'),
+    ...(result.lhr.runtimeError ? { error: result.lhr.runtimeError.message } : {}),
+  };
+}
+
+const session = await newSession();
+const chrome = await chromeLauncher.launch({
+  chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });
+try {
+  const results = [await audit(browser, '/'), await audit(browser, '/profile', session)];
+  if (asJson) {
+    process.stdout.write(`${JSON.stringify(results)}\n`);
+  } else {
+    for (const r of results) {
+      console.log(`${r.path.padEnd(10)} performance ${r.performance}  accessibility ${r.accessibility}`);
+      console.log(
+        `           ${Object.entries(r.metrics)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(' · ')}`,
+      );
+      for (const issue of r.accessibilityIssues) console.log(`           a11y: ${issue}`);
+    }
+  }
+} finally {
+  await browser.disconnect();
+  chrome.kill();
+}
