@@ -10,7 +10,11 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { API_PREFIX, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
-import { bodyParsers, IMAGE_JSON_BODY_LIMIT } from '../../src/common/body-parsing';
+import {
+  bodyParsers,
+  IMAGE_JSON_BODY_LIMIT,
+  REPLICATE_WEBHOOK_BODY_LIMIT,
+} from '../../src/common/body-parsing';
 import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
 import { createValidationPipe } from '../../src/common/validation';
 import { SESSION_MIDDLEWARE } from '../../src/modules/auth/session';
@@ -51,6 +55,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   if (config.FRONTEND_ORIGIN) app.enableCors({ origin: config.FRONTEND_ORIGIN, credentials: true });
   // The spec's super resolution request carries its image as a data URL in JSON.
   app.use(`${API_PREFIX}/superResolution`, ...bodyParsers(IMAGE_JSON_BODY_LIMIT));
+  app.use(`${API_PREFIX}/replicate/webhook`, ...bodyParsers(REPLICATE_WEBHOOK_BODY_LIMIT));
   for (const parser of bodyParsers(config.JSON_BODY_LIMIT)) app.use(parser);
   app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
   mountQueueBoard(app);

@@ -6,6 +6,9 @@ import { failure } from './api-response';
 /** JSON bodies that carry one image as a data URL (base64 is 4/3 of the bytes, plus the fields). */
 export const IMAGE_JSON_BODY_LIMIT = `${Math.ceil((UPLOAD_LIMITS.imageBytes * 4) / 3 / 1024) + 64}kb`;
 
+/** Replicate's webhook echoes the prediction's input: up to two images as data URLs. */
+export const REPLICATE_WEBHOOK_BODY_LIMIT = `${2 * Math.ceil((UPLOAD_LIMITS.imageBytes * 4) / 3 / 1024) + 64}kb`;
+
 export interface RawBodyRequest extends Request {
   rawBody?: Buffer;
 }

@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
-const engineKind = z.enum(['local', 'a1111']);
+const engineKind = z.enum(['local', 'a1111', 'comfyui', 'replicate']);
 
 /** Express `trust proxy` values: false, a hop count, or addresses/CIDRs that proxy-addr accepts. */
 const trustProxy = z
@@ -124,6 +124,28 @@ export const configSchema = z
     A1111_PASSWORD: z.string().min(1).optional(),
     A1111_TOKEN: z.string().min(1).optional(),
     A1111_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+    /** A ComfyUI server for 'comfyui' tools; the token goes as a bearer, or raw in COMFYUI_AUTH_HEADER. */
+    COMFYUI_URL: z.string().url().optional(),
+    COMFYUI_TOKEN: z.string().min(1).optional(),
+    COMFYUI_AUTH_HEADER: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name')
+      .optional(),
+    /** Folder of the API-format workflows (<tool>.json); default libs/inference/workflows/comfyui. */
+    COMFYUI_WORKFLOW_DIR: z.string().min(1).optional(),
+    /** A whole ComfyUI or Replicate job, from queueing to the result. */
+    REMOTE_JOB_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
+    /** Replicate's predictions API for 'replicate' tools, and the model (owner/name:version) per tool. */
+    REPLICATE_API_TOKEN: z.string().min(1).optional(),
+    REPLICATE_API_URL: z.string().url().default('https://api.replicate.com'),
+    REPLICATE_MODEL_GENERATE: z.string().min(1).optional(),
+    REPLICATE_MODEL_INPAINT: z.string().min(1).optional(),
+    REPLICATE_MODEL_SUPER_RESOLUTION: z.string().min(1).optional(),
+    REPLICATE_MODEL_FACE_SWAP: z.string().min(1).optional(),
+    /** whsec_… (GET /v1/webhooks/default/secret): with PUBLIC_URL, predictions report back by webhook. */
+    REPLICATE_WEBHOOK_SECRET: z.string().min(1).optional(),
+    /** How long a remote engine's reachability answer is reused before tool requests probe it again. */
+    ENGINE_PROBE_CACHE_MS: z.coerce.number().int().min(0).default(15_000),
     /** Which tool queues this process works on: 'all', 'none', or a comma list (clone,faceSwap). */
     WORKER_QUEUES: z
       .string()
@@ -196,6 +218,35 @@ export const configSchema = z
         path: ['A1111_URL'],
         message: "is required when a tool's engine is a1111",
       });
+    }
+    const kinds = {
+      SUPER_RESOLUTION: cfg.ENGINE_SUPER_RESOLUTION,
+      FACE_SWAP: cfg.ENGINE_FACE_SWAP,
+      INPAINT: cfg.ENGINE_INPAINT,
+      GENERATE: cfg.ENGINE_GENERATE,
+    } as const;
+    if (Object.values(kinds).includes('comfyui') && !cfg.COMFYUI_URL) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['COMFYUI_URL'],
+        message: "is required when a tool's engine is comfyui",
+      });
+    }
+    if (Object.values(kinds).includes('replicate') && !cfg.REPLICATE_API_TOKEN) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['REPLICATE_API_TOKEN'],
+        message: "is required when a tool's engine is replicate",
+      });
+    }
+    for (const [tool, kind] of Object.entries(kinds)) {
+      if (kind === 'replicate' && !cfg[`REPLICATE_MODEL_${tool as keyof typeof kinds}`]) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: [`REPLICATE_MODEL_${tool}`],
+          message: `is required when ENGINE_${tool}=replicate (owner/name:version)`,
+        });
+      }
     }
     if (cfg.ADMIN_PASSWORD && !cfg.ADMIN_USERNAME) {
       ctx.addIssue({

@@ -141,6 +141,8 @@ export const JobMessages = {
     'The two faces are turned too differently to swap: choose a face image and a target in which the faces look the same way',
   maskSize: 'The mask must be the size of the image',
   engineUnavailable: 'This tool is not available right now',
+  engineUnreachable:
+    'This tool is not available right now: its GPU server does not answer. Nothing was charged; please try again later.',
   failed: 'The job failed; your credits were refunded',
   swapInProgress: 'Face Swap in Progress',
   createFolderFirst: 'Create a folder on your profile page first',

@@ -50,3 +50,21 @@ export type SetFlagsRequest = Partial<FeatureFlags>;
 
 /** Socket event to every connected browser when notices or flags change. */
 export const OperationsSocketEvents = { changed: 'operations.changed' } as const;
+
+/** GET /api/admin/engines: per tool, its engine and whether that engine answers. */
+export interface ToolEngineStatus {
+  tool: JobTool;
+  /** ENGINE_<TOOL>: local, a1111, comfyui, replicate */
+  kind: string;
+  /** An engine that can do the tool is configured. */
+  available: boolean;
+  /** Remote engines (ComfyUI, Replicate): the probe's answer. */
+  reachable?: boolean;
+  /** The GPU and its free memory, the account, or why the server does not answer. */
+  detail?: string;
+  gpu?: { name: string; vramFreeBytes: number; vramTotalBytes: number };
+  /** The remote server's own queue (every client's prompts). */
+  remoteQueue?: { running: number; pending: number };
+  /** This studio's queue for the tool. */
+  queue: { waiting: number; active: number; delayed: number; failed: number };
+}

@@ -1,7 +1,22 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { JobTool } from '@studio/contracts';
-import { A1111Engine, LocalCpuEngine, type Capability, type InferenceEngine } from '@studio/inference';
+import { JobTools, type JobTool } from '@studio/contracts';
+import {
+  A1111Engine,
+  ComfyUIEngine,
+  LocalCpuEngine,
+  ReplicateEngine,
+  type Capability,
+  type EngineStatus,
+  type InferenceEngine,
+} from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { PredictionUpdatesHub } from './prediction-updates';
+
+/** Where Replicate posts finished predictions (see ReplicateWebhookController). */
+export const REPLICATE_WEBHOOK_PATH = '/api/replicate/webhook';
+
+/** Engines that run elsewhere and can be asked whether they answer. */
+const REMOTE_KINDS = new Set(['comfyui', 'replicate']);
 
 /** The engine capability each tool needs. */
 export const CAPABILITY_OF: Record<JobTool, Capability> = {
@@ -22,8 +37,19 @@ export class EngineRegistry implements OnApplicationShutdown {
   private readonly logger = new Logger(EngineRegistry.name);
   private readonly engines = new Map<string, InferenceEngine>();
   private readonly overrides = new Map<JobTool, InferenceEngine>();
+  private readonly probes = new Map<string, { at: number; status: Promise<EngineStatus> }>();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly updates: PredictionUpdatesHub,
+  ) {
+    // Remote engines are cheap to make, and making them reads their workflow files: a broken
+    // configuration stops the process at boot rather than failing a paid job.
+    for (const tool of JobTools) {
+      const kind = this.kindFor(tool);
+      if (REMOTE_KINDS.has(kind)) this.engineOfKind(kind);
+    }
+  }
 
   /** The engine for a tool, or null when none configured can do it. */
   engineFor(tool: JobTool): InferenceEngine | null {
@@ -37,7 +63,35 @@ export class EngineRegistry implements OnApplicationShutdown {
     else this.overrides.delete(tool);
   }
 
-  private kindFor(tool: JobTool): string {
+  /**
+   * Why a tool cannot take a job right now (no engine, or its remote server does not answer), or
+   * null. Remote answers are cached for ENGINE_PROBE_CACHE_MS so requests do not pay a probe each.
+   */
+  async unavailableReason(tool: JobTool): Promise<string | null> {
+    const engine = this.engineFor(tool);
+    if (!engine) return 'none';
+    if (this.overrides.has(tool) || !REMOTE_KINDS.has(this.kindFor(tool)) || !engine.status) return null;
+    const status = await this.probe(this.kindFor(tool), engine, this.config.ENGINE_PROBE_CACHE_MS);
+    return status.reachable ? null : status.detail;
+  }
+
+  /** Per tool: the engine kind and, for remote engines, a fresh probe (the operations page). */
+  async statusOf(tool: JobTool): Promise<{ kind: string; available: boolean; status?: EngineStatus }> {
+    const kind = this.overrides.has(tool) ? 'override' : this.kindFor(tool);
+    const engine = this.engineFor(tool);
+    if (!engine || !engine.status || !REMOTE_KINDS.has(kind)) return { kind, available: engine !== null };
+    return { kind, available: true, status: await this.probe(kind, engine, 0) };
+  }
+
+  private probe(kind: string, engine: InferenceEngine, maxAgeMs: number): Promise<EngineStatus> {
+    const cached = this.probes.get(kind);
+    if (cached && Date.now() - cached.at <= maxAgeMs) return cached.status;
+    const status = engine.status!();
+    this.probes.set(kind, { at: Date.now(), status });
+    return status;
+  }
+
+  kindFor(tool: JobTool): string {
     switch (tool) {
       case 'clone':
         return this.config.ENGINE_CLONE;
@@ -57,20 +111,55 @@ export class EngineRegistry implements OnApplicationShutdown {
   private engineOfKind(kind: string): InferenceEngine {
     let engine = this.engines.get(kind);
     if (!engine) {
-      engine =
-        kind === 'a1111'
-          ? new A1111Engine({
-              baseUrl: this.config.A1111_URL!,
-              username: this.config.A1111_USERNAME,
-              password: this.config.A1111_PASSWORD,
-              token: this.config.A1111_TOKEN,
-              timeoutMs: this.config.A1111_TIMEOUT_MS,
-              logger: this.logger,
-            })
-          : new LocalCpuEngine({ logger: this.logger });
+      engine = this.makeEngine(kind);
       this.engines.set(kind, engine);
     }
     return engine;
+  }
+
+  private makeEngine(kind: string): InferenceEngine {
+    const c = this.config;
+    switch (kind) {
+      case 'a1111':
+        return new A1111Engine({
+          baseUrl: c.A1111_URL!,
+          username: c.A1111_USERNAME,
+          password: c.A1111_PASSWORD,
+          token: c.A1111_TOKEN,
+          timeoutMs: c.A1111_TIMEOUT_MS,
+          logger: this.logger,
+        });
+      case 'comfyui':
+        return new ComfyUIEngine({
+          baseUrl: c.COMFYUI_URL!,
+          token: c.COMFYUI_TOKEN,
+          authHeader: c.COMFYUI_AUTH_HEADER,
+          workflowDir: c.COMFYUI_WORKFLOW_DIR,
+          jobTimeoutMs: c.REMOTE_JOB_TIMEOUT_MS,
+          logger: this.logger,
+        });
+      case 'replicate': {
+        // Webhooks only when they can be verified and reached; polling otherwise.
+        const webhook = c.PUBLIC_URL && c.REPLICATE_WEBHOOK_SECRET;
+        return new ReplicateEngine({
+          token: c.REPLICATE_API_TOKEN!,
+          apiUrl: c.REPLICATE_API_URL,
+          models: {
+            generate: c.ENGINE_GENERATE === 'replicate' ? c.REPLICATE_MODEL_GENERATE : undefined,
+            inpaint: c.ENGINE_INPAINT === 'replicate' ? c.REPLICATE_MODEL_INPAINT : undefined,
+            superResolve:
+              c.ENGINE_SUPER_RESOLUTION === 'replicate' ? c.REPLICATE_MODEL_SUPER_RESOLUTION : undefined,
+            faceSwap: c.ENGINE_FACE_SWAP === 'replicate' ? c.REPLICATE_MODEL_FACE_SWAP : undefined,
+          },
+          webhookUrl: webhook ? `${c.PUBLIC_URL!.replace(/\/+$/, '')}${REPLICATE_WEBHOOK_PATH}` : undefined,
+          updates: webhook ? this.updates : undefined,
+          jobTimeoutMs: c.REMOTE_JOB_TIMEOUT_MS,
+          logger: this.logger,
+        });
+      }
+      default:
+        return new LocalCpuEngine({ logger: this.logger });
+    }
   }
 
   /** After the worker's graceful stop (beforeApplicationShutdown), which needs the engines. */

@@ -136,8 +136,11 @@ export class UploadPreflightGuard implements CanActivate {
       if (rule.flag && !(await this.operations.flags())[rule.flag.name]) {
         throw new ForbiddenException(rule.flag.offMessage);
       }
-      if (!this.engines.engineFor(rule.tool)) {
-        throw new ServiceUnavailableException(JobMessages.engineUnavailable);
+      const unavailable = await this.engines.unavailableReason(rule.tool);
+      if (unavailable) {
+        throw new ServiceUnavailableException(
+          unavailable === 'none' ? JobMessages.engineUnavailable : JobMessages.engineUnreachable,
+        );
       }
       const { balance } = await this.accounts.balanceOf(req.user.id);
       if (balance < quoteTool(rule.tool, rule.minUnits)) {

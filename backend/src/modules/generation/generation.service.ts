@@ -135,11 +135,14 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   /** Checks, stores the inputs and reserves the credits of one request; queues nothing. */
   private async reserve(user: AuthUser, request: JobRequest): Promise<JobRecord> {
     assertActingAs(user, request.author);
-    if (!this.engines.engineFor(request.tool)) {
+    const unavailable = await this.engines.unavailableReason(request.tool);
+    if (unavailable === 'none') {
       throw new ServiceUnavailableException(
         request.tool === 'generate' ? PromptMessages.notConfigured : JobMessages.engineUnavailable,
       );
     }
+    // A remote GPU server that does not answer: refused before anything is stored or charged.
+    if (unavailable) throw new ServiceUnavailableException(JobMessages.engineUnreachable);
     const folderId = request.folderId
       ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
       : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);

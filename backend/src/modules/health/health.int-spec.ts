@@ -81,6 +81,8 @@ describe('health and API document', () => {
         'GET /api/operations',
         'PUT /api/admin/notices/{tool}',
         'PUT /api/admin/flags',
+        'GET /api/admin/engines',
+        'POST /api/replicate/webhook',
         'GET /api/support/users',
         'POST /api/admin/content/{itemId}/takedown',
         'PUT /api/admin/users/{username}/badges',

@@ -56,6 +56,8 @@ export class FakeReplicateServer {
   readonly requests: ReplicateRecordedRequest[] = [];
   delayMs = 0;
   hang = false;
+  /** Deliver webhooks to this origin instead of the webhook URL's own (a tunnel, in tests). */
+  deliverTo?: string;
   /** Webhook deliveries made: status of the studio's answer. */
   readonly deliveries: { predictionId: string; status: number }[] = [];
   private readonly predictions = new Map<string, FakePrediction>();
@@ -285,7 +287,9 @@ export class FakeReplicateServer {
     if (this.options.webhookSecret)
       headers['webhook-signature'] = signReplicateWebhook(this.options.webhookSecret, id, timestamp, body);
     try {
-      const answer = await fetch(prediction.webhook!, { method: 'POST', headers, body });
+      const target = new URL(prediction.webhook!);
+      const url = this.deliverTo ? `${this.deliverTo}${target.pathname}${target.search}` : target.href;
+      const answer = await fetch(url, { method: 'POST', headers, body });
       this.deliveries.push({ predictionId: prediction.id, status: answer.status });
     } catch {
       this.deliveries.push({ predictionId: prediction.id, status: 0 });

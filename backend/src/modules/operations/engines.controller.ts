@@ -1,0 +1,83 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Post,
+  Req,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { verifyReplicateWebhook } from '@studio/inference';
+import { ok } from '../../common/api-response';
+import type { RawBodyRequest } from '../../common/body-parsing';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { Public, Roles } from '../auth/auth.decorators';
+import { PredictionUpdatesHub } from '../generation/prediction-updates';
+import { EnginesStatusService } from './engines-status.service';
+
+@ApiTags('operations')
+@Controller()
+export class EnginesController {
+  constructor(
+    private readonly status: EnginesStatusService,
+    private readonly updates: PredictionUpdatesHub,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('admin/engines')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Per tool: engine kind, whether its server answers (GPU, free VRAM), queues' })
+  @ApiOkResponse({ description: '{message, content: ToolEngineStatus[]}' })
+  @ApiForbiddenResponse({ description: 'Admins only' })
+  async engines() {
+    return ok(await this.status.list());
+  }
+
+  /**
+   * Replicate's webhook for finished predictions: the signature is checked on the raw body, then
+   * the waiting job is woken. The job reads nothing else from here, so a replayed delivery only
+   * wakes it early; it still asks Replicate when the body is not a finished prediction.
+   */
+  @Post('replicate/webhook')
+  @HttpCode(200)
+  @Public()
+  @ApiOperation({ summary: "Replicate's prediction webhook (signature checked on the raw body)" })
+  @ApiBadRequestResponse({ description: 'Not a prediction' })
+  @ApiUnauthorizedResponse({ description: 'Missing or invalid signature' })
+  @ApiServiceUnavailableResponse({ description: 'Replicate webhooks are not configured' })
+  async replicateWebhook(
+    @Req() req: RawBodyRequest,
+    @Body() body: unknown,
+    @Headers('webhook-id') id?: string,
+    @Headers('webhook-timestamp') timestamp?: string,
+    @Headers('webhook-signature') signature?: string,
+  ) {
+    const secret = this.config.REPLICATE_WEBHOOK_SECRET;
+    if (!secret) throw new ServiceUnavailableException('Replicate webhooks are not configured');
+    const check = verifyReplicateWebhook(
+      secret,
+      { id, timestamp, signature },
+      req.rawBody ?? Buffer.alloc(0),
+    );
+    if (!check.ok) throw new UnauthorizedException(check.reason);
+    const predictionId = (body as { id?: unknown } | null)?.id;
+    if (typeof predictionId !== 'string' || !/^[\w-]{1,64}$/.test(predictionId)) {
+      throw new BadRequestException('Not a prediction');
+    }
+    await this.updates.publish(body as { id: string });
+    return ok('received');
+  }
+}
