@@ -224,3 +224,38 @@ describe('AdminOperationsPage', () => {
     expect(await screen.findByText('Page not found')).toBeInTheDocument();
   });
 });
+
+describe('AdminOperationsPage engines', () => {
+  it('shows each tool engine, whether its server answers with GPU and VRAM, and its queues', async () => {
+    const generate = {
+      tool: 'generate',
+      kind: 'comfyui',
+      available: true,
+      reachable: true,
+      detail: 'NVIDIA GeForce RTX 4090, 20.0 GiB of 24.0 GiB VRAM free',
+      remoteQueue: { running: 1, pending: 2 },
+      queue: { waiting: 3, active: 1, delayed: 0, failed: 0 },
+    };
+    const inpaint = {
+      tool: 'inpaint',
+      kind: 'replicate',
+      available: true,
+      reachable: false,
+      detail: 'Replicate at https://api.replicate.com does not answer: refused the credentials',
+      queue: { waiting: 0, active: 0, delayed: 0, failed: 0 },
+    };
+    asAdmin({
+      'GET /api/operations': operationsAnswer(),
+      'GET /api/admin/engines': { status: 200, body: { message: 'success', content: [generate, inpaint] } },
+    });
+    renderApp('/admin/operations');
+    const state = await screen.findByTestId('engine-state-generate');
+    expect(state).toHaveTextContent('Answers');
+    expect(state).toHaveTextContent('RTX 4090, 20.0 GiB of 24.0 GiB VRAM free');
+    expect(screen.getByTestId('engine-queue-generate')).toHaveTextContent(
+      '3 waiting, 1 running (server: 1 running, 2 pending)',
+    );
+    expect(screen.getByTestId('engine-state-inpaint')).toHaveTextContent('Does not answer');
+    expect(within(screen.getByTestId('engines-card')).getByText('Replicate')).toBeInTheDocument();
+  });
+});

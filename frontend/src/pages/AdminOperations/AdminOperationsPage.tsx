@@ -6,6 +6,7 @@ import { apiPut, errorText } from '../../api/client';
 import { ADMIN_ONLY, RequireRole } from '../../admin/RequireRole';
 import { useOperations } from '../../operations/useOperations';
 import { useToast } from '../../ui/toast';
+import { EnginesCard } from './EnginesCard';
 import { NoticeEditor } from './NoticeEditor';
 import { TakedownCard } from './TakedownCard';
 
@@ -36,6 +37,7 @@ function AdminOperations() {
       ) : (
         <>
           <FlagsCard flags={operations.flags} />
+          <EnginesCard />
           <Typography.Title level={4} style={{ margin: 0 }}>
             Maintenance notices
           </Typography.Title>
