@@ -4,6 +4,7 @@ import { channelStats, labToRgb, rgbToLab } from './colour';
 import type { DetectedFace, Point } from './face-analyzer';
 import { FACE_OVAL, boundsOf, centroid, convexHull, fillConvexPolygon, offsetPolygon } from './geometry';
 import type { RgbImage } from './image-io';
+import { membrane } from './membrane';
 
 /** Knobs of the swap; sizes are fractions of the face size (square root of the face oval's area). */
 export interface SwapTuning {
@@ -164,10 +165,9 @@ export async function swapFace(
 
 /**
  * Gradient-domain blending (Pérez et al.) in its membrane form: the difference between the target
- * and the warped face along the mask's edge is spread smoothly (a harmonic function) over the inside
- * and added to the warped face, so its colours and light meet the target's at the edge while its
- * own gradients (the features) are kept. Solved by Gauss-Seidel on a grid of at most 96 px per
- * side, then upsampled bilinearly: the correction is smooth by construction.
+ * and the warped face just outside the mask is spread smoothly (a harmonic function, membrane.ts)
+ * over the inside and added to the warped face, so its colours and light meet the target's at the
+ * edge while its own gradients (the features) are kept.
  */
 function poissonCorrect(
   warped: Float32Array,
@@ -176,65 +176,19 @@ function poissonCorrect(
   target: RgbImage,
   region: Region,
 ): void {
-  const step = Math.max(1, Math.ceil(Math.max(region.w, region.h) / 96));
-  const gw = Math.ceil(region.w / step) + 1;
-  const gh = Math.ceil(region.h / step) + 1;
-  const inside = new Uint8Array(gw * gh);
-  const field = new Float32Array(gw * gh * 3);
-  // boundary values: target - warped, averaged over each grid cell's pixels outside the mask
-  const sums = new Float32Array(gw * gh * 3);
-  const counts = new Float32Array(gw * gh);
-  const insideCount = new Float32Array(gw * gh);
+  const known = new Uint8Array(mask.length);
+  const values = new Float32Array(warped.length);
   for (let y = 0; y < region.h; y++) {
     for (let x = 0; x < region.w; x++) {
       const i = y * region.w + x;
-      const g = Math.round(y / step) * gw + Math.round(x / step);
-      if (mask[i]) {
-        insideCount[g]++;
-        continue;
-      }
-      if (!covered[i]) continue;
+      if (mask[i] || !covered[i]) continue;
+      known[i] = 1;
       const o = ((region.y + y) * target.width + region.x + x) * 3;
-      counts[g]++;
-      for (let c = 0; c < 3; c++) sums[g * 3 + c] += target.data[o + c] - warped[i * 3 + c];
+      for (let c = 0; c < 3; c++) values[i * 3 + c] = target.data[o + c] - warped[i * 3 + c];
     }
   }
-  for (let g = 0; g < gw * gh; g++) {
-    inside[g] = insideCount[g] > counts[g] ? 1 : 0;
-    if (!inside[g] && counts[g]) for (let c = 0; c < 3; c++) field[g * 3 + c] = sums[g * 3 + c] / counts[g];
-  }
-  // Gauss-Seidel with over-relaxation on the inside cells; the rest are fixed boundary values.
-  const omega = 1.9;
-  for (let iteration = 0; iteration < 400; iteration++) {
-    for (let gy = 1; gy < gh - 1; gy++) {
-      for (let gx = 1; gx < gw - 1; gx++) {
-        const g = gy * gw + gx;
-        if (!inside[g]) continue;
-        for (let c = 0; c < 3; c++) {
-          const k = g * 3 + c;
-          const average = (field[k - 3] + field[k + 3] + field[k - gw * 3] + field[k + gw * 3]) / 4;
-          field[k] += omega * (average - field[k]);
-        }
-      }
-    }
-  }
-  for (let y = 0; y < region.h; y++) {
-    const fy = y / step;
-    const y0 = Math.min(gh - 2, Math.floor(fy));
-    const ty = fy - y0;
-    for (let x = 0; x < region.w; x++) {
-      const fx = x / step;
-      const x0 = Math.min(gw - 2, Math.floor(fx));
-      const tx = fx - x0;
-      const i = (y * region.w + x) * 3;
-      const g = (y0 * gw + x0) * 3;
-      for (let c = 0; c < 3; c++) {
-        const top = field[g + c] + tx * (field[g + 3 + c] - field[g + c]);
-        const bottom = field[g + gw * 3 + c] + tx * (field[g + gw * 3 + 3 + c] - field[g + gw * 3 + c]);
-        warped[i + c] += top + ty * (bottom - top);
-      }
-    }
-  }
+  const correction = membrane(region.w, region.h, mask, known, values);
+  for (let i = 0; i < warped.length; i++) warped[i] += correction[i];
 }
 
 /**

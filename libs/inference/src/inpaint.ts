@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { JobMessages } from '@studio/contracts';
 import { EncodedImage, EngineInputError, InpaintRequest, RunContext } from './engine.port';
 import { MAX_SIDE, RgbImage, decodeRgb, fromRgb } from './image-io';
+import { exemplarFill } from './exemplar-fill';
 import { loadOpenCv } from './opencv';
 import { modelQueue } from './tf-runtime';
 
@@ -24,8 +25,9 @@ export interface BinaryMask {
 }
 
 /**
- * Repaints the masked part of an image from its surroundings with OpenCV's Telea inpainting (fast
- * marching; no model, so the prompt is ignored). The image is scaled down to fit 1024 px per side
+ * Repaints the masked part of an image from its surroundings: OpenCV's Telea inpainting (fast
+ * marching) as the first guess, then an exemplar fill (exemplar-fill.ts: PatchMatch patches from
+ * the picture itself, so textures continue). No model, so the prompt is ignored. The image is scaled down to fit 1024 px per side
  * (transparency flattened onto white); the mask is read at the image's size (see `decodeMask`).
  * The result is a PNG of the scaled image's size in which every pixel outside the mask is the scaled
  * input's own. OpenCV work runs through the process's model queue.
@@ -46,7 +48,7 @@ export async function inpaintImage(
   context.signal?.throwIfAborted();
   progress(0.1);
   const { cv } = await loadOpenCv();
-  const painted = await modelQueue.run(() => {
+  const smooth = await modelQueue.run(() => {
     context.signal?.throwIfAborted();
     const src = cv.matFromArray(image.height, image.width, cv.CV_8UC3, image.data);
     const holes = cv.matFromArray(mask.height, mask.width, cv.CV_8UC1, mask.data);
@@ -60,6 +62,17 @@ export async function inpaintImage(
       dst.delete();
     }
   });
+  progress(0.2);
+  // Telea's smooth fill is the first guess; the exemplar fill carries the texture around the hole
+  // into it (the same queue: it is CPU work that would otherwise compete with the models).
+  const painted = await modelQueue.run(
+    () =>
+      exemplarFill(image.data, image.width, image.height, mask.data, smooth, {
+        seed: 1,
+        signal: context.signal,
+        onLevel: (f) => progress(0.2 + 0.7 * f),
+      }) ?? smooth,
+  );
   progress(0.9);
   const out = compositeThroughMask(image, painted, mask);
   const data = await fromRgb(out).png().toBuffer();

@@ -120,7 +120,7 @@ export class LocalCpuEngine implements InferenceEngine {
     return { data, format: 'jpeg', width: swapped.width, height: swapped.height };
   }
 
-  /** OpenCV's Telea inpainting of the masked area; the prompt is not used (see inpaint.ts). */
+  /** Telea's fill refined by an exemplar (PatchMatch) fill; the prompt is not used (see inpaint.ts). */
   inpaint(request: InpaintRequest, context?: RunContext): Promise<EncodedImage> {
     return inpaintImage(request, context);
   }
