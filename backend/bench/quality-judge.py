@@ -81,11 +81,12 @@ def main():
 
     for swap in manifest.get("swaps", []):
         _, source = desc(swap["source"])
-        _, target = desc(swap["target"])
+        target_found, target = desc(swap["target"])
         found, output = desc(swap["output"]) if swap.get("output") else (0, None)
         result["swaps"].append(
             {
                 "facesFound": found,
+                "targetFaceFound": target_found > 0,
                 "toSource": distance(output, source),
                 "toTarget": distance(output, target),
                 "sourceTarget": distance(source, target),

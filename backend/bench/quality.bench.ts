@@ -147,6 +147,7 @@ async function main() {
   const judged = JSON.parse(execFileSync(PYTHON, [JUDGE, manifest], { maxBuffer: 1 << 24 }).toString()) as {
     swaps: {
       facesFound: number;
+      targetFaceFound: boolean;
       toSource: number | null;
       toTarget: number | null;
       sourceTarget: number | null;
@@ -167,8 +168,8 @@ async function main() {
   });
   const done = swaps.map((s, i) => ({ s, j: judged.swaps[i] })).filter(({ s }) => !s.error);
   console.log(
-    `  summary: ${done.length}/${swaps.length} swapped; face found in ${done.filter(({ j }) => j.facesFound > 0).length}; ` +
-      `closer to source than target in ${done.filter(({ j }) => j.toSource != null && j.toTarget != null && j.toSource < j.toTarget).length}; ` +
+    `  summary: ${done.length}/${swaps.length} swapped; face found in ${done.filter(({ j }) => j.facesFound > 0).length} (dlib finds the target's own face in ${done.filter(({ j }) => j.targetFaceFound).length}); ` +
+      `closer to source than target in ${done.filter(({ j }) => j.toSource != null && j.toTarget != null && j.toSource < j.toTarget).length} of ${done.filter(({ j }) => j.toSource != null && j.toTarget != null).length} measurable; ` +
       `mean distance to source ${fmt(mean(done.filter(({ j }) => j.toSource != null).map(({ j }) => j.toSource!)))}, ` +
       `to target ${fmt(mean(done.filter(({ j }) => j.toTarget != null).map(({ j }) => j.toTarget!)))}; ` +
       `mean seam ${fmt(mean(done.filter(({ s }) => s.seam != null).map(({ s }) => s.seam!)), 1)}, max ${fmt(Math.max(...done.map(({ s }) => s.seam ?? 0)), 1)}; ` +
