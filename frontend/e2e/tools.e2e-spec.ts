@@ -142,6 +142,7 @@ describe('image tools in the browser', () => {
     expect((await sent).postDataJSON()).toEqual({
       original: expect.stringMatching(/^data:image\/jpeg;base64,/),
       author: username,
+      scale: 2,
     });
     const modal = page.getByTestId('job-modal');
     await modal.getByText('Generating...').waitFor();
