@@ -103,6 +103,7 @@ describe('ReplicateEngine', () => {
     );
     expect(error).toBeInstanceOf(RemoteEngineError);
     expect(error).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterMs: 0 });
+    expect(fake.requestsTo(/^POST \/v1\/predictions$/)).toHaveLength(3); // the first try and 2 waits
   });
 
   it("a failed prediction: the model's error for the user; out of memory is retried", async () => {
