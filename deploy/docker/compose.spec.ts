@@ -149,8 +149,18 @@ describe('deploy/docker/compose.gpu.yml', () => {
     );
   });
 
-  it('needs A1111_URL', () => {
-    expect(() => run([base, gpu], secrets)).toThrow(/A1111_URL/);
+  it('needs the engine settings: A1111_URL by default, COMFYUI_URL for comfyui', () => {
+    const api = (env: Record<string, string>) =>
+      envOf(yamlToJson<Compose>(run([base, gpu], env)).services.api);
+    expect(() => loadConfig(api(secrets))).toThrow(/A1111_URL is required/);
+    const comfy = { ...secrets, ENGINE_GENERATE: 'comfyui', A1111_URL: 'http://gpu-box:7860' };
+    expect(() => loadConfig(api(comfy))).toThrow(/COMFYUI_URL is required/);
+    const config = loadConfig(api({ ...comfy, COMFYUI_URL: 'http://comfy:8188', COMFYUI_TOKEN: 't' }));
+    expect([config.ENGINE_GENERATE, config.ENGINE_INPAINT, config.COMFYUI_TOKEN]).toEqual([
+      'comfyui',
+      'a1111',
+      't',
+    ]);
   });
 });
 
