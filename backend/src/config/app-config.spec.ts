@@ -22,6 +22,17 @@ describe('loadConfig', () => {
     );
   });
 
+  it('names the settings a comfyui or replicate engine needs', () => {
+    expect(() => loadConfig({ ...base, ENGINE_INPAINT: 'comfyui' })).toThrow(/COMFYUI_URL is required/);
+    const replicate = { ...base, ENGINE_GENERATE: 'replicate', REPLICATE_API_TOKEN: 'r8_x' };
+    expect(() => loadConfig({ ...base, ENGINE_GENERATE: 'replicate' })).toThrow(
+      /REPLICATE_API_TOKEN is required/,
+    );
+    expect(() => loadConfig(replicate)).toThrow(/REPLICATE_MODEL_GENERATE is required/);
+    const cfg = loadConfig({ ...replicate, REPLICATE_MODEL_GENERATE: 'stability-ai/sdxl:abc' });
+    expect([cfg.ENGINE_GENERATE, cfg.REPLICATE_API_URL]).toEqual(['replicate', 'https://api.replicate.com']);
+  });
+
   it('refuses the built-in session secret in production', () => {
     expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SESSION_SECRET/);
     expect(loadConfig({ ...base, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }).NODE_ENV).toBe(
