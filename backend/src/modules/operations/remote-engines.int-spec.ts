@@ -178,6 +178,8 @@ describe('Generate on Replicate (fake predictions API; webhook back to the studi
     // three job attempts, each waiting out three 429s before giving up
     expect(fake.requestsTo(/^POST \/v1\/predictions$/).length).toBe(2 + 3 * 4);
     fake.rateLimitNext(0);
+    // Three submissions, one reachability probe: the answer is cached (ENGINE_PROBE_CACHE_MS).
+    expect(fake.requestsTo(/^GET \/v1\/account$/)).toHaveLength(1);
   });
 
   it('the webhook route refuses bad signatures and stale deliveries', async () => {

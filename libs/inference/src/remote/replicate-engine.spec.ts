@@ -246,6 +246,11 @@ describe('ReplicateEngine', () => {
     const bad = await engineFor({ token: 'nope' }).status();
     expect(bad.reachable).toBe(false);
     expect(bad.detail).toMatch(/refused the credentials \(HTTP 401/);
+    fake.rateLimitNext(1, 5);
+    await expect(engineFor().status()).resolves.toEqual({
+      reachable: true,
+      detail: 'answers, but is rate limiting this account',
+    });
   });
 });
 

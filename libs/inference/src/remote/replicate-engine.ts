@@ -111,6 +111,10 @@ export class ReplicateEngine implements InferenceEngine {
       const name = isRecord(account) ? String(account.username ?? account.name ?? '?') : '?';
       return { reachable: true, detail: `account ${name}` };
     } catch (error) {
+      // Busy is not down: jobs wait out 429s themselves.
+      if (error instanceof RemoteEngineError && error.kind === 'rate_limited') {
+        return { reachable: true, detail: 'answers, but is rate limiting this account' };
+      }
       return {
         reachable: false,
         detail: `Replicate at ${this.url} does not answer: ${(error as Error).message}`,
