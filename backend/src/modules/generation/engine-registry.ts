@@ -64,15 +64,16 @@ export class EngineRegistry implements OnApplicationShutdown {
   }
 
   /**
-   * Why a tool cannot take a job right now (no engine, or its remote server does not answer), or
-   * null. Remote answers are cached for ENGINE_PROBE_CACHE_MS so requests do not pay a probe each.
+   * Why a tool cannot take a job right now: no engine can do it ('not_configured'), or its remote
+   * server does not answer ('unreachable'; the operations page says why); null when it can.
+   * Remote answers are cached for ENGINE_PROBE_CACHE_MS so requests do not pay a probe each.
    */
-  async unavailableReason(tool: JobTool): Promise<string | null> {
+  async unavailability(tool: JobTool): Promise<'not_configured' | 'unreachable' | null> {
     const engine = this.engineFor(tool);
-    if (!engine) return 'none';
+    if (!engine) return 'not_configured';
     if (this.overrides.has(tool) || !REMOTE_KINDS.has(this.kindFor(tool)) || !engine.status) return null;
     const status = await this.probe(this.kindFor(tool), engine, this.config.ENGINE_PROBE_CACHE_MS);
-    return status.reachable ? null : status.detail;
+    return status.reachable ? null : 'unreachable';
   }
 
   /** Per tool: the engine kind and, for remote engines, a fresh probe (the operations page). */

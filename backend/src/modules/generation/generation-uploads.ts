@@ -136,10 +136,10 @@ export class UploadPreflightGuard implements CanActivate {
       if (rule.flag && !(await this.operations.flags())[rule.flag.name]) {
         throw new ForbiddenException(rule.flag.offMessage);
       }
-      const unavailable = await this.engines.unavailableReason(rule.tool);
+      const unavailable = await this.engines.unavailability(rule.tool);
       if (unavailable) {
         throw new ServiceUnavailableException(
-          unavailable === 'none' ? JobMessages.engineUnavailable : JobMessages.engineUnreachable,
+          unavailable === 'not_configured' ? JobMessages.engineUnavailable : JobMessages.engineUnreachable,
         );
       }
       const { balance } = await this.accounts.balanceOf(req.user.id);

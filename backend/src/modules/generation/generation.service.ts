@@ -135,8 +135,8 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   /** Checks, stores the inputs and reserves the credits of one request; queues nothing. */
   private async reserve(user: AuthUser, request: JobRequest): Promise<JobRecord> {
     assertActingAs(user, request.author);
-    const unavailable = await this.engines.unavailableReason(request.tool);
-    if (unavailable === 'none') {
+    const unavailable = await this.engines.unavailability(request.tool);
+    if (unavailable === 'not_configured') {
       throw new ServiceUnavailableException(
         request.tool === 'generate' ? PromptMessages.notConfigured : JobMessages.engineUnavailable,
       );

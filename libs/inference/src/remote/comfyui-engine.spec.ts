@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { EngineInputError } from '../engine.port';
 import { AI_GENERATED_MARK } from '../provenance';
 import { gradientImage } from '../spec-helpers';
+import { NO_FACE_EITHER } from './a1111-engine';
 import { ComfyUIEngine, ComfyUIEngineOptions } from './comfyui-engine';
 import { DEFAULT_WORKFLOW_DIR } from './comfyui-workflow';
 import { FakeComfyUIServer, startFakeComfyUI } from './fake-comfyui-server';
@@ -108,6 +109,16 @@ describe('ComfyUIEngine', () => {
     expect(swapped).toMatchObject({ format: 'jpeg', width: 320, height: 240 });
     const swap = Object.values(fake.prompts()[1]).find((n) => n.class_type === 'ReActorFaceSwap');
     expect(swap).toBeDefined();
+  });
+
+  it('faceSwap: ReActor returning the target unchanged means no face (no charge kept)', async () => {
+    fake.noFace = true;
+    try {
+      const error = await rejection(engineFor().faceSwap({ face: photo, target: photo }));
+      expect(error).toMatchObject({ code: 'no_face_target', message: NO_FACE_EITHER });
+    } finally {
+      fake.noFace = false;
+    }
   });
 
   it('node_errors from POST /prompt become a clear permanent failure', async () => {

@@ -32,6 +32,7 @@ import {
   RemoteAnswer,
   RemoteEngineError,
   RemoteHttp,
+  refuseUnchanged,
   sleep,
   statusError,
 } from './remote-http';
@@ -229,6 +230,7 @@ export class ComfyUIEngine implements InferenceEngine {
       this.upload(Buffer.from(target.base64, 'base64'), context.signal),
     ]);
     const bytes = await this.run(workflow, workflow.fill({ image: targetName, face: faceName }), context);
+    await refuseUnchanged(bytes, target.base64);
     return this.done(
       await finishRemoteImage(ENGINE, bytes, { format: 'jpeg', aiGenerated: 'face swap' }),
       context,

@@ -72,6 +72,8 @@ export class FakeComfyUIServer {
   failExecution?: { nodeId: string; message: string };
   /** Prompts never finish (until interrupted). */
   hang = false;
+  /** ReActor finds no face: the target comes back unchanged. */
+  noFace = false;
   /** false: /ws refuses the upgrade (404), clients must poll /history. */
   websocket = true;
   /** The ids of prompts that were interrupted. */
@@ -414,7 +416,8 @@ export class FakeComfyUIServer {
         .png()
         .toBuffer();
     } else if (swap) {
-      image = await patchFace(loaded(swap.inputs.input_image));
+      const target = loaded(swap.inputs.input_image);
+      image = this.noFace ? await sharp(target).png().toBuffer() : await patchFace(target);
     } else {
       image = await gradient(64, 64);
     }

@@ -56,6 +56,8 @@ export class FakeReplicateServer {
   readonly requests: ReplicateRecordedRequest[] = [];
   delayMs = 0;
   hang = false;
+  /** The face swap model finds no face: the target comes back unchanged. */
+  noFace = false;
   /** Deliver webhooks to this origin instead of the webhook URL's own (a tunnel, in tests). */
   deliverTo?: string;
   /** Webhook deliveries made: status of the studio's answer. */
@@ -360,6 +362,7 @@ export class FakeReplicateServer {
       }
       case 'faceSwap': {
         const target = image('input_image');
+        if (this.noFace) return sharp(target).png().toBuffer();
         const { width = 0, height = 0 } = await sharp(target).metadata();
         const patch = {
           create: {

@@ -1,6 +1,7 @@
-import { EncodedImage } from '../engine.port';
+import { EncodedImage, EngineInputError } from '../engine.port';
 import { A1111Error } from './a1111-client';
-import { finishImage, FinishOptions } from './remote-images';
+import { NO_FACE_EITHER } from './a1111-engine';
+import { finishImage, FinishOptions, samePixels } from './remote-images';
 
 /**
  * Why a call to a remote engine (ComfyUI, Replicate) failed when the request itself was fine. The
@@ -245,6 +246,12 @@ export async function finishRemoteImage(
     }
     throw error;
   }
+}
+
+/** ReActor (and most face swap models) answer "no face" by returning the target unchanged. */
+export async function refuseUnchanged(result: Buffer, targetBase64: string): Promise<void> {
+  const unchanged = await samePixels(result, Buffer.from(targetBase64, 'base64')).catch(() => false);
+  if (unchanged) throw new EngineInputError('no_face_target', NO_FACE_EITHER);
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */

@@ -89,6 +89,16 @@ describe('ReplicateEngine', () => {
     expect(Object.keys(bodies[2].input).sort()).toEqual(['input_image', 'swap_image']);
   });
 
+  it('faceSwap: the target back unchanged means no face', async () => {
+    fake.noFace = true;
+    try {
+      const error = await rejection(engineFor().faceSwap({ face: photo, target: photo }));
+      expect(error).toMatchObject({ code: 'no_face_target' });
+    } finally {
+      fake.noFace = false;
+    }
+  });
+
   it('waits out a 429 for its Retry-After, then goes on', async () => {
     fake.rateLimitNext(2, 0);
     const image = await engineFor().generate({ prompt: 'x', width: 64, height: 64 });

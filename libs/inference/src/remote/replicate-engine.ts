@@ -23,6 +23,7 @@ import {
   RemoteAnswer,
   RemoteEngineError,
   RemoteHttp,
+  refuseUnchanged,
   sleep,
   statusError,
 } from './remote-http';
@@ -196,6 +197,7 @@ export class ReplicateEngine implements InferenceEngine {
       { input_image: dataUrl(target), swap_image: dataUrl(face) },
       context,
     );
+    await refuseUnchanged(bytes, target.base64);
     return this.done(
       await finishRemoteImage(ENGINE, bytes, { format: 'jpeg', aiGenerated: 'face swap' }),
       context,
