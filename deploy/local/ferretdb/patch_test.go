@@ -469,3 +469,36 @@ func TestPushdownKeepsMongoDBAnswers(t *testing.T) {
 		t.Errorf("all by _id: %v", all)
 	}
 }
+
+// One update command of many statements (a bulkWrite of updateOne, as a group commit or the audit
+// upgrade sends) releases each statement's query before the next: a deferred close per statement
+// held one of SQLite's 100 pooled connections each, and a command of 150 statements hung for ever.
+func TestBulkUpdateOfManyStatementsFinishes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	c := startFerretDB(t).Collection("bulk")
+
+	const n = 150
+	docs := make([]any, n)
+	models := make([]mongo.WriteModel, n)
+	for i := range n {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "n", Value: 0}}
+		models[i] = mongo.NewUpdateOneModel().
+			SetFilter(bson.D{{Key: "_id", Value: i}}).
+			SetUpdate(bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}})
+	}
+
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := c.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
+	if err != nil {
+		t.Fatalf("bulk update of %d statements: %v", n, err)
+	}
+
+	if res.ModifiedCount != n {
+		t.Fatalf("bulk update modified %d of %d", res.ModifiedCount, n)
+	}
+}
