@@ -13,8 +13,10 @@
 import 'reflect-metadata';
 import type { Queue } from 'bull';
 import Bull from 'bull';
+import busboy from 'busboy';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -60,6 +62,13 @@ async function noopEngine(base: InferenceEngine): Promise<InferenceEngine> {
   return Object.assign(Object.create(base) as InferenceEngine, { clone: async () => [image] });
 }
 
+/** The picture every submitter sends: a 64 px test face. */
+const submittedImage = () =>
+  sharp(readFileSync(join(FIXTURES, 'ai-face.jpg')))
+    .resize(64, 64)
+    .png()
+    .toBuffer();
+
 async function pipeline(): Promise<{
   perSecond: number;
   p50: number;
@@ -92,10 +101,7 @@ async function pipeline(): Promise<{
     }),
   );
 
-  const image = await sharp(readFileSync(join(FIXTURES, 'ai-face.jpg')))
-    .resize(64, 64)
-    .png()
-    .toBuffer();
+  const image = await submittedImage();
   const started = new Map<string, number>();
   const latencies: number[] = [];
   const allDone = new Promise<void>((resolve) => {
@@ -168,6 +174,51 @@ async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number 
   const elapsed = performance.now() - t0;
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: (JOBS * 1000) / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}
+
+/**
+ * The ceiling of any design that takes its jobs as HTTP uploads on this machine: a bare Node
+ * server that streams each multipart upload to a file with busboy (as the app does) and answers,
+ * with nothing else — no session, database, queue or socket — fed by the same client and
+ * submitters as the pipeline.
+ */
+async function rawUpload(image: Buffer): Promise<{ perSecond: number; p50: number; p99: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-upload-'));
+  let count = 0;
+  const server = createServer((req, res) => {
+    const id = (count += 1);
+    const form = busboy({ headers: req.headers });
+    form.on('file', (_field, file) => file.pipe(createWriteStream(join(dir, `upload-${id}`))));
+    form.on('close', () => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ content: { job: { _id: String(id) } } }));
+    });
+    req.pipe(form);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SUBMITTERS }, async () => {
+      while (next < JOBS) {
+        next += 1;
+        const sentAt = performance.now();
+        await submitImageJob(base, '/upload', 'session=none', image, { amount: '1' });
+        latencies.push(performance.now() - sentAt);
+      }
+    }),
+  );
+  const elapsed = performance.now() - t0;
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
   latencies.sort((a, b) => a - b);
   return {
     perSecond: (JOBS * 1000) / elapsed,
@@ -302,13 +353,18 @@ async function seed(): Promise<void> {
 async function main(): Promise<void> {
   console.log(`\n== job pipeline: ${JOBS} jobs, ${SUBMITTERS} submitters, no-op engine ==`);
   const raw = await rawBull();
+  const upload = await rawUpload(await submittedImage());
   const empty = await pipeline();
   const line = (name: string, r: { perSecond: number; p50: number; p99: number }) =>
     console.log(
       `${name.padEnd(44)} ${r.perSecond.toFixed(1).padStart(8)} jobs/s  p50 ${fmt(r.p50).padStart(10)}  p99 ${fmt(r.p99).padStart(10)}  vs raw ${(r.perSecond / raw.perSecond).toFixed(3)}x`,
     );
   line('raw Bull add→process→completed', raw);
+  line('raw HTTP upload to disk (no app, ceiling)', upload);
   line('pipeline HTTP submit→job.completed (empty db)', empty);
+  console.log(
+    `pipeline / raw HTTP upload: ${(empty.perSecond / upload.perSecond).toFixed(3)}x (the share of the ceiling the app reaches)`,
+  );
   console.log(
     `database operations per job (submit to job.completed, event consumers included): ${empty.perJob.writes.toFixed(1)} writes, ${empty.perJob.reads.toFixed(1)} reads`,
   );

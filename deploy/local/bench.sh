@@ -27,7 +27,7 @@ export PORT=0 NODE_ENV=test TS_NODE_TRANSPILE_ONLY=true TS_NODE_PROJECT="$ROOT/b
 parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" ledger "* ]] && node -r ts-node/register backend/bench/ledger.bench.ts
 [[ " $parts " == *" folders "* ]] && node -r ts-node/register backend/bench/folder-contents.bench.ts
-[[ " $parts " == *" pipeline "* ]] && node -r ts-node/register backend/bench/pipeline.bench.ts
+[[ " $parts " == *" pipeline "* ]] && node ${BENCH_NODE_FLAGS:-} -r ts-node/register backend/bench/pipeline.bench.ts
 [[ " $parts " == *" workers "* ]] && node -r ts-node/register backend/bench/workers.bench.ts
 [[ " $parts " == *" audit "* ]] && node -r ts-node/register backend/bench/audit-stats.bench.ts
 # the embedded database alone: reads at 10k and BENCH_DOCS (default 1M) documents

@@ -10,7 +10,7 @@ import {
   type PricedTool,
   quoteTool,
 } from '@studio/contracts';
-import { isDuplicateKeyError } from '../accounts/accounts.repository';
+import { GroupInsert } from '../../infrastructure/group-insert';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { LedgerActor, LedgerEntry } from './ledger-entry.schema';
 import { AccountBalances } from './account-balances';
@@ -74,6 +74,8 @@ export interface Settlement {
 export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LedgerService.name);
   private timer?: NodeJS.Timeout;
+  /** New entries, sent together with concurrent requests' (group commit). */
+  private readonly inserts = new GroupInsert<LedgerEntry>(() => this.entries.collection as never);
 
   constructor(
     @InjectModel(LedgerEntry.name) private readonly entries: Model<LedgerEntry>,
@@ -94,13 +96,9 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     input: Omit<LedgerChange, 'kind' | 'amount'> & { amount: number; holdMs?: number },
   ): Promise<LedgerOutcome> {
     const { holdMs = RESERVATION_HOLD_MS, amount, ...rest } = input;
-    // A plainly short balance is refused without writing (the guarded update decides for real;
-    // a replay of a key that was applied before still gets its entry).
-    const balance = await this.balances.balanceOf(input.userId);
-    if (balance === null) return { ok: false, reason: 'no_account' };
-    if (balance < Math.abs(amount) && !(await this.entries.exists({ _id: input.key }))) {
-      return { ok: false, reason: 'insufficient_funds' };
-    }
+    // No balance read first: the guarded update decides. A refusal then costs the refused entry's
+    // writes, but requests are refused earlier (the upload preflight reads the balance), and
+    // every reservation would pay the read.
     return this.change({
       ...rest,
       kind: 'reservation',
@@ -249,15 +247,10 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       createdAt: now,
       ...(state === 'applied' ? { appliedAt: now } : {}),
     };
-    try {
-      await this.entries.collection.insertOne(row as never);
-      return { entry: row as LedgerEntryDoc, created: true };
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      const existing = await this.entries.findById(key).lean();
-      if (!existing) throw err;
-      return { entry: existing as LedgerEntryDoc, created: false };
-    }
+    if (await this.inserts.insert(row as never)) return { entry: row as LedgerEntryDoc, created: true };
+    const existing = await this.entries.findById(key).lean();
+    if (!existing) throw new Error(`ledger entry ${key}: duplicate key, but no entry under it`);
+    return { entry: existing as LedgerEntryDoc, created: false };
   }
 
   /** Steps 2 and 3 for a pending entry; safe to run again, by anyone, after a crash. */
