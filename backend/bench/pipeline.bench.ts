@@ -53,6 +53,35 @@ mongoose.set('debug', (collection: string, method: string) => {
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
+interface Rate {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** Jobs per second over a run of JOBS, and its latency percentiles. */
+function rateOf(elapsedMs: number, latencies: number[]): Rate {
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: (JOBS * 1000) / elapsedMs,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}
+
+/** JOBS calls of `submit`, from SUBMITTERS loops at once, each waiting for its previous call. */
+async function fromSubmitters(submit: (submitter: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SUBMITTERS }, async (_, submitter) => {
+      while (next < JOBS) {
+        next += 1;
+        await submit(submitter);
+      }
+    }),
+  );
+}
+
 /** An engine that does nothing but hand back a 1x1 PNG: measures the pipeline, not the model. */
 async function noopEngine(base: InferenceEngine): Promise<InferenceEngine> {
   const pixel = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#888' } })
@@ -69,12 +98,7 @@ const submittedImage = () =>
     .png()
     .toBuffer();
 
-async function pipeline(): Promise<{
-  perSecond: number;
-  p50: number;
-  p99: number;
-  perJob: { writes: number; reads: number };
-}> {
+async function pipeline(): Promise<Rate & { perJob: { writes: number; reads: number } }> {
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: 'warn',
@@ -118,17 +142,13 @@ async function pipeline(): Promise<{
   const before = { ...ops };
   detail.clear();
   const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    submitters.map(async ({ cookie }) => {
-      while (next < JOBS) {
-        next += 1;
-        const sentAt = performance.now();
-        const jobId = await submitImageJob(base, '/api/generateNoise', cookie, image, { amount: '1' });
-        started.set(jobId, sentAt);
-      }
-    }),
-  );
+  await fromSubmitters(async (submitter) => {
+    const sentAt = performance.now();
+    const jobId = await submitImageJob(base, '/api/generateNoise', submitters[submitter].cookie, image, {
+      amount: '1',
+    });
+    started.set(jobId, sentAt);
+  });
   await allDone;
   const elapsed = performance.now() - t0;
   const perJob = {
@@ -141,16 +161,10 @@ async function pipeline(): Promise<{
   }
   for (const { socket } of submitters) socket.close();
   await app.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: (JOBS * 1000) / elapsed,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    perJob,
-  };
+  return { ...rateOf(elapsed, latencies), perJob };
 }
 
-async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number }> {
+async function rawBull(): Promise<Rate> {
   const queue: Queue = new Bull(`raw-${Date.now()}`, process.env.REDIS_URL!, { prefix: 'benchraw' });
   const latencies: number[] = [];
   const done = new Promise<void>((resolve) => {
@@ -161,25 +175,12 @@ async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number 
   });
   void queue.process(8, async () => undefined);
   const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: SUBMITTERS }, async () => {
-      while (next < JOBS) {
-        next += 1;
-        await queue.add({ at: performance.now() }, { removeOnComplete: true });
-      }
-    }),
-  );
+  await fromSubmitters(() => queue.add({ at: performance.now() }, { removeOnComplete: true }));
   await done;
   const elapsed = performance.now() - t0;
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: (JOBS * 1000) / elapsed,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-  };
+  return rateOf(elapsed, latencies);
 }
 
 /**
@@ -188,7 +189,7 @@ async function rawBull(): Promise<{ perSecond: number; p50: number; p99: number 
  * with nothing else — no session, database, queue or socket — fed by the same client and
  * submitters as the pipeline.
  */
-async function rawUpload(image: Buffer): Promise<{ perSecond: number; p50: number; p99: number }> {
+async function rawUpload(image: Buffer): Promise<Rate> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-upload-'));
   let count = 0;
   const server = createServer((req, res) => {
@@ -205,26 +206,15 @@ async function rawUpload(image: Buffer): Promise<{ perSecond: number; p50: numbe
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const latencies: number[] = [];
   const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: SUBMITTERS }, async () => {
-      while (next < JOBS) {
-        next += 1;
-        const sentAt = performance.now();
-        await submitImageJob(base, '/upload', 'session=none', image, { amount: '1' });
-        latencies.push(performance.now() - sentAt);
-      }
-    }),
-  );
+  await fromSubmitters(async () => {
+    const sentAt = performance.now();
+    await submitImageJob(base, '/upload', 'session=none', image, { amount: '1' });
+    latencies.push(performance.now() - sentAt);
+  });
   const elapsed = performance.now() - t0;
   server.close();
   rmSync(dir, { recursive: true, force: true });
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: (JOBS * 1000) / elapsed,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-  };
+  return rateOf(elapsed, latencies);
 }
 
 /** Median ms of `runs` calls. */
@@ -355,7 +345,7 @@ async function main(): Promise<void> {
   const raw = await rawBull();
   const upload = await rawUpload(await submittedImage());
   const empty = await pipeline();
-  const line = (name: string, r: { perSecond: number; p50: number; p99: number }) =>
+  const line = (name: string, r: Rate) =>
     console.log(
       `${name.padEnd(44)} ${r.perSecond.toFixed(1).padStart(8)} jobs/s  p50 ${fmt(r.p50).padStart(10)}  p99 ${fmt(r.p99).padStart(10)}  vs raw ${(r.perSecond / raw.perSecond).toFixed(3)}x`,
     );
