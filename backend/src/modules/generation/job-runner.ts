@@ -139,7 +139,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     }
     // The owner sees it leave the line at once; the jobs behind it move up a place.
     this.lifecycle.pushProgress(job, job.progress);
-    void this.positions.announce(job.tool);
+    this.positions.announce(job.tool);
     const progress = this.progressReporter(job, bullJob);
     try {
       const engine = this.engines.engineFor(job.tool);

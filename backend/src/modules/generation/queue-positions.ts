@@ -16,9 +16,18 @@ import { toolQueueToken } from './job-queues';
  */
 export const POSITIONS_TOLD = 200;
 
+/**
+ * At most one announcement per tool in this window: under a backlog jobs start many times a
+ * second, and each announcement reads up to POSITIONS_TOLD jobs. Starts within the window are
+ * told once, when it ends, from the list as it is then.
+ */
+export const POSITIONS_EVERY_MS = 500;
+
 @Injectable()
 export class QueuePositions {
   private readonly logger = new Logger(QueuePositions.name);
+  /** Per tool: whether another start came while the window was open. */
+  private readonly windows = new Map<JobTool, { again: boolean }>();
 
   constructor(
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
@@ -34,8 +43,27 @@ export class QueuePositions {
     return ids.reverse();
   }
 
+  /**
+   * A job of this tool has started: tells the owners of the jobs still waiting their new places,
+   * now or, when an announcement went out less than POSITIONS_EVERY_MS ago, when that window ends.
+   */
+  announce(tool: JobTool): void {
+    const window = this.windows.get(tool);
+    if (window) {
+      window.again = true;
+      return;
+    }
+    const opened = { again: false };
+    this.windows.set(tool, opened);
+    void this.tell(tool);
+    setTimeout(() => {
+      this.windows.delete(tool);
+      if (opened.again) this.announce(tool);
+    }, POSITIONS_EVERY_MS).unref();
+  }
+
   /** Pushes every owner of a waiting job of this tool the places of their own waiting jobs. */
-  async announce(tool: JobTool): Promise<void> {
+  private async tell(tool: JobTool): Promise<void> {
     try {
       const ids = (await this.waiting(tool)).filter((id) => isValidObjectId(id));
       if (ids.length === 0) return;
