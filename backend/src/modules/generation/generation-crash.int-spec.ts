@@ -3,7 +3,7 @@ import { getModelToken } from '@nestjs/mongoose';
 import type { Queue } from 'bull';
 import type { Model } from 'mongoose';
 import sharp from 'sharp';
-import type { JobView } from '@studio/contracts';
+import { quoteTool, superResolutionUnits, type JobView } from '@studio/contracts';
 import { startFakeA1111, type FakeA1111Server } from '@studio/inference';
 import {
   balanceOf,
@@ -103,7 +103,8 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
     await eventually(async () => {
       expect(await ledgerKindsOf(user, jobId)).toEqual(['capture', 'reservation']);
     }, 30_000);
-    expect(await balanceOf(user)).toBe(10 - 2);
+    // 640 px at 2x: 1280 x 1280, two started megapixels.
+    expect(await balanceOf(user)).toBe(10 - quoteTool('superResolution', superResolutionUnits(640, 640, 2)));
     // One item in the folder, not one per attempt.
     const contents = await user.agent.get(`/api/getBulkInpaints/${done.folderId}`);
     expect(contents.body.content.inpaints).toHaveLength(1);
