@@ -3,7 +3,6 @@ import {
   CapabilityUnavailableError,
   CloneRequest,
   EncodedImage,
-  EngineInputError,
   FaceSwapRequest,
   FaceSwapVideoRequest,
   GenerateRequest,
@@ -14,7 +13,17 @@ import {
 } from '../engine.port';
 import { EngineLogger, silentLogger } from '../logger';
 import { A1111Client, A1111Error, isRecord, noFaceError } from './a1111-client';
-import { decodeBase64, finishImage, prepareImage, prepareMask, samePixels } from './remote-images';
+import {
+  checkGenerateSize,
+  decodeBase64,
+  FINISH_AS,
+  finishImage,
+  prepareImage,
+  prepareMask,
+  refuseUnchanged,
+  roundTo8,
+  upscaleFactor,
+} from './remote-images';
 
 /** The capabilities an Automatic1111-compatible server can offer. */
 export const A1111_CAPABILITIES = ['generate', 'inpaint', 'superResolve', 'faceSwap'] as const;
@@ -108,12 +117,8 @@ export interface A1111EngineOptions {
   logger?: EngineLogger;
 }
 
-/** Largest width or height a generate request may ask for. */
-export const MAX_GENERATE_SIDE = 2048;
-const MIN_GENERATE_SIDE = 64;
-
-/** The message when ReActor returns the target unchanged: it does not say which image lacked a face. */
-export const NO_FACE_EITHER = 'No face found in the face image or in the target image';
+// Shared with the other remote engines; exported here as before.
+export { MAX_GENERATE_SIDE, NO_FACE_EITHER } from './remote-images';
 
 /**
  * The engine on a remote GPU server speaking the Automatic1111 web UI API (Automatic1111 with
@@ -185,14 +190,7 @@ export class A1111Engine implements InferenceEngine {
   async generate(request: GenerateRequest, context: RunContext = {}): Promise<EncodedImage> {
     this.require('generate');
     const { width, height } = request;
-    for (const side of [width, height]) {
-      if (!Number.isInteger(side) || side < MIN_GENERATE_SIDE || side > MAX_GENERATE_SIDE) {
-        throw new EngineInputError(
-          'bad_request',
-          `Image sizes must be whole numbers from ${MIN_GENERATE_SIDE} to ${MAX_GENERATE_SIDE}`,
-        );
-      }
-    }
+    checkGenerateSize(width, height);
     const s = this.settings;
     const body = {
       prompt: request.prompt,
@@ -211,11 +209,7 @@ export class A1111Engine implements InferenceEngine {
       ...this.options.extra?.txt2img,
     };
     const answer = await this.call('generate', '/sdapi/v1/txt2img', body, context);
-    const image = await finishImage(firstImage(answer, 'txt2img'), {
-      format: 'png',
-      aiGenerated: 'image generation',
-      size: { width, height },
-    });
+    const image = await finishImage(firstImage(answer, 'txt2img'), FINISH_AS.generated(width, height));
     return this.done(image, context);
   }
 
@@ -252,20 +246,13 @@ export class A1111Engine implements InferenceEngine {
       ...this.options.extra?.img2img,
     };
     const answer = await this.call('inpaint', '/sdapi/v1/img2img', body, context);
-    const result = await finishImage(firstImage(answer, 'img2img'), {
-      format: 'png',
-      aiGenerated: 'inpainting',
-      size: { width: image.width, height: image.height },
-    });
+    const result = await finishImage(firstImage(answer, 'img2img'), FINISH_AS.inpainted(image));
     return this.done(result, context);
   }
 
   async superResolve(request: SuperResolveRequest, context: RunContext = {}): Promise<EncodedImage> {
     this.require('superResolve');
-    const scale = request.scale ?? 2;
-    if (!Number.isFinite(scale) || scale < 1 || scale > 8) {
-      throw new EngineInputError('bad_request', 'The upscaling factor must be from 1 to 8');
-    }
+    const scale = upscaleFactor(request.scale);
     const image = await prepareImage(request.image, this.maxInputSide);
     context.signal?.throwIfAborted();
     const body = {
@@ -324,12 +311,9 @@ export class A1111Engine implements InferenceEngine {
     }
     const swapped = stringField(answer, 'image', 'reactor/image');
     if (this.options.detectUnchangedFaceSwap ?? true) {
-      const unchanged = await samePixels(decodeBase64(swapped), decodeBase64(target.base64)).catch(
-        () => false,
-      );
-      if (unchanged) throw new EngineInputError('no_face_target', NO_FACE_EITHER);
+      await refuseUnchanged(decodeBase64(swapped), target.base64);
     }
-    const result = await finishImage(swapped, { format: 'jpeg', aiGenerated: 'face swap' });
+    const result = await finishImage(swapped, FINISH_AS.faceSwapped);
     return this.done(result, context);
   }
 
@@ -387,10 +371,6 @@ export class A1111Engine implements InferenceEngine {
     context.onProgress?.(1);
     return image;
   }
-}
-
-function roundTo8(value: number): number {
-  return Math.max(MIN_GENERATE_SIDE, Math.round(value / 8) * 8);
 }
 
 function firstImage(answer: unknown, what: string): string {

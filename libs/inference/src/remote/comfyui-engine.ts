@@ -17,7 +17,6 @@ import {
 } from '../engine.port';
 import { EngineLogger, silentLogger } from '../logger';
 import { errorDetail, isRecord } from './a1111-client';
-import { MAX_GENERATE_SIDE } from './a1111-engine';
 import {
   COMFYUI_TOOLS,
   ComfyTool,
@@ -25,20 +24,26 @@ import {
   DEFAULT_WORKFLOW_DIR,
   LoadedWorkflow,
 } from './comfyui-workflow';
-import { prepareImage, prepareMask } from './remote-images';
 import {
+  checkGenerateSize,
+  FINISH_AS,
+  prepareImage,
+  prepareMask,
+  roundTo8,
+  upscaleFactor,
+} from './remote-images';
+import {
+  finishRemoteFaceSwap,
   finishRemoteImage,
   parseJson,
   RemoteAnswer,
   RemoteEngineError,
   RemoteHttp,
-  refuseUnchanged,
   sleep,
   statusError,
 } from './remote-http';
 
 const ENGINE = 'ComfyUI';
-const MIN_SIDE = 64;
 
 export interface ComfyUIEngineOptions {
   /** e.g. http://gpu-box:8188 */
@@ -151,28 +156,14 @@ export class ComfyUIEngine implements InferenceEngine {
   async generate(request: GenerateRequest, context: RunContext = {}): Promise<EncodedImage> {
     const workflow = this.workflow('generate');
     const { width, height } = request;
-    for (const side of [width, height]) {
-      if (!Number.isInteger(side) || side < MIN_SIDE || side > MAX_GENERATE_SIDE) {
-        throw new EngineInputError(
-          'bad_request',
-          `Image sizes must be whole numbers from ${MIN_SIDE} to ${MAX_GENERATE_SIDE}`,
-        );
-      }
-    }
+    checkGenerateSize(width, height);
     const graph = workflow.fill({
       prompt: request.prompt,
       seed: randomSeed(),
       size: { width: roundTo8(width), height: roundTo8(height) },
     });
     const bytes = await this.run(workflow, graph, context);
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, {
-        format: 'png',
-        aiGenerated: 'image generation',
-        size: { width, height },
-      }),
-      context,
-    );
+    return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.generated(width, height)), context);
   }
 
   async inpaint(request: InpaintRequest, context: RunContext = {}): Promise<EncodedImage> {
@@ -190,33 +181,16 @@ export class ComfyUIEngine implements InferenceEngine {
       mask: maskName,
     });
     const bytes = await this.run(workflow, graph, context);
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, {
-        format: 'png',
-        aiGenerated: 'inpainting',
-        size: { width: image.width, height: image.height },
-      }),
-      context,
-    );
+    return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.inpainted(image)), context);
   }
 
   async superResolve(request: SuperResolveRequest, context: RunContext = {}): Promise<EncodedImage> {
     const workflow = this.workflow('superResolve');
-    const scale = request.scale ?? 2;
-    if (!Number.isFinite(scale) || scale < 1 || scale > 8) {
-      throw new EngineInputError('bad_request', 'The upscaling factor must be from 1 to 8');
-    }
+    const scale = upscaleFactor(request.scale);
     const image = await prepareImage(request.image, this.maxInputSide);
     const name = await this.upload(Buffer.from(image.base64, 'base64'), context.signal);
     const bytes = await this.run(workflow, workflow.fill({ image: name }), context);
-    // An upscale model has a fixed factor (×4 for Real-ESRGAN): the result is brought to the scale asked.
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, {
-        format: 'png',
-        size: { width: Math.round(image.width * scale), height: Math.round(image.height * scale) },
-      }),
-      context,
-    );
+    return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.upscaled(image, scale)), context);
   }
 
   async faceSwap(request: FaceSwapRequest, context: RunContext = {}): Promise<EncodedImage> {
@@ -230,11 +204,7 @@ export class ComfyUIEngine implements InferenceEngine {
       this.upload(Buffer.from(target.base64, 'base64'), context.signal),
     ]);
     const bytes = await this.run(workflow, workflow.fill({ image: targetName, face: faceName }), context);
-    await refuseUnchanged(bytes, target.base64);
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, { format: 'jpeg', aiGenerated: 'face swap' }),
-      context,
-    );
+    return this.done(await finishRemoteFaceSwap(ENGINE, bytes, target.base64), context);
   }
 
   async clone(_request: CloneRequest, _context?: RunContext): Promise<EncodedImage[]> {
@@ -601,10 +571,6 @@ function withDeadline<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Pr
 
 function randomSeed(): number {
   return randomInt(0, 2 ** 48 - 1);
-}
-
-function roundTo8(value: number): number {
-  return Math.max(MIN_SIDE, Math.round(value / 8) * 8);
 }
 
 function gib(bytes: number): string {

@@ -1,7 +1,6 @@
-import { EncodedImage, EngineInputError } from '../engine.port';
+import { EncodedImage } from '../engine.port';
 import { A1111Error } from './a1111-client';
-import { NO_FACE_EITHER } from './a1111-engine';
-import { finishImage, FinishOptions, samePixels } from './remote-images';
+import { FINISH_AS, finishImage, FinishOptions, refuseUnchanged } from './remote-images';
 
 /**
  * Why a call to a remote engine (ComfyUI, Replicate) failed when the request itself was fine. The
@@ -248,10 +247,14 @@ export async function finishRemoteImage(
   }
 }
 
-/** ReActor (and most face swap models) answer "no face" by returning the target unchanged. */
-export async function refuseUnchanged(result: Buffer, targetBase64: string): Promise<void> {
-  const unchanged = await samePixels(result, Buffer.from(targetBase64, 'base64')).catch(() => false);
-  if (unchanged) throw new EngineInputError('no_face_target', NO_FACE_EITHER);
+/** A face swap's result: "no face" when it is the target unchanged, else finished as JPEG. */
+export async function finishRemoteFaceSwap(
+  engine: string,
+  result: Buffer,
+  targetBase64: string,
+): Promise<EncodedImage> {
+  await refuseUnchanged(result, targetBase64);
+  return finishRemoteImage(engine, result, FINISH_AS.faceSwapped);
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */

@@ -13,6 +13,13 @@ export interface PreparedImage {
 
 const SENDABLE = new Set(['jpeg', 'png', 'webp']);
 
+/** Largest width or height a generate request may ask for. */
+export const MAX_GENERATE_SIDE = 2048;
+const MIN_GENERATE_SIDE = 64;
+
+/** The message when a face swap returns the target unchanged: it does not say which image lacked a face. */
+export const NO_FACE_EITHER = 'No face found in the face image or in the target image';
+
 /** JPEG quality of face swap results (as the local engine). */
 export const SWAP_JPEG_QUALITY = 92;
 
@@ -74,6 +81,58 @@ export async function prepareMask(mask: Buffer, width: number, height: number): 
   if (max < 8) throw new EngineInputError('bad_request', 'The mask is empty: paint the area to change');
   return { base64: data.toString('base64'), width, height };
 }
+
+/** A generate request's size, checked the same way by every remote engine. */
+export function checkGenerateSize(width: number, height: number): void {
+  for (const side of [width, height]) {
+    if (!Number.isInteger(side) || side < MIN_GENERATE_SIDE || side > MAX_GENERATE_SIDE) {
+      throw new EngineInputError(
+        'bad_request',
+        `Image sizes must be whole numbers from ${MIN_GENERATE_SIDE} to ${MAX_GENERATE_SIDE}`,
+      );
+    }
+  }
+}
+
+/** Stable Diffusion works in multiples of 8; the result is stretched back to the request. */
+export function roundTo8(value: number): number {
+  return Math.max(MIN_GENERATE_SIDE, Math.round(value / 8) * 8);
+}
+
+/** A super-resolution request's factor: 2 unless given, from 1 to 8. */
+export function upscaleFactor(scale: number | undefined): number {
+  const factor = scale ?? 2;
+  if (!Number.isFinite(factor) || factor < 1 || factor > 8) {
+    throw new EngineInputError('bad_request', 'The upscaling factor must be from 1 to 8');
+  }
+  return factor;
+}
+
+/** ReActor (and most face swap models) answer "no face" by returning the target unchanged. */
+export async function refuseUnchanged(result: Buffer, targetBase64: string): Promise<void> {
+  const unchanged = await samePixels(result, Buffer.from(targetBase64, 'base64')).catch(() => false);
+  if (unchanged) throw new EngineInputError('no_face_target', NO_FACE_EITHER);
+}
+
+/** How each tool's result is finished (format, provenance mark, size), the same on every engine. */
+export const FINISH_AS = {
+  generated: (width: number, height: number): FinishOptions => ({
+    format: 'png',
+    aiGenerated: 'image generation',
+    size: { width, height },
+  }),
+  inpainted: (image: PreparedImage): FinishOptions => ({
+    format: 'png',
+    aiGenerated: 'inpainting',
+    size: { width: image.width, height: image.height },
+  }),
+  /** For servers whose upscale model has a fixed factor (×4 for Real-ESRGAN): brought to the scale asked. */
+  upscaled: (image: PreparedImage, scale: number): FinishOptions => ({
+    format: 'png',
+    size: { width: Math.round(image.width * scale), height: Math.round(image.height * scale) },
+  }),
+  faceSwapped: { format: 'jpeg', aiGenerated: 'face swap' } as FinishOptions,
+};
 
 export interface FinishOptions {
   format: 'png' | 'jpeg';

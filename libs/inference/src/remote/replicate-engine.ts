@@ -15,21 +15,27 @@ import {
 } from '../engine.port';
 import { EngineLogger, silentLogger } from '../logger';
 import { errorDetail, isRecord, noFaceError } from './a1111-client';
-import { MAX_GENERATE_SIDE } from './a1111-engine';
-import { prepareImage, prepareMask, PreparedImage } from './remote-images';
 import {
+  checkGenerateSize,
+  FINISH_AS,
+  prepareImage,
+  prepareMask,
+  roundTo8,
+  PreparedImage,
+  upscaleFactor,
+} from './remote-images';
+import {
+  finishRemoteFaceSwap,
   finishRemoteImage,
   parseJson,
   RemoteAnswer,
   RemoteEngineError,
   RemoteHttp,
-  refuseUnchanged,
   sleep,
   statusError,
 } from './remote-http';
 
 const ENGINE = 'Replicate';
-const MIN_SIDE = 64;
 
 export const REPLICATE_TOOLS = ['generate', 'inpaint', 'superResolve', 'faceSwap'] as const;
 export type ReplicateTool = (typeof REPLICATE_TOOLS)[number];
@@ -126,27 +132,13 @@ export class ReplicateEngine implements InferenceEngine {
   async generate(request: GenerateRequest, context: RunContext = {}): Promise<EncodedImage> {
     this.model('generate');
     const { width, height } = request;
-    for (const side of [width, height]) {
-      if (!Number.isInteger(side) || side < MIN_SIDE || side > MAX_GENERATE_SIDE) {
-        throw new EngineInputError(
-          'bad_request',
-          `Image sizes must be whole numbers from ${MIN_SIDE} to ${MAX_GENERATE_SIDE}`,
-        );
-      }
-    }
+    checkGenerateSize(width, height);
     const bytes = await this.predict(
       'generate',
       { prompt: request.prompt, width: roundTo8(width), height: roundTo8(height) },
       context,
     );
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, {
-        format: 'png',
-        aiGenerated: 'image generation',
-        size: { width, height },
-      }),
-      context,
-    );
+    return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.generated(width, height)), context);
   }
 
   async inpaint(request: InpaintRequest, context: RunContext = {}): Promise<EncodedImage> {
@@ -158,31 +150,15 @@ export class ReplicateEngine implements InferenceEngine {
       { prompt: request.prompt, image: dataUrl(image), mask: `data:image/png;base64,${mask.base64}` },
       context,
     );
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, {
-        format: 'png',
-        aiGenerated: 'inpainting',
-        size: { width: image.width, height: image.height },
-      }),
-      context,
-    );
+    return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.inpainted(image)), context);
   }
 
   async superResolve(request: SuperResolveRequest, context: RunContext = {}): Promise<EncodedImage> {
     this.model('superResolve');
-    const scale = request.scale ?? 2;
-    if (!Number.isFinite(scale) || scale < 1 || scale > 8) {
-      throw new EngineInputError('bad_request', 'The upscaling factor must be from 1 to 8');
-    }
+    const scale = upscaleFactor(request.scale);
     const image = await prepareImage(request.image, this.options.maxInputSide ?? 2048);
     const bytes = await this.predict('superResolve', { image: dataUrl(image), scale }, context);
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, {
-        format: 'png',
-        size: { width: Math.round(image.width * scale), height: Math.round(image.height * scale) },
-      }),
-      context,
-    );
+    return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.upscaled(image, scale)), context);
   }
 
   async faceSwap(request: FaceSwapRequest, context: RunContext = {}): Promise<EncodedImage> {
@@ -197,11 +173,7 @@ export class ReplicateEngine implements InferenceEngine {
       { input_image: dataUrl(target), swap_image: dataUrl(face) },
       context,
     );
-    await refuseUnchanged(bytes, target.base64);
-    return this.done(
-      await finishRemoteImage(ENGINE, bytes, { format: 'jpeg', aiGenerated: 'face swap' }),
-      context,
-    );
+    return this.done(await finishRemoteFaceSwap(ENGINE, bytes, target.base64), context);
   }
 
   async clone(_request: CloneRequest, _context?: RunContext): Promise<EncodedImage[]> {
@@ -439,8 +411,4 @@ function dataUrl(image: PreparedImage): string {
       ? 'image/webp'
       : 'image/png';
   return `data:${mime};base64,${image.base64}`;
-}
-
-function roundTo8(value: number): number {
-  return Math.max(MIN_SIDE, Math.round(value / 8) * 8);
 }
