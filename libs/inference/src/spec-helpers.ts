@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
+import { gradientPng } from './remote/fake-server-kit';
 
 /** Test-only helpers (excluded from the build). */
 
@@ -16,18 +17,7 @@ export const FIXTURES = [
 
 /** A smooth colour gradient without any face. */
 export function gradientImage(width = 320, height = 240): Promise<Buffer> {
-  const data = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const o = (y * width + x) * 3;
-      data[o] = Math.round((255 * x) / width);
-      data[o + 1] = Math.round((255 * y) / height);
-      data[o + 2] = 128;
-    }
-  }
-  return sharp(data, { raw: { width, height, channels: 3 } })
-    .png()
-    .toBuffer();
+  return gradientPng(width, height);
 }
 
 export async function rawRgb(image: Buffer): Promise<{ data: Buffer; width: number; height: number }> {

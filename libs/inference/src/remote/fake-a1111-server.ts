@@ -1,6 +1,6 @@
-import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import sharp from 'sharp';
+import { closeServer, gradientPng, listenLocally, patchFacePng, readBodyUpTo } from './fake-server-kit';
 
 /**
  * A stand-in for an Automatic1111-compatible GPU server in tests: the same routes and JSON shapes,
@@ -71,13 +71,8 @@ export class FakeA1111Server {
   }
 
   static async start(options: FakeA1111Options = {}): Promise<FakeA1111Server> {
-    const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    return new FakeA1111Server(server, options, `http://127.0.0.1:${port}`);
+    const { server, url } = await listenLocally(options.port);
+    return new FakeA1111Server(server, options, url);
   }
 
   /** The next work request answers `status` with `body` (JSON) instead of working. */
@@ -96,14 +91,13 @@ export class FakeA1111Server {
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const [path, query = ''] = (req.url ?? '/').split('?');
     const method = req.method ?? 'GET';
-    const raw = await readBody(req, this.bodyLimit);
+    const raw = await readBodyUpTo(req, this.bodyLimit);
     let body: unknown;
     let bodyError: string | undefined;
     if (raw === 'too large') {
@@ -269,19 +263,6 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeA111
 
 const CLIENT_GONE = Symbol('client gone');
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk); // past the limit: keep reading, drop the bytes
-    });
-    req.on('end', () => resolve(size > limit ? 'too large' : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function send(
   res: ServerResponse,
   status: number,
@@ -342,17 +323,8 @@ async function png(pipeline: sharp.Sharp): Promise<string> {
   }
 }
 
-function gradient(width: number, height: number): Promise<string> {
-  const data = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const o = (y * width + x) * 3;
-      data[o] = Math.round((255 * x) / width);
-      data[o + 1] = Math.round((255 * y) / height);
-      data[o + 2] = 128;
-    }
-  }
-  return png(sharp(data, { raw: { width, height, channels: 3 } }));
+async function gradient(width: number, height: number): Promise<string> {
+  return (await gradientPng(width, height)).toString('base64');
 }
 
 async function paintMask(image: Buffer, mask: Buffer | undefined): Promise<string> {
@@ -389,18 +361,7 @@ async function upscale(image: Buffer, factor: number): Promise<string> {
 
 async function patchFace(image: Buffer): Promise<string> {
   try {
-    const { width = 0, height = 0 } = await sharp(image).metadata();
-    const patch = {
-      create: {
-        width: Math.max(1, Math.round(width / 3)),
-        height: Math.max(1, Math.round(height / 3)),
-        channels: 3 as const,
-        background: '#00ff00',
-      },
-    };
-    return await png(
-      sharp(image).composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }]),
-    );
+    return (await patchFacePng(image)).toString('base64');
   } catch {
     throw new InvalidImage();
   }

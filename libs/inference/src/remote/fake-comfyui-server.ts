@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import sharp from 'sharp';
 import { WebSocket, WebSocketServer } from 'ws';
+import { closeServer, gradientPng, listenLocally, patchFacePng, readBody } from './fake-server-kit';
 
 /**
  * A stand-in for a ComfyUI server in tests: the routes, JSON shapes and socket messages of
@@ -110,13 +110,8 @@ export class FakeComfyUIServer {
   }
 
   static async start(options: FakeComfyUIOptions = {}): Promise<FakeComfyUIServer> {
-    const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    return new FakeComfyUIServer(server, options, `http://127.0.0.1:${port}`);
+    const { server, url } = await listenLocally(options.port);
+    return new FakeComfyUIServer(server, options, url);
   }
 
   requestsTo(path: string): ComfyRecordedRequest[] {
@@ -138,8 +133,7 @@ export class FakeComfyUIServer {
     for (const job of this.running.values()) job.timers.forEach(clearTimeout);
     for (const ws of this.sockets.values()) ws.terminate();
     this.wss.close();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   private authorized(header: string | undefined): boolean {
@@ -405,7 +399,7 @@ export class FakeComfyUIServer {
     const upscale = find('ImageUpscaleWithModel');
     const swap = find('ReActorFaceSwap');
     if (latent) {
-      image = await gradient(Number(latent.inputs.width), Number(latent.inputs.height));
+      image = await gradientPng(Number(latent.inputs.width), Number(latent.inputs.height));
     } else if (inpaint) {
       image = await paintMask(loaded(inpaint.inputs.pixels), loaded(inpaint.inputs.mask));
     } else if (upscale) {
@@ -417,9 +411,9 @@ export class FakeComfyUIServer {
         .toBuffer();
     } else if (swap) {
       const target = loaded(swap.inputs.input_image);
-      image = this.noFace ? await sharp(target).png().toBuffer() : await patchFace(target);
+      image = this.noFace ? await sharp(target).png().toBuffer() : await patchFacePng(target);
     } else {
-      image = await gradient(64, 64);
+      image = await gradientPng(64, 64);
     }
     const outputs: Record<string, unknown> = {};
     for (const [id, node] of Object.entries(job.prompt)) {
@@ -452,15 +446,6 @@ export function startFakeComfyUI(options: FakeComfyUIOptions = {}): Promise<Fake
   return FakeComfyUIServer.start(options);
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return;
   // aiohttp's web.Response(status=…) has an empty text body
@@ -476,21 +461,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-async function gradient(width: number, height: number): Promise<Buffer> {
-  const data = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const o = (y * width + x) * 3;
-      data[o] = Math.round((255 * x) / width);
-      data[o + 1] = Math.round((255 * y) / height);
-      data[o + 2] = 128;
-    }
-  }
-  return sharp(data, { raw: { width, height, channels: 3 } })
-    .png()
-    .toBuffer();
-}
-
 async function paintMask(image: Buffer, mask: Buffer): Promise<Buffer> {
   const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const grey = await sharp(mask)
@@ -502,22 +472,6 @@ async function paintMask(image: Buffer, mask: Buffer): Promise<Buffer> {
     if (grey.data[p * grey.info.channels] >= 128) data.set([255, 0, 255], p * info.channels);
   }
   return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
-    .png()
-    .toBuffer();
-}
-
-async function patchFace(image: Buffer): Promise<Buffer> {
-  const { width = 0, height = 0 } = await sharp(image).metadata();
-  const patch = {
-    create: {
-      width: Math.max(1, Math.round(width / 3)),
-      height: Math.max(1, Math.round(height / 3)),
-      channels: 3 as const,
-      background: '#00ff00',
-    },
-  };
-  return sharp(image)
-    .composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }])
     .png()
     .toBuffer();
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import sharp from 'sharp';
+import { closeServer, listenLocally, patchFacePng, readBody } from './fake-server-kit';
 import { signReplicateWebhook } from './replicate-webhook';
 
 /**
@@ -80,13 +80,8 @@ export class FakeReplicateServer {
   }
 
   static async start(options: FakeReplicateOptions): Promise<FakeReplicateServer> {
-    const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    return new FakeReplicateServer(server, options, `http://127.0.0.1:${port}`);
+    const { server, url } = await listenLocally(options.port);
+    return new FakeReplicateServer(server, options, url);
   }
 
   /** The next `times` API calls answer 429 with Retry-After `retryAfterSeconds`. */
@@ -109,8 +104,7 @@ export class FakeReplicateServer {
 
   async close(): Promise<void> {
     for (const p of this.predictions.values()) p.timers.forEach(clearTimeout);
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -363,19 +357,7 @@ export class FakeReplicateServer {
       case 'faceSwap': {
         const target = image('input_image');
         if (this.noFace) return sharp(target).png().toBuffer();
-        const { width = 0, height = 0 } = await sharp(target).metadata();
-        const patch = {
-          create: {
-            width: Math.round(width / 3),
-            height: Math.round(height / 3),
-            channels: 3 as const,
-            background: '#00ff00',
-          },
-        };
-        return sharp(target)
-          .composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }])
-          .png()
-          .toBuffer();
+        return patchFacePng(target);
       }
     }
   }
@@ -383,15 +365,6 @@ export class FakeReplicateServer {
 
 export function startFakeReplicate(options: FakeReplicateOptions): Promise<FakeReplicateServer> {
   return FakeReplicateServer.start(options);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function send(

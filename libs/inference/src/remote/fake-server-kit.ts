@@ -1,0 +1,73 @@
+import { createServer, IncomingMessage, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+
+/** What the fake remote servers (A1111, ComfyUI, Replicate) share: a local HTTP server, bodies, test images. */
+
+/** An HTTP server listening on 127.0.0.1 (`port` 0: any free port) and its http://127.0.0.1:port. */
+export async function listenLocally(port = 0): Promise<{ server: Server; url: string }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${bound}` };
+}
+
+/** Drops open connections (keep-alive, hung requests) and waits for the server to close. */
+export async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** The whole request body; past `limit` bytes it is still read to the end but dropped. */
+export function readBodyUpTo(req: IncomingMessage, limit: number): Promise<Buffer | 'too large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > limit ? 'too large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  return (await readBodyUpTo(req, Infinity)) as Buffer;
+}
+
+/** A smooth colour gradient (PNG) without any face: what the fakes "generate". */
+export function gradientPng(width: number, height: number): Promise<Buffer> {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 3;
+      data[o] = Math.round((255 * x) / width);
+      data[o + 1] = Math.round((255 * y) / height);
+      data[o + 2] = 128;
+    }
+  }
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+}
+
+/** The image with a green patch on its middle third (PNG): what the fakes' face swap does. */
+export async function patchFacePng(image: Buffer): Promise<Buffer> {
+  const { width = 0, height = 0 } = await sharp(image).metadata();
+  const patch = {
+    create: {
+      width: Math.max(1, Math.round(width / 3)),
+      height: Math.max(1, Math.round(height / 3)),
+      channels: 3 as const,
+      background: '#00ff00',
+    },
+  };
+  return sharp(image)
+    .composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }])
+    .png()
+    .toBuffer();
+}
