@@ -20,6 +20,34 @@ export function gradientImage(width = 320, height = 240): Promise<Buffer> {
   return gradientPng(width, height);
 }
 
+/** What `promise` rejects with; fails the test when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** An inpainting mask: black (keep) with one white (repaint) rectangle, PNG. */
+export function boxMask(
+  width: number,
+  height: number,
+  box: { left: number; top: number; width: number; height: number },
+): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: '#000' } })
+    .composite([
+      {
+        input: { create: { width: box.width, height: box.height, channels: 3, background: '#fff' } },
+        left: box.left,
+        top: box.top,
+      },
+    ])
+    .png()
+    .toBuffer();
+}
+
 export async function rawRgb(image: Buffer): Promise<{ data: Buffer; width: number; height: number }> {
   const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };

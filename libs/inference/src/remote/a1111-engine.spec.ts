@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { CapabilityUnavailableError, EngineInputError } from '../engine.port';
 import { AI_GENERATED_MARK } from '../provenance';
-import { gradientImage } from '../spec-helpers';
+import { boxMask, gradientImage, rejection } from '../spec-helpers';
 import { A1111EngineOptions, A1111Engine, NO_FACE_EITHER } from './a1111-engine';
 import { A1111Error } from './a1111-client';
 import { FakeA1111Server, RecordedRequest, startFakeA1111 } from './fake-a1111-server';
@@ -31,14 +31,6 @@ describe('A1111Engine', () => {
     const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const o = (y * info.width + x) * info.channels;
     return [data[o], data[o + 1], data[o + 2]];
-  };
-  const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-    try {
-      await promise;
-    } catch (error) {
-      return error;
-    }
-    throw new Error('expected a rejection');
   };
 
   describe('capabilities', () => {
@@ -87,16 +79,7 @@ describe('A1111Engine', () => {
 
     it('inpaint: img2img with the image, the mask and inpainting settings; the result has the input size', async () => {
       // White (repaint) on the left half, black on the right.
-      const mask = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#000' } })
-        .composite([
-          {
-            input: { create: { width: 160, height: 240, channels: 3, background: '#fff' } },
-            left: 0,
-            top: 0,
-          },
-        ])
-        .png()
-        .toBuffer();
+      const mask = await boxMask(320, 240, { left: 0, top: 0, width: 160, height: 240 });
       const image = await engineFor().inpaint({ image: photo, mask, prompt: 'a red door' });
 
       const [request] = work();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { EngineInputError } from '../engine.port';
 import { AI_GENERATED_MARK } from '../provenance';
-import { gradientImage } from '../spec-helpers';
+import { boxMask, gradientImage, rejection } from '../spec-helpers';
 import { NO_FACE_EITHER } from './a1111-engine';
 import { ComfyUIEngine, ComfyUIEngineOptions } from './comfyui-engine';
 import { DEFAULT_WORKFLOW_DIR } from './comfyui-workflow';
@@ -32,14 +32,6 @@ describe('ComfyUIEngine', () => {
 
   const engineFor = (options: Partial<ComfyUIEngineOptions> = {}) =>
     new ComfyUIEngine({ baseUrl: fake.url, token: TOKEN, pollIntervalMs: 50, ...options });
-  const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-    try {
-      await promise;
-    } catch (error) {
-      return error;
-    }
-    throw new Error('expected a rejection');
-  };
   const nodeTitled = (prompt: Record<string, { inputs: Record<string, unknown> }>, title: string) => {
     const workflow = JSON.parse(readFileSync(join(DEFAULT_WORKFLOW_DIR, 'generate.json'), 'utf8')) as Record<
       string,
@@ -79,16 +71,7 @@ describe('ComfyUIEngine', () => {
   });
 
   it('inpaint: uploads image and mask, fills the LoadImage nodes, repaints only the mask', async () => {
-    const mask = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#000' } })
-      .composite([
-        {
-          input: { create: { width: 40, height: 40, channels: 3, background: '#fff' } },
-          left: 10,
-          top: 10,
-        },
-      ])
-      .png()
-      .toBuffer();
+    const mask = await boxMask(320, 240, { left: 10, top: 10, width: 40, height: 40 });
     const image = await engineFor().inpaint({ image: photo, mask, prompt: 'a red hat' });
     expect(fake.requestsTo('/upload/image')).toHaveLength(2);
     const [prompt] = fake.prompts();

@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { CapabilityUnavailableError, EngineInputError } from '../engine.port';
-import { gradientImage } from '../spec-helpers';
+import { gradientImage, rejection } from '../spec-helpers';
 import { FakeReplicateServer, startFakeReplicate } from './fake-replicate-server';
 import { RemoteEngineError } from './remote-http';
 import { ReplicateEngine, ReplicateEngineOptions } from './replicate-engine';
@@ -43,14 +43,6 @@ describe('ReplicateEngine', () => {
 
   const engineFor = (options: Partial<ReplicateEngineOptions> = {}) =>
     new ReplicateEngine({ token: TOKEN, apiUrl: fake.url, models: MODELS, pollIntervalMs: 20, ...options });
-  const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-    try {
-      await promise;
-    } catch (error) {
-      return error;
-    }
-    throw new Error('expected a rejection');
-  };
 
   it('generate: creates a prediction with the version, polls it, reports log progress, downloads the output', async () => {
     fake.delayMs = 150;
