@@ -4,7 +4,16 @@ import { uniqueName } from '../../backend/test/clients';
 import { linkIn, waitForMail } from '../../backend/test/mailbox';
 import { stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
+import {
+  dismissToasts,
+  fakeStripeCheckout,
+  FRONTEND_DIST,
+  launchBrowser,
+  logInAs,
+  registerInBrowser,
+  screenshot,
+  toast,
+} from './browser';
 
 /** Account basics in the browser, through the mails the local mail catcher received. */
 describe('account basics in the browser', () => {
@@ -24,28 +33,14 @@ describe('account basics in the browser', () => {
   beforeEach(async () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    // Stripe's hosted page is outside this machine: answer it locally.
-    await page.route('https://checkout.stripe.com/**', (route) =>
-      route.fulfill({ contentType: 'text/html', body: '<h1>Stripe Checkout</h1>' }),
-    );
+    await fakeStripeCheckout(page);
   });
   afterEach(() => context.close());
-
-  async function registerInBrowser(username: string, password: string) {
-    await page.goto(`${t.url}/register`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Email').fill(`${username}@example.com`);
-    await page.getByLabel('Password').fill(password);
-    await page.getByText('I confirm that I am 18 or older').click();
-    await page.getByRole('button', { name: 'Register' }).click();
-    await toast(page, 'Registered!').waitFor();
-    await page.waitForURL(`${t.url}/login`);
-  }
 
   it('register → buying refused → verify link from the mail → buying goes to Stripe', async () => {
     const username = uniqueName('vic');
     const password = 'amber-kettle-71';
-    await registerInBrowser(username, password);
+    await registerInBrowser(page, t.url, username, password);
     await logInAs(page, t.url, username, password);
 
     await page.goto(`${t.url}/profile/refill`);
@@ -73,7 +68,7 @@ describe('account basics in the browser', () => {
 
   it('forgot password → reset link from the mail → log in with the new password', async () => {
     const username = uniqueName('rob');
-    await registerInBrowser(username, 'first-pass-word-3');
+    await registerInBrowser(page, t.url, username, 'first-pass-word-3');
 
     await page.getByRole('link', { name: 'Forgot password?' }).click();
     await page.waitForURL(`${t.url}/forgot-password`);

@@ -7,6 +7,7 @@ import {
   FRONTEND_DIST,
   launchBrowser,
   logInAs,
+  registerInBrowser,
   screenshot,
   settledBox,
   toast,
@@ -42,14 +43,7 @@ describe('accounts in the browser', () => {
     const username = uniqueName('eve');
     const password = 'browser-pass-1';
 
-    await page.goto(`${t.url}/register`);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Email').fill(`${username}@example.com`);
-    await page.getByLabel('Password').fill(password);
-    await page.getByText('I confirm that I am 18 or older').click();
-    await page.getByRole('button', { name: 'Register' }).click();
-    await toast(page, 'Registered!').waitFor();
-    await page.waitForURL(`${t.url}/login`);
+    await registerInBrowser(page, t.url, username, password);
     expect(await page.evaluate(() => localStorage.getItem('registered'))).toBe('true');
 
     // One registration per browser.

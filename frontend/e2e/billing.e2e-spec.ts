@@ -3,7 +3,7 @@ import { markEmailVerified, register, uniqueName, PASSWORD } from '../../backend
 import { postWebhook, signedEvent, stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
+import { fakeStripeCheckout, FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
 
 describe('buying coins in the browser', () => {
   let t: TestApp;
@@ -26,10 +26,7 @@ describe('buying coins in the browser', () => {
     await markEmailVerified(t, username);
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    // Stripe's hosted page is outside this machine: answer it locally.
-    await page.route('https://checkout.stripe.com/**', (route) =>
-      route.fulfill({ contentType: 'text/html', body: '<h1>Stripe Checkout</h1>' }),
-    );
+    await fakeStripeCheckout(page);
     await logInAs(page, t.url, username, PASSWORD);
   });
   afterEach(() => context.close());

@@ -49,6 +49,30 @@ export async function logInAs(
   await dismissToasts(page);
 }
 
+/** Registers through the register screen and waits to land on the login screen. */
+export async function registerInBrowser(
+  page: Page,
+  baseUrl: string,
+  username: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/register`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Email').fill(`${username}@example.com`);
+  await page.getByLabel('Password').fill(password);
+  await page.getByText('I confirm that I am 18 or older').click();
+  await page.getByRole('button', { name: 'Register' }).click();
+  await toast(page, 'Registered!').waitFor();
+  await page.waitForURL(`${baseUrl}/login`);
+}
+
+/** Stripe's hosted checkout page is outside this machine: the page answers it locally. */
+export function fakeStripeCheckout(page: Page): Promise<void> {
+  return page.route('https://checkout.stripe.com/**', (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<h1>Stripe Checkout</h1>' }),
+  );
+}
+
 /**
  * Closes the open toasts, and any that arrive meanwhile (a live push may add one), until none is
  * left: they sit under the header's right side for 5 s.
