@@ -1,29 +1,11 @@
 import { JobMessages } from '@studio/contracts';
 import { Capability, CapabilityUnavailableError, EngineInputError } from '../engine.port';
 import { EngineLogger } from '../logger';
+import { A1111Error } from './a1111-error';
+import { RemoteEngineError, RemoteHttp } from './remote-http';
 
-/**
- * Why a call to the remote server failed when the request itself was fine: the job pipeline
- * retries these (anything but EngineInputError / CapabilityUnavailableError is retried).
- * - timeout: no complete answer within the timeout
- * - network: connection refused or reset, DNS failure
- * - server: HTTP 5xx, or 408/429 (busy)
- * - auth: HTTP 401/403, the credentials in the configuration are wrong or missing
- * - protocol: an answer that is not what the API promises (not JSON, no image, undecodable image)
- */
-export type A1111ErrorKind = 'timeout' | 'network' | 'server' | 'auth' | 'protocol';
-
-export class A1111Error extends Error {
-  constructor(
-    readonly kind: A1111ErrorKind,
-    message: string,
-    readonly status?: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'A1111Error';
-  }
-}
+export { A1111Error } from './a1111-error';
+export type { A1111ErrorKind } from './a1111-error';
 
 export interface A1111ClientOptions {
   baseUrl: string;
@@ -46,15 +28,14 @@ export interface RequestOptions {
 const DETAIL_CHARS = 200;
 
 /**
- * JSON over HTTP to an Automatic1111-compatible server: authentication, a timeout per request,
- * cancellation, and the mapping of failures to the engine port's error types.
+ * JSON over HTTP to an Automatic1111-compatible server: authentication (credentials in the URL
+ * become basic auth), and the mapping of failures to the engine port's error types. The transport
+ * (timeout per request, cancellation, close) is RemoteHttp's, as for the other remote engines.
  */
 export class A1111Client {
   /** The server's base URL without credentials: safe to log. */
   readonly url: string;
-  private readonly authorization?: string;
-  private readonly inflight = new Set<AbortController>();
-  private closed = false;
+  private readonly http: RemoteHttp;
 
   constructor(private readonly options: A1111ClientOptions) {
     let base: URL;
@@ -78,15 +59,20 @@ export class A1111Client {
     if (username !== undefined && options.token !== undefined) {
       throw new Error('A1111 engine: configure either username/password or a token, not both');
     }
+    const headers: Record<string, string> = { accept: 'application/json' };
     if (username !== undefined) {
       const pair = `${username}:${password ?? ''}`;
-      this.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+      headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
     } else if (options.token !== undefined) {
-      this.authorization = `Bearer ${options.token}`;
+      headers.authorization = `Bearer ${options.token}`;
     }
-    base.search = '';
-    base.hash = '';
-    this.url = base.href.replace(/\/+$/, '');
+    this.http = new RemoteHttp({
+      engine: 'A1111',
+      baseUrl: base.href,
+      headers,
+      timeoutMs: options.timeoutMs,
+    });
+    this.url = this.http.url;
   }
 
   async request(
@@ -96,63 +82,34 @@ export class A1111Client {
     opts: RequestOptions = {},
   ): Promise<unknown> {
     const { signal, capability } = opts;
-    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
-    signal?.throwIfAborted();
-    if (this.closed) throw new A1111Error('network', 'The A1111 engine is closed');
-
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this.inflight.add(controller);
     const where = `${method} ${path.split('?')[0]}`;
+    let status: number;
+    let text: string;
     try {
-      let status: number;
-      let text: string;
-      try {
-        const headers: Record<string, string> = { accept: 'application/json' };
-        if (body !== undefined) headers['content-type'] = 'application/json';
-        if (this.authorization) headers.authorization = this.authorization;
-        const response = await fetch(`${this.url}${path}`, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: controller.signal,
-        });
-        status = response.status;
-        text = await response.text(); // the body is read under the same timeout
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        if (timedOut) {
-          throw new A1111Error('timeout', `A1111 ${where} timed out after ${timeoutMs} ms`, undefined, {
-            cause: error,
-          });
-        }
-        if (this.closed)
-          throw new A1111Error('network', 'The A1111 engine is closed', undefined, { cause: error });
-        throw new A1111Error(
-          'network',
-          `A1111 server ${this.url} unreachable (${where}): ${describeNetworkError(error)}`,
-          undefined,
-          { cause: error },
-        );
+      // No size cap, as before: an ×8 upscale comes back as one large base64 string.
+      const answer = await this.http.send(method, path, {
+        json: body,
+        signal,
+        timeoutMs: opts.timeoutMs,
+        maxBytes: Number.POSITIVE_INFINITY,
+      });
+      status = answer.status;
+      text = new TextDecoder().decode(answer.body); // as fetch's text(): UTF-8, BOM dropped
+    } catch (error) {
+      // Same kinds and messages; A1111Error is what the engine's callers know.
+      if (error instanceof RemoteEngineError) {
+        const kind = error.kind === 'rate_limited' ? 'server' : error.kind;
+        throw new A1111Error(kind, error.message, error.status, { cause: error.cause });
       }
-      if (status < 200 || status >= 300) throw this.httpError(status, text, where, capability);
-      try {
-        return JSON.parse(text) as unknown;
-      } catch (error) {
-        throw new A1111Error('protocol', `A1111 ${where} answered with something other than JSON`, status, {
-          cause: error,
-        });
-      }
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      this.inflight.delete(controller);
+      throw error;
+    }
+    if (status < 200 || status >= 300) throw this.httpError(status, text, where, capability);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new A1111Error('protocol', `A1111 ${where} answered with something other than JSON`, status, {
+        cause: error,
+      });
     }
   }
 
@@ -195,10 +152,7 @@ export class A1111Client {
 
   /** Aborts every request in flight; later requests fail at once. */
   close(): void {
-    this.closed = true;
-    for (const controller of this.inflight)
-      controller.abort(new A1111Error('network', 'The A1111 engine is closed'));
-    this.inflight.clear();
+    this.http.close();
   }
 
   private httpError(status: number, text: string, where: string, capability?: Capability): Error {
@@ -286,16 +240,4 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 function truncate(text: string): string {
   return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS - 1)}…` : text;
-}
-
-function describeNetworkError(error: unknown): string {
-  // Duck-typed: fetch's errors come from another realm under jest, where instanceof Error fails.
-  const cause = isObject(error) ? error.cause : undefined;
-  if (isObject(cause) && typeof cause.code === 'string') return cause.code;
-  if (isObject(cause) && typeof cause.message === 'string') return cause.message;
-  return isObject(error) && typeof error.message === 'string' ? error.message : String(error);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }

@@ -1,5 +1,5 @@
 import { EncodedImage } from '../engine.port';
-import { A1111Error } from './a1111-client';
+import { A1111Error } from './a1111-error';
 import { FINISH_AS, finishImage, FinishOptions, refuseUnchanged } from './remote-images';
 
 /**

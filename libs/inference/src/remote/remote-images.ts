@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { JobMessages } from '@studio/contracts';
 import { EncodedImage, EngineInputError } from '../engine.port';
 import { markAiGenerated } from '../provenance';
-import { A1111Error } from './a1111-client';
+import { A1111Error } from './a1111-error';
 
 /** An image ready to send: base64 bytes and the size the server will see. */
 export interface PreparedImage {
