@@ -1,6 +1,13 @@
 import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import sharp from 'sharp';
-import { closeServer, gradientPng, listenLocally, patchFacePng, readBodyUpTo } from './fake-server-kit';
+import {
+  closeServer,
+  gradientPng,
+  listenLocally,
+  paintMaskPng,
+  patchFacePng,
+  readBodyUpTo,
+} from './fake-server-kit';
 
 /**
  * A stand-in for an Automatic1111-compatible GPU server in tests: the same routes and JSON shapes,
@@ -330,19 +337,7 @@ async function gradient(width: number, height: number): Promise<string> {
 async function paintMask(image: Buffer, mask: Buffer | undefined): Promise<string> {
   if (!mask) return reencode(image);
   try {
-    const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-    const grey = await sharp(mask)
-      .flatten({ background: '#000000' })
-      .resize(info.width, info.height, { fit: 'fill' })
-      .toColourspace('b-w')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    for (let p = 0; p < info.width * info.height; p++) {
-      if (grey.data[p * grey.info.channels] >= 128) data.set([255, 0, 255], p * info.channels);
-    }
-    return await png(
-      sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }),
-    );
+    return (await paintMaskPng(image, mask, true)).toString('base64');
   } catch {
     throw new InvalidImage();
   }

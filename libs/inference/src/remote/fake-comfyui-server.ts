@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import sharp from 'sharp';
 import { WebSocket, WebSocketServer } from 'ws';
-import { closeServer, gradientPng, listenLocally, patchFacePng, readBody } from './fake-server-kit';
+import {
+  closeServer,
+  gradientPng,
+  listenLocally,
+  paintMaskPng,
+  patchFacePng,
+  readBody,
+} from './fake-server-kit';
 
 /**
  * A stand-in for a ComfyUI server in tests: the routes, JSON shapes and socket messages of
@@ -401,7 +408,7 @@ export class FakeComfyUIServer {
     if (latent) {
       image = await gradientPng(Number(latent.inputs.width), Number(latent.inputs.height));
     } else if (inpaint) {
-      image = await paintMask(loaded(inpaint.inputs.pixels), loaded(inpaint.inputs.mask));
+      image = await paintMaskPng(loaded(inpaint.inputs.pixels), loaded(inpaint.inputs.mask));
     } else if (upscale) {
       const input = loaded(upscale.inputs.image);
       const { width = 0, height = 0 } = await sharp(input).metadata();
@@ -459,19 +466,4 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-async function paintMask(image: Buffer, mask: Buffer): Promise<Buffer> {
-  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const grey = await sharp(mask)
-    .resize(info.width, info.height, { fit: 'fill' })
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  for (let p = 0; p < info.width * info.height; p++) {
-    if (grey.data[p * grey.info.channels] >= 128) data.set([255, 0, 255], p * info.channels);
-  }
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
-    .png()
-    .toBuffer();
 }

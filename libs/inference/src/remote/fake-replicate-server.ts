@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import sharp from 'sharp';
-import { closeServer, listenLocally, patchFacePng, readBody } from './fake-server-kit';
+import { closeServer, listenLocally, paintMaskPng, patchFacePng, readBody } from './fake-server-kit';
 import { signReplicateWebhook } from './replicate-webhook';
 
 /**
@@ -329,21 +329,7 @@ export class FakeReplicateServer {
           .toBuffer();
       }
       case 'inpaint': {
-        const { data, info } = await sharp(image('image'))
-          .removeAlpha()
-          .raw()
-          .toBuffer({ resolveWithObject: true });
-        const mask = await sharp(image('mask'))
-          .resize(info.width, info.height, { fit: 'fill' })
-          .toColourspace('b-w')
-          .raw()
-          .toBuffer({ resolveWithObject: true });
-        for (let i = 0; i < info.width * info.height; i++) {
-          if (mask.data[i * mask.info.channels] >= 128) data.set([255, 0, 255], i * info.channels);
-        }
-        return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
-          .png()
-          .toBuffer();
+        return paintMaskPng(image('image'), image('mask'));
       }
       case 'superResolve': {
         const input = image('image');

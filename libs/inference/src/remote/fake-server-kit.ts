@@ -55,6 +55,27 @@ export function gradientPng(width: number, height: number): Promise<Buffer> {
     .toBuffer();
 }
 
+/**
+ * The image with the mask's white (≥ 128) area painted magenta (PNG): what the fakes' inpainting
+ * does. `alphaAsBlack`: a transparent area of the mask counts as black (A1111 flattens it).
+ */
+export async function paintMaskPng(image: Buffer, mask: Buffer, alphaAsBlack = false): Promise<Buffer> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  let greyMask = sharp(mask);
+  if (alphaAsBlack) greyMask = greyMask.flatten({ background: '#000000' });
+  const grey = await greyMask
+    .resize(info.width, info.height, { fit: 'fill' })
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  for (let p = 0; p < info.width * info.height; p++) {
+    if (grey.data[p * grey.info.channels] >= 128) data.set([255, 0, 255], p * info.channels);
+  }
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
+    .png()
+    .toBuffer();
+}
+
 /** The image with a green patch on its middle third (PNG): what the fakes' face swap does. */
 export async function patchFacePng(image: Buffer): Promise<Buffer> {
   const { width = 0, height = 0 } = await sharp(image).metadata();
