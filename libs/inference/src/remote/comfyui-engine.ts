@@ -552,20 +552,37 @@ function promptRefused(workflow: LoadedWorkflow, answer: unknown): EngineInputEr
   );
 }
 
-/** Rejects with a timeout after `ms`, or with the signal's reason on cancellation. */
+/**
+ * Rejects with a timeout after `ms`, or with the signal's reason on cancellation. Whichever comes
+ * first clears the others: the wait a cancelled job abandons never settles, and its timer must
+ * not outlive it.
+ */
 function withDeadline<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new RemoteEngineError('timeout', `The ComfyUI job did not finish within ${ms} ms`)),
-      ms,
-    );
-    const abort = () => reject(signal?.reason);
-    if (signal?.aborted) abort();
-    signal?.addEventListener('abort', abort, { once: true });
-    work.then(resolve, reject).finally(() => {
+    const settle = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', abort);
-    });
+    };
+    const timer = setTimeout(() => {
+      settle();
+      reject(new RemoteEngineError('timeout', `The ComfyUI job did not finish within ${ms} ms`));
+    }, ms);
+    const abort = () => {
+      settle();
+      reject(signal?.reason);
+    };
+    if (signal?.aborted) return abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    work.then(
+      (value) => {
+        settle();
+        resolve(value);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
   });
 }
 
