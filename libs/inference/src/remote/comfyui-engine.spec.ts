@@ -28,6 +28,7 @@ describe('ComfyUIEngine', () => {
     fake.hang = false;
     fake.websocket = true;
     fake.interrupted.length = 0;
+    fake.queueLatencyMs = 0;
   });
 
   const engineFor = (options: Partial<ComfyUIEngineOptions> = {}) =>
@@ -164,6 +165,18 @@ describe('ComfyUIEngine', () => {
     await expect(job).rejects.toThrow('cancelled by the user');
     await waitFor(() => fake.interrupted.length === 1 && fake.requestsTo('/queue').length === 1);
     expect(fake.requestsTo('/queue').map((r) => r.body)).toEqual([{ delete: [fake.interrupted[0]] }]);
+  });
+
+  it('a job cancelled while its prompt is being queued still interrupts that prompt', async () => {
+    fake.hang = true;
+    fake.queueLatencyMs = 300;
+    const controller = new AbortController();
+    const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
+    // ComfyUI has queued the prompt but its answer (the prompt_id) is still on the way.
+    await waitFor(() => fake.requestsTo('/prompt').length === 1);
+    controller.abort(new Error('cancelled by the user'));
+    await expect(job).rejects.toThrow('cancelled by the user');
+    await waitFor(() => fake.interrupted.length === 1);
   });
 
   it('wrong token: a retryable auth error; status() reports GPU, VRAM and queue', async () => {

@@ -254,9 +254,10 @@ export class ComfyUIEngine implements InferenceEngine {
     let promptId: string | undefined;
     const stop = new AbortController();
     try {
+      // Not aborted mid-flight: once ComfyUI has the prompt it runs, and only the prompt_id in
+      // the answer lets a cancelled job interrupt it (checked once the id is known, below).
       const queued = await this.http.send('POST', '/prompt', {
         json: { prompt: graph, client_id: clientId },
-        signal,
       });
       const answer = parseJson(ENGINE, queued, 'POST /prompt');
       if (queued.status === 400) throw promptRefused(workflow, answer);
@@ -265,6 +266,7 @@ export class ComfyUIEngine implements InferenceEngine {
         throw new RemoteEngineError('protocol', 'ComfyUI /prompt answered without a prompt_id');
       }
       promptId = answer.prompt_id;
+      signal?.throwIfAborted();
       const id = promptId;
 
       const ended = new Promise<Outcome>((resolve) => {

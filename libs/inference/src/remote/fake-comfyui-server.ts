@@ -79,6 +79,8 @@ export class FakeComfyUIServer {
   failExecution?: { nodeId: string; message: string };
   /** Prompts never finish (until interrupted). */
   hang = false;
+  /** How long the answer to POST /prompt takes; the prompt is queued (and runs) from the start. */
+  queueLatencyMs = 0;
   /** ReActor finds no face: the target comes back unchanged. */
   noFace = false;
   /** false: /ws refuses the upgrade (404), clients must poll /history. */
@@ -293,7 +295,12 @@ export class FakeComfyUIServer {
       prompt: prompt as Job['prompt'],
       timers: [],
     };
-    send(res, 200, { prompt_id: job.id, number: job.number, node_errors: {} });
+    const answer = { prompt_id: job.id, number: job.number, node_errors: {} };
+    if (this.queueLatencyMs > 0) {
+      setTimeout(() => send(res, 200, answer), this.queueLatencyMs).unref();
+    } else {
+      send(res, 200, answer);
+    }
     this.execute(job);
   }
 

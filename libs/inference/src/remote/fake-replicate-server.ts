@@ -55,6 +55,8 @@ interface FakePrediction {
 export class FakeReplicateServer {
   readonly requests: ReplicateRecordedRequest[] = [];
   delayMs = 0;
+  /** How long the answer to a creation takes; the prediction exists (and runs) from the start. */
+  createLatencyMs = 0;
   hang = false;
   /** The face swap model finds no face: the target comes back unchanged. */
   noFace = false;
@@ -229,7 +231,11 @@ export class FakeReplicateServer {
       timers: [],
     };
     this.predictions.set(id, prediction);
-    send(res, 201, this.view(prediction));
+    if (this.createLatencyMs > 0) {
+      setTimeout(() => send(res, 201, this.view(prediction)), this.createLatencyMs).unref();
+    } else {
+      send(res, 201, this.view(prediction));
+    }
     const failure = this.failures.shift();
     prediction.timers.push(
       setTimeout(() => {

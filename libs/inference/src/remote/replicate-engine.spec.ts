@@ -39,6 +39,7 @@ describe('ReplicateEngine', () => {
     fake.requests.length = 0;
     fake.delayMs = 0;
     fake.hang = false;
+    fake.createLatencyMs = 0;
   });
 
   const engineFor = (options: Partial<ReplicateEngineOptions> = {}) =>
@@ -162,6 +163,20 @@ describe('ReplicateEngine', () => {
     await expect(job).rejects.toThrow('stopped');
     await waitFor(() => fake.requestsTo(/\/cancel$/).length === 2);
     const id = fake.requestsTo(/\/cancel$/)[1].path.split('/')[3];
+    expect(fake.prediction(id)?.status).toBe('canceled');
+  });
+
+  it('a job cancelled while its prediction is being created still cancels that prediction', async () => {
+    fake.hang = true;
+    fake.createLatencyMs = 300;
+    const controller = new AbortController();
+    const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
+    // Replicate has the request (the prediction exists) but its answer is still on the way.
+    await waitFor(() => fake.requestsTo(/^POST \/v1\/predictions$/).length === 1);
+    controller.abort(new Error('stopped'));
+    await expect(job).rejects.toThrow('stopped');
+    await waitFor(() => fake.requestsTo(/\/cancel$/).length === 1);
+    const id = fake.requestsTo(/\/cancel$/)[0].path.split('/')[3];
     expect(fake.prediction(id)?.status).toBe('canceled');
   });
 

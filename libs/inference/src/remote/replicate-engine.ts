@@ -211,9 +211,11 @@ export class ReplicateEngine implements InferenceEngine {
       body.webhook = this.options.webhookUrl;
       body.webhook_events_filter = ['completed'];
     }
+    // The creation itself is not aborted: once Replicate has the request the prediction runs (and
+    // is paid for), and only the id in its answer lets a cancelled job cancel it.
     const created = toPrediction(
       await this.withRateLimit(
-        () => this.http.send('POST', path, { json: body, signal }),
+        () => this.http.send('POST', path, { json: body }),
         `POST ${path}`,
         tool,
         signal,
@@ -221,6 +223,7 @@ export class ReplicateEngine implements InferenceEngine {
     );
     let prediction = created;
     try {
+      signal?.throwIfAborted();
       prediction = await this.follow(created, context, started);
     } catch (error) {
       const abandoned = signal?.aborted || (error instanceof RemoteEngineError && error.kind === 'timeout');
