@@ -57,6 +57,8 @@ export class FakeReplicateServer {
   delayMs = 0;
   /** How long the answer to a creation takes; the prediction exists (and runs) from the start. */
   createLatencyMs = 0;
+  /** Where output URLs point (default: this server's /files); a model may return any string. */
+  outputOrigin?: string;
   hang = false;
   /** The face swap model finds no face: the target comes back unchanged. */
   noFace = false;
@@ -257,7 +259,7 @@ export class FakeReplicateServer {
           (png) => {
             const name = `${id}.png`;
             this.files.set(name, png);
-            prediction.output = [`${this.url}/files/${name}`];
+            prediction.output = [`${this.outputOrigin ?? this.url}/files/${name}`];
             prediction.logs += '100%|██████████| 20/20 [00:02<00:00]\n';
             this.end(prediction, 'succeeded');
           },

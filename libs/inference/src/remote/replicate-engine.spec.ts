@@ -5,7 +5,7 @@ import { CapabilityUnavailableError, EngineInputError } from '../engine.port';
 import { gradientImage, rejection } from '../spec-helpers';
 import { FakeReplicateServer, startFakeReplicate } from './fake-replicate-server';
 import { RemoteEngineError } from './remote-http';
-import { ReplicateEngine, ReplicateEngineOptions } from './replicate-engine';
+import { isReplicateFile, ReplicateEngine, ReplicateEngineOptions } from './replicate-engine';
 import { signReplicateWebhook, verifyReplicateWebhook } from './replicate-webhook';
 
 const TOKEN = 'r8_test_token';
@@ -40,6 +40,7 @@ describe('ReplicateEngine', () => {
     fake.delayMs = 0;
     fake.hang = false;
     fake.createLatencyMs = 0;
+    fake.outputOrigin = undefined;
   });
 
   const engineFor = (options: Partial<ReplicateEngineOptions> = {}) =>
@@ -90,6 +91,35 @@ describe('ReplicateEngine', () => {
     } finally {
       fake.noFace = false;
     }
+  });
+
+  it('fetches only Replicate files: an output naming another address is refused, never fetched', async () => {
+    const png = await gradientImage(64, 64);
+    const hits: string[] = [];
+    const elsewhere: Server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    try {
+      fake.outputOrigin = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+      const error = await rejection(engineFor().generate({ prompt: 'x', width: 64, height: 64 }));
+      expect(error).toMatchObject({
+        kind: 'protocol',
+        message: 'The Replicate prediction output is not a Replicate file URL',
+      });
+      expect(hits).toEqual([]);
+    } finally {
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
+    const api = 'https://api.replicate.com';
+    expect(isReplicateFile('https://replicate.delivery/pbxt/abc/out.png', api)).toBe(true);
+    expect(isReplicateFile('https://pbxt.replicate.delivery/abc/out.png', api)).toBe(true);
+    expect(isReplicateFile('https://api.replicate.com/v1/files/abc/download', api)).toBe(true);
+    expect(isReplicateFile('http://replicate.delivery/pbxt/abc/out.png', api)).toBe(false);
+    expect(isReplicateFile('https://replicate.delivery.example.com/out.png', api)).toBe(false);
+    expect(isReplicateFile('https://evilreplicate.delivery/out.png', api)).toBe(false);
+    expect(isReplicateFile('http://169.254.169.254/latest/meta-data/', api)).toBe(false);
   });
 
   it('waits out a 429 for its Retry-After, then goes on', async () => {

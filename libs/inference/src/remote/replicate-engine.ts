@@ -36,6 +36,8 @@ import {
 } from './remote-http';
 
 const ENGINE = 'Replicate';
+/** Where Replicate serves prediction output files (https://replicate.delivery/…). */
+const REPLICATE_FILES_HOST = 'replicate.delivery';
 
 export const REPLICATE_TOOLS = ['generate', 'inpaint', 'superResolve', 'faceSwap'] as const;
 export type ReplicateTool = (typeof REPLICATE_TOOLS)[number];
@@ -332,6 +334,11 @@ export class ReplicateEngine implements InferenceEngine {
   }
 
   private async download(url: string, signal?: AbortSignal): Promise<Buffer> {
+    if (!isReplicateFile(url, this.url)) {
+      // A model's output may be any string; the studio fetches only Replicate's own files, never an
+      // address a model names (an internal service, the cloud metadata endpoint).
+      throw new RemoteEngineError('protocol', 'The Replicate prediction output is not a Replicate file URL');
+    }
     const answer = await this.http.send('GET', url, { signal });
     if (answer.status !== 200) {
       throw (
@@ -390,6 +397,22 @@ function predictionFailure(prediction: Prediction): Error {
     );
   }
   return new EngineInputError('bad_request', `The GPU service could not do it: ${text.slice(0, 200)}`);
+}
+
+/** Replicate serves outputs from replicate.delivery (https) or from the API's own origin (files API). */
+export function isReplicateFile(url: string, apiUrl: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.origin === new URL(apiUrl).origin) return true;
+  const host = parsed.hostname;
+  return (
+    parsed.protocol === 'https:' &&
+    (host === REPLICATE_FILES_HOST || host.endsWith(`.${REPLICATE_FILES_HOST}`))
+  );
 }
 
 function firstOutput(output: unknown): string | undefined {
