@@ -56,13 +56,20 @@ export function exemplarFill(
   for (let i = 0; i < hole.length; i++) {
     if (finest.hole[i]) for (let c = 0; c < 3; c++) finest.pixels[i * 3 + c] = initial[i * 3 + c];
   }
-  // The pyramid: halve until the hole is a few patches across.
+  // The pyramid: halve until the hole is a few patches across, or until halving would leave no
+  // whole known patch (a hole spanning most of the picture): a coarser level must have sources.
   const levels: Level[] = [finest];
+  const sourcesOf: Int32Array[] = [validSources(finest)];
+  if (sourcesOf[0].length === 0) return null;
   while (
     Math.min(levels[0].width, levels[0].height) >= 8 * (2 * R + 1) &&
     holeExtent(levels[0]) > 4 * (2 * R + 1)
   ) {
-    levels.unshift(halve(levels[0]));
+    const coarser = halve(levels[0]);
+    const sources = validSources(coarser);
+    if (sources.length === 0) break;
+    levels.unshift(coarser);
+    sourcesOf.unshift(sources);
   }
   let nnf: Nnf | null = null;
   let previous: Level | null = null;
@@ -71,8 +78,7 @@ export function exemplarFill(
   for (let l = 0; l < levels.length; l++) {
     options.signal?.throwIfAborted();
     const level = levels[l];
-    const sources = validSources(level);
-    if (sources.length === 0) return null;
+    const sources = sourcesOf[l];
     if (previous && nnf) {
       nnf = upscaleNnf(nnf, previous, level, sources, random);
       // the finer level's hole starts from the coarser result, upsampled

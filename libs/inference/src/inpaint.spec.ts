@@ -55,6 +55,21 @@ async function rgbOf(png: Buffer): Promise<Uint8Array> {
 
 const mean = (values: Uint8Array) => values.reduce((sum, v) => sum + v, 0) / values.length;
 
+/** Diagonal stripes with a finer vertical pattern: diffusion (Telea alone) averages them to grey. */
+async function stripes(width: number, height: number) {
+  const clean = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const v = ((x + y) >> 3) & 1 ? 200 : 60;
+      clean.set([v, 255 - v, 120 + ((x >> 2) & 1) * 40], (y * width + x) * 3);
+    }
+  }
+  const image = await sharp(clean, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+  return { clean, image };
+}
+
 describe('inpaintImage', () => {
   beforeAll(async () => {
     const started = Date.now();
@@ -95,18 +110,8 @@ describe('inpaintImage', () => {
   });
 
   it('continues a texture into the hole instead of smearing it', async () => {
-    // diagonal stripes with a finer vertical pattern: diffusion (Telea alone) averages them to grey
     const [width, height] = [192, 192];
-    const clean = Buffer.alloc(width * height * 3);
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const v = ((x + y) >> 3) & 1 ? 200 : 60;
-        clean.set([v, 255 - v, 120 + ((x >> 2) & 1) * 40], (y * width + x) * 3);
-      }
-    }
-    const image = await sharp(clean, { raw: { width, height, channels: 3 } })
-      .png()
-      .toBuffer();
+    const { clean, image } = await stripes(width, height);
     const mask = await maskImage(width, height, '<rect x="72" y="72" width="48" height="48" fill="white"/>');
     const result = await inpaintImage({ image, mask });
     const binary = await decodeMask(mask, width, height);
@@ -114,6 +119,25 @@ describe('inpaintImage', () => {
     const error = meanAbsDiff(inside.insideA, inside.insideB);
     console.log(`stripes: mean error inside the hole ${error.toFixed(1)} (Telea alone: about 54)`);
     expect(error).toBeLessThan(10);
+  });
+
+  it('continues a texture into a hole spanning most of the picture', async () => {
+    // Halving such a hole down to "a few patches across" would leave no whole known patch at the
+    // coarsest level: the pyramid stops above it instead of giving the fill up for Telea's smear.
+    const [width, height] = [192, 192];
+    const { clean, image } = await stripes(width, height);
+    const mask = await maskImage(
+      width,
+      height,
+      '<rect x="21" y="21" width="150" height="150" fill="white"/>',
+    );
+    const result = await inpaintImage({ image, mask });
+    const binary = await decodeMask(mask, width, height);
+    const inside = compareThroughMask(await rgbOf(result.data), clean, binary.data);
+    const error = meanAbsDiff(inside.insideA, inside.insideB);
+    console.log(`stripes, 150 px hole in 192: mean error inside the hole ${error.toFixed(1)}`);
+    // Telea's smear alone measured 53.5 here; the continued stripes 35.8 (their phase drifts mid-hole)
+    expect(error).toBeLessThan(45);
   });
 
   it('takes a mask at the original size of a photo scaled down to 1024 px', async () => {
