@@ -55,10 +55,14 @@ export class AccountsController {
     );
     req.session.userId = account.id;
     req.session.userAgent = req.get('user-agent')?.slice(0, USER_AGENT_MAX);
-    // Listed before it is stored: a process dying between the two leaves at most a listed id
-    // with no session (pruned at the next login), never a live session a role change cannot end.
-    await this.sessions.remember(account.id, req.sessionID);
-    await new Promise<void>((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
+    // Stored while listed for ending (see remember): never a live session a role change,
+    // a password reset or "log out everywhere" cannot find.
+    await this.sessions.remember(
+      account.id,
+      req.sessionID,
+      () =>
+        new Promise<void>((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve()))),
+    );
     return ok(toLoginContent(account));
   }
 

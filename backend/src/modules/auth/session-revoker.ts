@@ -8,14 +8,25 @@ import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { sessionStoreKey } from './session';
 
 /**
+ * Lists ARGV[1] (scored ARGV[2], kept if listed already) in the index KEYS[1], and drops each
+ * listed id ARGV[2 + i] whose session KEYS[1 + i] no longer exists; check and drop are one step.
+ */
+const RELIST_AND_PRUNE = `
+redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('ZREM', KEYS[1], ARGV[i + 1]) end
+end
+`;
+
+/**
  * Ends login sessions: the session in Redis (so its cookie is worth nothing) and the sockets
  * opened under it (on every API instance, through the Socket.IO Redis adapter). Logout ends one
- * session; a role change ends all of a user's sessions, and so will a password change.
+ * session; a role change or a password reset ends all of a user's sessions.
  *
  * Each user's session ids are kept in a Redis sorted set scored by login time, written at login,
  * so that all of them can be found, and so that an event handled late (role changes arrive through
  * the event queue) ends only the sessions started before it; ids whose session has expired are
- * pruned at the next login.
+ * pruned at the next login (remember).
  */
 @Injectable()
 export class SessionRevoker {
@@ -25,18 +36,28 @@ export class SessionRevoker {
     private readonly realtime: RealtimePublisher,
   ) {}
 
-  /** Records a fresh login session of the user. */
-  async remember(userId: string, sessionId: string): Promise<void> {
+  /**
+   * Lists a fresh login session of the user around `store` (which saves it in Redis). It is listed
+   * before it is stored, so a process dying in between leaves at most a listed id with no session,
+   * never a live session that cannot be ended. Once stored, it is listed again and the ids whose
+   * session is gone are dropped, in one atomic step: a concurrent login of the same user may have
+   * dropped this one while it was not stored yet, and would otherwise leave it live but unlisted
+   * (surviving a password reset, a role change and "log out everywhere").
+   */
+  async remember(userId: string, sessionId: string, store: () => Promise<void>): Promise<void> {
     const index = this.indexKey(userId);
-    const known = await this.redis.zrange(index, 0, -1);
-    const checks = this.redis.pipeline();
-    for (const sid of known) checks.exists(sessionStoreKey(this.config, sid));
-    const alive = known.length ? ((await checks.exec()) ?? []) : [];
-    const ended = known.filter((_, i) => alive[i]?.[1] === 0);
-    const tx = this.redis.multi();
-    if (ended.length) tx.zrem(index, ...ended);
-    tx.zadd(index, Date.now(), sessionId);
-    await tx.exec();
+    await this.redis.zadd(index, Date.now(), sessionId);
+    await store();
+    const listed = await this.redis.zrange(index, 0, -1);
+    await this.redis.eval(
+      RELIST_AND_PRUNE,
+      1 + listed.length,
+      index,
+      ...listed.map((sid) => sessionStoreKey(this.config, sid)),
+      sessionId,
+      String(Date.now()),
+      ...listed,
+    );
   }
 
   /** The user's listed session ids with their login times (the account's list of sessions). */

@@ -6,6 +6,7 @@ import { connectSocket, eventually, signIn, uniqueName } from '../../../test/cli
 import { REDIS } from '../../infrastructure/redis.module';
 import { sessionStoreKey, SESSION_COOKIE } from '../auth/session';
 import { SessionEndListener } from '../auth/session-end.listener';
+import { SessionRevoker } from '../auth/session-revoker';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { DomainEventBus } from '../events/domain-event-bus';
@@ -205,6 +206,24 @@ describe('realtime gateway', () => {
     expect((await before.agent.get('/api/session')).status).toBe(401);
     expect((await after.agent.get('/api/session')).status).toBe(200);
     expect(newSocket.connected).toBe(true);
+  });
+
+  it('keeps a login listed when another login of the same user prunes the list while it is stored', async () => {
+    const first = await signIn(t, uniqueName('twin'));
+    const account = (await t.app.get(AccountsRepository).findByUsername(first.username))!;
+    const redis = t.app.get<Redis>(REDIS);
+    const racing = uniqueName('racing-session');
+    let second: Awaited<ReturnType<typeof signIn>> | undefined;
+    // A login listed but not stored yet, while the same user signs in again over HTTP whole.
+    await t.app.get(SessionRevoker).remember(account.id, racing, async () => {
+      second = await signIn(t, first.username);
+      await redis.set(sessionStoreKey(t.config, racing), '{}', 'EX', 600);
+    });
+
+    expect(await t.app.get(SessionRevoker).endAllSessionsOf(account.id)).toBe(3);
+    expect(await redis.exists(sessionStoreKey(t.config, racing))).toBe(0);
+    expect((await first.agent.get('/api/session')).status).toBe(401);
+    expect((await second!.agent.get('/api/session')).status).toBe(401);
   });
 
   it('takes a demoted admin out of the audit feed, also on a session the index does not know', async () => {
