@@ -133,6 +133,7 @@ export const CreditMessages = {
   alreadyDecided: 'This request was already decided',
   approvalNotFound: 'Approval request not found',
   belowZero: 'That would take the balance below zero',
+  requestIdReused: 'This request id was already used for another credit: send a new one',
 } as const;
 
 /** Analytics events of the purchase flow (spec section 7). */

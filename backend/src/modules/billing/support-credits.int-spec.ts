@@ -134,6 +134,47 @@ describe('staff credit limits, self-credit and approvals', () => {
     expect(down.status).toBe(200);
   });
 
+  it('refuses a request id sent again for another amount or user, and counts only what was credited', async () => {
+    const { perCall, perDay } = STAFF_CREDIT_LIMITS.support;
+    const repo = t.app.get(AccountsRepository);
+    const fresh = await signIn(t, uniqueName('help'));
+    await repo.setRole((await repo.findByUsername(fresh.username))!.id, 'support');
+    const helper = await signIn(t, fresh.username); // a day of its own, untouched by other tests
+    const user = await signIn(t);
+    const other = await signIn(t);
+
+    const rid = `reuse-${user.username}`;
+    expect((await reimburse(helper, user.username, 10, rid)).status).toBe(200);
+    expect((await reimburse(helper, user.username, 10, rid)).status).toBe(200); // a true replay
+    const changed = await reimburse(helper, user.username, 20, rid);
+    expect(changed.status).toBe(409);
+    expect(changed.body.content).toBe(CreditMessages.requestIdReused);
+    expect((await reimburse(helper, other.username, 10, rid)).status).toBe(409);
+    expect(await balance(user.username)).toBe(10);
+    expect(await balance(other.username)).toBe(0);
+
+    // One id sent twice at once with two amounts: one is credited, the other refused.
+    const pairs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        Promise.all([
+          reimburse(helper, user.username, 1, `${rid}-${i}`),
+          reimburse(helper, user.username, 100, `${rid}-${i}`),
+        ]),
+      ),
+    );
+    for (const pair of pairs) expect(pair.map((r) => r.status).sort()).toEqual([200, 409]);
+
+    // The day counted exactly what was credited: the rest of it is given, then nothing more.
+    let rest = perDay - (await balance(user.username));
+    while (rest > 0) {
+      const amount = Math.min(rest, perCall);
+      expect((await reimburse(helper, user.username, amount)).status).toBe(200);
+      rest -= amount;
+    }
+    expect((await reimburse(helper, user.username, 1)).status).toBe(403);
+    expect(await balance(user.username)).toBe(perDay);
+  });
+
   it('caps admins per call; a grant above the threshold waits for another admin, who applies it once', async () => {
     const user = await signIn(t);
     const { perCall } = STAFF_CREDIT_LIMITS.admin;

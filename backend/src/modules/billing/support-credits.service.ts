@@ -262,7 +262,10 @@ export class SupportCreditsService {
     if (gives && kind !== 'reimbursement' && input.amount > CREDIT_APPROVAL_THRESHOLD) {
       return this.requestApproval(actor, kind, account, input, key, limits.perDay);
     }
-    const slot = { day: StaffCreditUsage.today(), operation: key };
+    // Counted per request id, user and amount: the same id sent again with another amount or
+    // for another user (at once, or after a crash between counting and crediting) is counted on
+    // its own, not passed as a replay of what was counted first.
+    const slot = { day: StaffCreditUsage.today(), operation: `${key}:${account.id}:${input.amount}` };
     if (gives) await this.reserveUsage(actor, slot, input.amount, limits.perDay);
     let outcome;
     try {
@@ -282,6 +285,11 @@ export class SupportCreditsService {
     if (!outcome.ok) {
       if (gives) await this.usage.release(actor.id, slot);
       throw new BadRequestException(CreditMessages.belowZero);
+    }
+    // The ledger answers a used key with the entry stored under it: another request's change.
+    if (outcome.entry.amount !== input.amount || String(outcome.entry.userId) !== account.id) {
+      if (gives) await this.usage.release(actor.id, slot);
+      throw new ConflictException(CreditMessages.requestIdReused);
     }
     return { username: account.username, amount: input.amount, balance: outcome.balance };
   }

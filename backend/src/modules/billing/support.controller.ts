@@ -47,6 +47,7 @@ export class SupportController {
     description:
       'Never to oneself (403); capped per call and per UTC day by role (STAFF_CREDIT_LIMITS, 403).',
   })
+  @ApiConflictResponse({ description: 'The requestId was already used for another user or amount' })
   async reimburse(@CurrentUser() actor: AuthUser, @Body() dto: ReimburseDto) {
     return ok(await this.credits.reimburse(actor, dto));
   }
@@ -90,6 +91,7 @@ export class AdminCreditsController {
   })
   @ApiOkResponse({ description: '{message, content: {username, amount, balance}}' })
   @ApiAcceptedResponse({ description: '{message, content: {username, amount, pending: CreditApproval}}' })
+  @ApiConflictResponse({ description: 'The requestId was already used for another user or amount' })
   async grant(
     @CurrentUser() actor: AuthUser,
     @Body() dto: GrantDto,
@@ -105,6 +107,7 @@ export class AdminCreditsController {
     summary: 'Adjust a balance up or down, never below zero (admin)',
     description: 'Increases follow the grant rules (self refused, caps, approval above the threshold: 202).',
   })
+  @ApiConflictResponse({ description: 'The requestId was already used for another user or amount' })
   async adjust(
     @CurrentUser() actor: AuthUser,
     @Body() dto: AdjustDto,
