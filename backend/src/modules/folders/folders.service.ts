@@ -146,16 +146,40 @@ export class FoldersService {
     };
   }
 
-  /**
-   * Stores a new item in one of the owner's folders (used by the generation pipeline). With `itemId`
-   * the call is idempotent: a job that runs again after a crash stores the same item once.
-   */
+  /** Stores one new item in one of the owner's folders (see addItems). */
   async addItem(
     user: AuthUser,
     folderId: string,
     content: NewContent & { itemId?: string },
   ): Promise<ContentItemView> {
+    const [item] = await this.addItems(user, folderId, [content]);
+    return item;
+  }
+
+  /**
+   * Stores new items in one of the owner's folders, in order (the generation pipeline: a job's
+   * outputs), and tells the owner once, with all of them and the folder's count after them: one
+   * folder read and one count per call, not per item. With `itemId` each is idempotent: a job that
+   * runs again after a crash stores the same item once (and announces it again: the run that
+   * stored it may have died before its push).
+   */
+  async addItems(
+    user: AuthUser,
+    folderId: string,
+    contents: (NewContent & { itemId?: string })[],
+  ): Promise<ContentItemView[]> {
     const folder = await this.requireFolder(user, folderId);
+    const added: ContentItemView[] = [];
+    for (const content of contents) added.push(await this.storeItem(user, folder, content));
+    if (added.length > 0) await this.pushWithSummary(folder, { added });
+    return added;
+  }
+
+  private async storeItem(
+    user: AuthUser,
+    folder: { _id: Types.ObjectId; owner: Types.ObjectId },
+    content: NewContent & { itemId?: string },
+  ): Promise<ContentItemView> {
     const storageKey = newStorageKey(user.id, EXTENSIONS[content.contentType], content.itemId);
     await this.storage.put(storageKey, content.data);
     try {
@@ -169,22 +193,13 @@ export class FoldersService {
         title: content.title,
         jobId: content.jobId,
       });
-      return await this.announceAdded(folder, toItemView(item.toObject()));
+      return toItemView(item.toObject());
     } catch (err) {
       if (!content.itemId || !isDuplicateKeyError(err)) throw err;
       const existing = await this.items.findById(content.itemId).lean();
       if (!existing) throw err;
-      // Announced again: the run that stored it may have died before its push.
-      return await this.announceAdded(folder, toItemView(existing));
+      return toItemView(existing);
     }
-  }
-
-  private async announceAdded(
-    folder: { _id: Types.ObjectId; owner: Types.ObjectId; title: string },
-    item: ContentItemView,
-  ) {
-    await this.pushWithSummary(folder, { added: [item] });
-    return item;
   }
 
   /** The items a job stored (the pipeline's view of a run that was paid for). */

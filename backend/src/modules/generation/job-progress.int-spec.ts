@@ -1,6 +1,12 @@
 import sharp from 'sharp';
 import type { Socket } from 'socket.io-client';
-import { JobSocketEvents, type JobSocketPayloads, type JobView } from '@studio/contracts';
+import {
+  JobSocketEvents,
+  SocketEvents,
+  type FolderChange,
+  type JobSocketPayloads,
+  type JobView,
+} from '@studio/contracts';
 import {
   connectSocket,
   eventually,
@@ -118,5 +124,33 @@ describe('job progress and places in line reach the owner only (real queue, Redi
 
     // Bob, connected all along, heard nothing of Alice's jobs.
     expect(bobSeen).toEqual([]);
+  }, 60_000);
+
+  it("tells the folder's owner once per job, with all its results and the folder's count", async () => {
+    const folderId = (await alice.agent.post('/api/makeFolder').send({ title: 'Clones' })).body.content
+      ._id as string;
+    const changes: FolderChange[] = [];
+    aliceSocket.on(SocketEvents.folderChanged, (change: FolderChange) => {
+      if (change.folderId === folderId && change.added) changes.push(change);
+    });
+    const res = await alice.agent
+      .post('/api/generateNoise')
+      .field('author', alice.username)
+      .field('folder', folderId)
+      .field('amount', '3')
+      .attach('original', image, 'small.png');
+    expect(res.status).toBe(200);
+    const jobId = (res.body.content.job as JobView)._id;
+    const done = await eventually(async () => {
+      const completed = aliceSeen.find(
+        (e) => e.name === JobSocketEvents.completed && (e.payload.job as JobView)._id === jobId,
+      );
+      expect(completed).toBeDefined();
+      return completed!.payload.job as JobView;
+    });
+    // The results are stored (and the folder's push sent) before the job ends: all arrived first.
+    expect(changes).toHaveLength(1);
+    expect(changes[0].folder).toEqual({ _id: folderId, title: 'Clones', amount: 3 });
+    expect(changes[0].added?.map((item) => item._id)).toEqual(done.items.map((item) => item._id));
   }, 60_000);
 });

@@ -235,20 +235,18 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   /** Stores each result as an item with an id derived from the job, so a rerun stores it once. */
   private async store(job: JobRecord, images: Output[]): Promise<ContentItem[]> {
     const owner = { id: String(job.owner), username: job.username, role: 'user' as const };
-    const items: ContentItem[] = [];
-    for (const [i, image] of images.entries()) {
-      items.push(
-        await this.folders.addItem(owner, String(job.folder), {
-          itemId: outputItemId(String(job._id), i),
-          data: image.data,
-          kind: image.format === 'mp4' ? 'video' : 'image',
-          contentType: CONTENT_TYPES[image.format],
-          title: titleOf(job, i, images.length),
-          jobId: String(job._id),
-        }),
-      );
-    }
-    return items;
+    return this.folders.addItems(
+      owner,
+      String(job.folder),
+      images.map((image, i) => ({
+        itemId: outputItemId(String(job._id), i),
+        data: image.data,
+        kind: image.format === 'mp4' ? ('video' as const) : ('image' as const),
+        contentType: CONTENT_TYPES[image.format],
+        title: titleOf(job, i, images.length),
+        jobId: String(job._id),
+      })),
+    );
   }
 
   /**
