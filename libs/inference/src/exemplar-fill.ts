@@ -18,8 +18,8 @@ export interface ExemplarFillOptions {
   passes?: number;
   /** Deterministic randomness (tests, benchmarks). */
   seed?: number;
-  /** Called with 0..1 as levels finish. */
-  onLevel?: (fraction: number) => void;
+  /** Called with 0..1 as EM rounds finish, in proportion to their pixels (the work). */
+  onProgress?: (fraction: number) => void;
   /** Checked between levels and rounds. */
   signal?: AbortSignal;
 }
@@ -75,6 +75,11 @@ export function exemplarFill(
   let previous: Level | null = null;
   const ring = { values: new Float32Array(width * height * 3), known: new Uint8Array(width * height) };
   const rounds = options.rounds ?? 6;
+  const last = levels.length - 1;
+  // the finest level only refines: fewer rounds where each costs the most
+  const roundsAt = (l: number) => (l === last ? Math.max(2, rounds >> 1) : rounds);
+  const work = levels.reduce((sum, level, l) => sum + roundsAt(l) * level.width * level.height, 0);
+  let done = 0;
   for (let l = 0; l < levels.length; l++) {
     options.signal?.throwIfAborted();
     const level = levels[l];
@@ -94,16 +99,16 @@ export function exemplarFill(
     } else {
       nnf = randomNnf(level, sources, random);
     }
-    // the finest level only refines: fewer rounds where each costs the most
-    const emRounds = l === levels.length - 1 ? Math.max(2, rounds >> 1) : rounds;
+    const emRounds = roundsAt(l);
     for (let round = 0; round < emRounds; round++) {
       options.signal?.throwIfAborted();
       for (let pass = 0; pass < (options.passes ?? 4); pass++)
-        patchMatchPass(level, nnf, sources, pass % 2 === 1, random);
-      vote(level, nnf, l === levels.length - 1 && round === emRounds - 1 ? ring : undefined);
+        patchMatchPass(level, nnf, pass % 2 === 1, random);
+      vote(level, nnf, l === last && round === emRounds - 1 ? ring : undefined);
+      done += level.width * level.height;
+      options.onProgress?.(done / work);
     }
     previous = level;
-    options.onLevel?.((l + 1) / levels.length);
   }
   // Copied patches may come from a lighter or darker part of the picture (a gradient, a shadow):
   // a membrane spreads the edge's mismatch over the hole, so the fill meets its surroundings.
@@ -304,13 +309,7 @@ function upscaleNnf(coarse: Nnf, from: Level, to: Level, sources: Int32Array, ra
 }
 
 /** One PatchMatch pass: propagation from the two previous neighbours, then random search. */
-function patchMatchPass(
-  level: Level,
-  nnf: Nnf,
-  sources: Int32Array,
-  reverse: boolean,
-  random: () => number,
-): void {
+function patchMatchPass(level: Level, nnf: Nnf, reverse: boolean, random: () => number): void {
   const { width, height } = level;
   const { targets: list, source, cost, valid } = nnf.field;
   const index = nnf.index;
@@ -353,7 +352,6 @@ function patchMatchPass(
       radius = radius >> 1;
     }
   }
-  void sources;
 }
 
 /**

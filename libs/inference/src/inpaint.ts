@@ -70,7 +70,7 @@ export async function inpaintImage(
       exemplarFill(image.data, image.width, image.height, mask.data, smooth, {
         seed: 1,
         signal: context.signal,
-        onLevel: (f) => progress(0.2 + 0.7 * f),
+        onProgress: (f) => progress(0.2 + 0.7 * f),
       }) ?? smooth,
   );
   progress(0.9);
