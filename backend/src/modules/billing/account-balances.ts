@@ -64,7 +64,7 @@ export class AccountBalances {
       )
       .lean();
     if (row) {
-      if (row.ledgerVersion % TRIM_EVERY === 0) void this.trim(userId);
+      this.trimAt(userId, row.ledgerVersion);
       return { status: 'applied', balance: row.balance, version: row.ledgerVersion };
     }
     // Not applied by this call: the account says why.
@@ -81,12 +81,24 @@ export class AccountBalances {
    */
   async void(userId: string, key: string): Promise<EntryOnAccount> {
     if (!isValidObjectId(userId)) return 'no_account';
-    await this.accounts.updateOne(
-      { _id: new Types.ObjectId(userId), ledgerRecent: { $nin: [key, voidMark(key)] } },
-      { $inc: { ledgerVersion: 1 }, $push: { ledgerRecent: voidMark(key) } },
-      { timestamps: false },
-    );
+    const row = await this.accounts
+      .findOneAndUpdate(
+        { _id: new Types.ObjectId(userId), ledgerRecent: { $nin: [key, voidMark(key)] } },
+        { $inc: { ledgerVersion: 1 }, $push: { ledgerRecent: voidMark(key) } },
+        { new: true, timestamps: false },
+      )
+      .lean();
+    if (row) {
+      // A void is a change of the list like any other: it counts towards the next trim.
+      this.trimAt(userId, row.ledgerVersion);
+      return 'voided';
+    }
     return (await this.stateOf(userId, key)).on;
+  }
+
+  /** Every change (applied or voided) bumps ledgerVersion once: one trim per TRIM_EVERY of them. */
+  private trimAt(userId: string, version: number): void {
+    if (version % TRIM_EVERY === 0) void this.trim(userId);
   }
 
   /** Whether the account took the entry, refused it for good (voided), or has not decided yet. */

@@ -7,7 +7,7 @@ import mongoose, { Model, Types } from 'mongoose';
 import { DomainEvents } from '@studio/contracts';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { DOMAIN_EVENTS_QUEUE, DomainEventBus } from '../events/domain-event-bus';
-import { signIn, uniqueName } from '../../../test/clients';
+import { eventually, signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { Account, AccountSchema } from '../accounts/account.schema';
 import { AccountBalances } from './account-balances';
@@ -346,6 +346,26 @@ describe('credits ledger (real FerretDB)', () => {
       await entries.updateOne({ _id: stuck }, { $set: { createdAt: new Date(0) } });
       await ledger.recover();
       expect(await expectConsistent(user.userId)).toBe(11);
+    }, 240_000);
+
+    it('trims the marks of refused reservations too: an empty account does not grow with each refusal', async () => {
+      const user = await newUser(0);
+      // Every refusal voids its key on the account (`!key`); none of them applies anything.
+      for (let i = 0; i < 230; i += 1) {
+        const outcome = await ledger.reserve({
+          key: `refused-${user.userId}-${i}`,
+          ...user,
+          amount: 1,
+          reason: 'x',
+        });
+        expect(outcome).toMatchObject({ ok: false, reason: 'insufficient_funds' });
+      }
+      await eventually(async () => {
+        const account = await accountModel.findById(user.userId).select({ ledgerRecent: 1 }).lean();
+        expect(account!.ledgerRecent.length).toBeLessThanOrEqual(200);
+        expect(account!.ledgerRecent).toContain(`!refused-${user.userId}-229`);
+      });
+      expect(await expectConsistent(user.userId)).toBe(0);
     }, 240_000);
   });
 
