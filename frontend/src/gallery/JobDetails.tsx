@@ -1,5 +1,12 @@
 import { ProfileOutlined } from '@ant-design/icons';
-import { JobMessages, TOOL_LABELS, plural, type JobTool, type JobView } from '@studio/contracts';
+import {
+  JOB_STATE_LABELS,
+  JobMessages,
+  TOOL_LABELS,
+  plural,
+  type JobTool,
+  type JobView,
+} from '@studio/contracts';
 import { Button, Descriptions, Popover, Spin, Typography } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
@@ -14,13 +21,6 @@ const TOOL_PATHS: Record<JobTool, string> = {
   inpaint: Paths.magic,
   generate: Paths.generate,
   faceSwapVideo: Paths.swapVideo,
-};
-
-const STATE_LABELS: Record<JobView['state'], string> = {
-  queued: 'Waiting',
-  running: 'Running',
-  succeeded: 'Done',
-  failed: 'Failed',
 };
 
 type Loaded =
@@ -67,7 +67,7 @@ function JobSummary({ loaded }: { loaded: Loaded }) {
     <div data-testid="job-details" style={{ maxWidth: 320 }}>
       <Descriptions size="small" column={1}>
         <Descriptions.Item label="Tool">{TOOL_LABELS[job.tool]}</Descriptions.Item>
-        <Descriptions.Item label="State">{STATE_LABELS[job.state]}</Descriptions.Item>
+        <Descriptions.Item label="State">{JOB_STATE_LABELS[job.state]}</Descriptions.Item>
         <Descriptions.Item label="Cost">{plural(job.cost, 'credit')}</Descriptions.Item>
         <Descriptions.Item label="Started">{when(job.createdAt)}</Descriptions.Item>
         <Descriptions.Item label="Finished">{when(job.finishedAt)}</Descriptions.Item>

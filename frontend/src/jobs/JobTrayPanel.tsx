@@ -4,7 +4,6 @@ import {
   CloseOutlined,
   CopyOutlined,
   ExpandOutlined,
-  FolderOpenOutlined,
   HighlightOutlined,
   PictureOutlined,
   SmileOutlined,
@@ -12,13 +11,12 @@ import {
   ThunderboltOutlined,
   VideoCameraOutlined,
 } from '@ant-design/icons';
-import { formatCount, TOOL_LABELS, type JobTool } from '@studio/contracts';
+import { formatCount, plural, TOOL_LABELS, type JobTool } from '@studio/contracts';
 import { Button, Card, Empty, Progress, Tag, Typography } from 'antd';
 import type { ReactNode } from 'react';
-import { Link } from 'react-router-dom';
-import { Paths } from '../paths';
 import { BRAND_COLOR } from '../ui/theme';
 import { refundText } from './JobsProvider';
+import { OpenFolderLink } from './OpenFolderLink';
 import { batchProgress, isActive, trayRows, waitingText, type TrayJob } from './jobsState';
 
 /** Finished rows kept in the tray below the active ones. */
@@ -159,18 +157,10 @@ function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }
       </>
     );
   }
-  const count = job.items.length;
   return (
     <Typography.Text type="secondary" className="job-row-note">
-      {count} {count === 1 ? 'image' : 'images'}
-      {job.folderId && (
-        <>
-          {' · '}
-          <Link to={Paths.bulkInpaints(job.folderId)} onClick={onOpenFolder}>
-            <FolderOpenOutlined /> Open folder
-          </Link>
-        </>
-      )}
+      {plural(job.items.length, 'image')}
+      <OpenFolderLink folderId={job.folderId} onOpen={onOpenFolder} />
     </Typography.Text>
   );
 }
@@ -180,7 +170,6 @@ function BatchRow({ name, jobs, onOpenFolder }: { name: string; jobs: TrayJob[];
   const { done, failed, total, percent } = batchProgress(jobs);
   const running = done < total;
   const state = running ? 'running' : failed === total ? 'failed' : 'succeeded';
-  const folderId = jobs[0].folderId;
   return (
     <div className="job-row" data-testid="tray-batch" data-state={state} data-jobs={total}>
       <div className={`job-row-icon job-row-icon-${state}`}>{TOOL_ICONS[jobs[0].tool]}</div>
@@ -203,14 +192,7 @@ function BatchRow({ name, jobs, onOpenFolder }: { name: string; jobs: TrayJob[];
         <Typography.Text type="secondary" className="job-row-note">
           {formatCount(done)} of {formatCount(total)} done
           {failed > 0 && ` · ${formatCount(failed)} failed, refunded`}
-          {folderId && (
-            <>
-              {' · '}
-              <Link to={Paths.bulkInpaints(folderId)} onClick={onOpenFolder}>
-                <FolderOpenOutlined /> Open folder
-              </Link>
-            </>
-          )}
+          <OpenFolderLink folderId={jobs[0].folderId} onOpen={onOpenFolder} />
         </Typography.Text>
       </div>
     </div>

@@ -1,4 +1,4 @@
-import { JobSocketEvents, SocketEvents, TOOL_LABELS, type JobView } from '@studio/contracts';
+import { JobSocketEvents, plural, SocketEvents, TOOL_LABELS, type JobView } from '@studio/contracts';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { apiGet } from '../api/client';
 import { useSocketEvent } from '../realtime/useRealtime';
@@ -87,5 +87,5 @@ export function JobsProvider({ children }: { children: ReactNode }) {
 
 export function refundText(refunded: number | undefined): string | undefined {
   if (!refunded) return undefined;
-  return `${refunded} ${refunded === 1 ? 'credit was' : 'credits were'} refunded.`;
+  return `${plural(refunded, 'credit')} ${refunded === 1 ? 'was' : 'were'} refunded.`;
 }

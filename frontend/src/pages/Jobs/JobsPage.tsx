@@ -1,9 +1,10 @@
-import { FolderOpenOutlined, LeftOutlined, RightOutlined } from '@ant-design/icons';
+import { LeftOutlined, RightOutlined } from '@ant-design/icons';
 import {
   formatCount,
   JOB_STATE_LABELS,
   JobStates,
   JobTools,
+  plural,
   TOOL_LABELS,
   type JobState,
   type JobTool,
@@ -13,6 +14,8 @@ import { Alert, Button, Card, Input, Progress, Select, Space, Table, Tag, Typogr
 import type { TableColumnsType } from 'antd';
 import { Link } from 'react-router-dom';
 import { formatLocalDateTime } from '../../admin/format';
+import { refundText } from '../../jobs/JobsProvider';
+import { OpenFolderLink } from '../../jobs/OpenFolderLink';
 import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { BRAND_COLOR } from '../../ui/theme';
@@ -72,23 +75,38 @@ function JobResult({ job }: { job: JobView }) {
     return (
       <Typography.Text type="danger">
         {job.error ?? 'The job failed.'}
-        {job.refunded ? ` ${formatCount(job.refunded)} refunded.` : ''}
+        {job.refunded ? ` ${refundText(job.refunded)}` : ''}
       </Typography.Text>
     );
   }
-  const count = job.items.length;
   return (
     <span>
-      {formatCount(count)} {count === 1 ? 'result' : 'results'}
-      {job.folderId && (
-        <>
-          {' · '}
-          <Link to={Paths.bulkInpaints(job.folderId)}>
-            <FolderOpenOutlined /> Open folder
-          </Link>
-        </>
-      )}
+      {plural(job.items.length, 'result')}
+      <OpenFolderLink folderId={job.folderId} />
     </span>
+  );
+}
+
+/** A day filter (the browser's date field, YYYY-MM-DD); cleared means no bound. */
+function DayField({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value?: string;
+  onChange(day: string | undefined): void;
+}) {
+  return (
+    <label className="history-date">
+      {label}{' '}
+      <Input
+        type="date"
+        aria-label={label}
+        value={value ?? ''}
+        onChange={(event) => onChange(event.target.value || undefined)}
+      />
+    </label>
   );
 }
 
@@ -125,24 +143,8 @@ export function JobsPage() {
             value={filters.state}
             onChange={(state) => set({ state: state || undefined })}
           />
-          <label className="history-date">
-            From{' '}
-            <Input
-              type="date"
-              aria-label="From"
-              value={filters.from ?? ''}
-              onChange={(event) => set({ from: event.target.value || undefined })}
-            />
-          </label>
-          <label className="history-date">
-            To{' '}
-            <Input
-              type="date"
-              aria-label="To"
-              value={filters.to ?? ''}
-              onChange={(event) => set({ to: event.target.value || undefined })}
-            />
-          </label>
+          <DayField label="From" value={filters.from} onChange={(from) => set({ from })} />
+          <DayField label="To" value={filters.to} onChange={(to) => set({ to })} />
         </Space>
         {history.error && (
           <Alert type="error" showIcon message={history.error} style={{ marginBottom: 12 }} />
