@@ -98,6 +98,9 @@ export class UploadSlots {
   private readonly inFlight = new Map<string, number>();
 
   take(userId: string, res: Response): boolean {
+    // The client left during the checks before: its 'close' has passed and would never free a
+    // slot taken now. Nothing is held; the interceptor reads nothing of a closed request.
+    if (res.closed) return true;
     const current = this.inFlight.get(userId) ?? 0;
     if (current >= UPLOAD_REQUEST_LIMITS.concurrentPerUser) return false;
     this.inFlight.set(userId, current + 1);
@@ -183,6 +186,9 @@ export class UploadInterceptor implements NestInterceptor {
       (async () => {
         try {
           await mkdir(dir, { recursive: true });
+          // Gone before this point, the request would never close again: nothing would end the
+          // read below nor remove the folder.
+          if (res.closed) throw new BadRequestException(JobMessages.uploadAborted);
           const { fields, files } = await receive(req, rule, dir);
           req.body = fields;
           (req as Request & { files: UploadedFile[] }).files = files;
