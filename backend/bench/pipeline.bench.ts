@@ -42,13 +42,13 @@ const ENGINES = process.env.BENCH_ENGINES !== '0';
 /** Database operations the app sends (all connections, through mongoose), by kind. */
 const WRITES = /^(insert|update|delete|replace|findOneAnd|bulkWrite|findAndModify)/;
 const ops = { writes: 0, reads: 0 };
-/** Writes by collection and method (BENCH_OPS_DETAIL=1 prints them). */
+/** Reads and writes by collection and method (BENCH_OPS_DETAIL=1 prints them). */
 const detail = new Map<string, number>();
 mongoose.set('debug', (collection: string, method: string) => {
-  if (WRITES.test(method)) {
-    ops.writes += 1;
-    detail.set(`${collection}.${method}`, (detail.get(`${collection}.${method}`) ?? 0) + 1);
-  } else if (/^(find|count|aggregate|distinct|estimated)/.test(method)) ops.reads += 1;
+  if (WRITES.test(method)) ops.writes += 1;
+  else if (/^(find|count|aggregate|distinct|estimated)/.test(method)) ops.reads += 1;
+  else return;
+  detail.set(`${collection}.${method}`, (detail.get(`${collection}.${method}`) ?? 0) + 1);
 });
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
