@@ -25,12 +25,17 @@ export class PredictionUpdatesHub implements PredictionUpdates, OnApplicationShu
   }
 
   /** A verified delivery: wakes its waiter in every process. */
-  async publish(prediction: { id: string }): Promise<void> {
+  async publish(prediction: { id: string } & Record<string, unknown>): Promise<void> {
     await this.redis.publish(this.channel, JSON.stringify(prediction));
   }
 
-  async wait(predictionId: string, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
-    await this.subscribe();
+  /**
+   * Never rejects and never outlasts `timeoutMs`: the subscription is made in the background, and
+   * a delivery missed while it is not in place (or while Redis is away) is found by polling.
+   */
+  wait(predictionId: string, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+    this.subscribe();
+    if (signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const waiters = this.waiters.get(predictionId) ?? new Set();
       this.waiters.set(predictionId, waiters);
@@ -48,10 +53,11 @@ export class PredictionUpdatesHub implements PredictionUpdates, OnApplicationShu
     });
   }
 
-  private async subscribe(): Promise<void> {
+  private subscribe(): void {
     if (this.subscriber) return;
-    this.subscriber = this.redis.duplicate();
-    this.subscriber.on('message', (_channel: string, message: string) => {
+    const subscriber = this.redis.duplicate();
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, message: string) => {
       let prediction: unknown;
       try {
         prediction = JSON.parse(message);
@@ -62,8 +68,13 @@ export class PredictionUpdatesHub implements PredictionUpdates, OnApplicationShu
       if (typeof id !== 'string') return;
       for (const wake of [...(this.waiters.get(id) ?? [])]) wake(prediction);
     });
-    this.subscriber.on('error', (err: Error) => this.logger.warn(`prediction updates: ${err.message}`));
-    await this.subscriber.subscribe(this.channel);
+    subscriber.on('error', (err: Error) => this.logger.warn(`prediction updates: ${err.message}`));
+    subscriber.subscribe(this.channel).catch((err: Error) => {
+      // The next wait tries again; meanwhile jobs poll.
+      this.logger.warn(`prediction updates: cannot subscribe (${err.message})`);
+      if (this.subscriber === subscriber) this.subscriber = undefined;
+      subscriber.disconnect();
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
