@@ -48,8 +48,9 @@ export class EnginesController {
 
   /**
    * Replicate's webhook for finished predictions: the signature is checked on the raw body, then
-   * the waiting job is woken. The job reads nothing else from here, so a replayed delivery only
-   * wakes it early; it still asks Replicate when the body is not a finished prediction.
+   * the waiting job is woken with the prediction's state (status, output, error, logs), which it
+   * trusts as it would Replicate's own answer: only a signed, recent delivery gets here, and a
+   * replay within the tolerance carries the same prediction again.
    */
   @Post('replicate/webhook')
   @HttpCode(200)
@@ -77,7 +78,9 @@ export class EnginesController {
     if (typeof predictionId !== 'string' || !/^[\w-]{1,64}$/.test(predictionId)) {
       throw new BadRequestException('Not a prediction');
     }
-    await this.updates.publish(body as { id: string });
+    // Only what the job reads: the body also echoes the inputs (images as data URLs, megabytes).
+    const { status, output, error, logs } = body as Record<string, unknown>;
+    await this.updates.publish({ id: predictionId, status, output, error, logs });
     return ok('received');
   }
 }
