@@ -66,31 +66,41 @@ export class AccountSecurityService {
       throw new BadRequestException(AccountMessages.weakPassword);
   }
 
-  /** Mails a fresh verification link (at registration, and on request while unverified). */
-  async sendVerification(account: AccountRecord): Promise<void> {
+  /**
+   * Mails a fresh verification link (at registration, and on request while unverified). The token
+   * is issued after the answer, like the lookups of an address below, so that a registration
+   * takes the same time whether or not the address already had an account.
+   */
+  sendVerification(account: AccountRecord): void {
     if (account.emailVerified) return;
-    const token = await this.tokens.issue(
-      account.id,
-      account.email,
-      'verifyEmail',
-      ACCOUNT_TOKEN_TTL_MINUTES.verifyEmail,
-    );
-    this.mail.dispatch(
-      account.email,
-      MailTemplates.verifyEmail(account.username, this.mail.link(AccountLinks.verifyEmail(token))),
-    );
+    this.mail.inBackground('verification mail', async () => {
+      const token = await this.tokens.issue(
+        account.id,
+        account.email,
+        'verifyEmail',
+        ACCOUNT_TOKEN_TTL_MINUTES.verifyEmail,
+      );
+      await this.mail.send(
+        account.email,
+        MailTemplates.verifyEmail(account.username, this.mail.link(AccountLinks.verifyEmail(token))),
+      );
+    });
   }
 
-  /** Someone registered with this account's address: its owner hears of it, nobody else. */
-  warnOwnerOfAddress(account: AccountRecord): void {
-    this.mail.dispatch(
-      account.email,
-      MailTemplates.alreadyRegistered(account.username, this.mail.link(AccountLinks.forgotPassword)),
-    );
+  /** Someone registered with this address: its owner hears of it (after the answer), nobody else. */
+  warnOwnerOfAddress(email: string): void {
+    this.mail.inBackground('already-registered mail', async () => {
+      const account = await this.accounts.findByEmail(email);
+      if (!account) return;
+      await this.mail.send(
+        account.email,
+        MailTemplates.alreadyRegistered(account.username, this.mail.link(AccountLinks.forgotPassword)),
+      );
+    });
   }
 
   async resendVerification(user: AuthUser): Promise<void> {
-    await this.sendVerification(await this.requireAccount(user.id));
+    this.sendVerification(await this.requireAccount(user.id));
   }
 
   /** The link's token, used once: the address it was sent to is now verified. */
@@ -105,20 +115,25 @@ export class AccountSecurityService {
     await this.events.publish(DomainEvents.emailVerified, { userId: account.id, username: account.username });
   }
 
-  /** The same answer for every address; a link goes out only when an account has it. */
-  async forgotPassword(email: string): Promise<void> {
-    const account = await this.accounts.findByEmail(email);
-    if (!account) return;
-    const token = await this.tokens.issue(
-      account.id,
-      account.email,
-      'resetPassword',
-      ACCOUNT_TOKEN_TTL_MINUTES.resetPassword,
-    );
-    this.mail.dispatch(
-      account.email,
-      MailTemplates.resetPassword(account.username, this.mail.link(AccountLinks.resetPassword(token))),
-    );
+  /**
+   * The same answer for every address, at the same time: the lookup, the token and the mail all
+   * happen after the answer, and a link goes out only when an account has the address.
+   */
+  forgotPassword(email: string): void {
+    this.mail.inBackground('password reset mail', async () => {
+      const account = await this.accounts.findByEmail(email);
+      if (!account) return;
+      const token = await this.tokens.issue(
+        account.id,
+        account.email,
+        'resetPassword',
+        ACCOUNT_TOKEN_TTL_MINUTES.resetPassword,
+      );
+      await this.mail.send(
+        account.email,
+        MailTemplates.resetPassword(account.username, this.mail.link(AccountLinks.resetPassword(token))),
+      );
+    });
   }
 
   /**

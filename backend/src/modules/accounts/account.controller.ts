@@ -82,8 +82,8 @@ export class AccountController {
   @RateLimit('auth')
   @ApiOperation({ summary: 'Mail a password reset link (30 minutes, once); the same answer for any address' })
   @ApiOkResponse({ description: `{message, content: '${AccountMessages.resetMailSent}'}` })
-  async forgotPassword(@Body() dto: ForgotPasswordDto) {
-    await this.security.forgotPassword(dto.email);
+  forgotPassword(@Body() dto: ForgotPasswordDto) {
+    this.security.forgotPassword(dto.email);
     return ok(AccountMessages.resetMailSent);
   }
 

@@ -19,6 +19,7 @@ import { linkIn, waitForMail } from '../../../test/mailbox';
 import { stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
+import { DomainEventBus } from '../events/domain-event-bus';
 import { PaymentsPort } from '../billing/payments.port';
 import { LedgerEntry } from '../billing/ledger-entry.schema';
 import { ContentItem } from '../folders/content-item.schema';
@@ -196,6 +197,54 @@ describe('account basics (real FerretDB, Redis, mail catcher, stripe-mock)', () 
       await waitForMail(emailOf(name), /Reset your password/);
       const bad = await request(t.url).post('/api/password/forgot').send({ email: 'not-an-address' });
       expect(bad.status).toBe(400);
+    });
+
+    it('answers register and forgot-password before anything that depends on the address (the same time)', async () => {
+      // Everything an address changes (its lookup; a new account's event) is held back here: the
+      // answers must not wait for it, or their time would tell a known address from a fresh one.
+      const owner = uniqueName('tim');
+      await register(t, owner);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const repo = accounts();
+      const bus = t.app.get(DomainEventBus);
+      const lookup = jest.spyOn(repo, 'findByEmail').mockImplementation(async (email) => {
+        await held;
+        return AccountsRepository.prototype.findByEmail.call(repo, email);
+      });
+      const publish = jest.spyOn(bus, 'publish').mockImplementation(async (...args) => {
+        await held;
+        return DomainEventBus.prototype.publish.apply(bus, args);
+      });
+      const answer = (req: request.Test) => req.timeout(10_000).then((res) => res.status);
+      try {
+        const statuses = await Promise.all([
+          answer(
+            request(t.url)
+              .post('/api/password/forgot')
+              .send({ email: emailOf(owner) }),
+          ),
+          answer(
+            request(t.url)
+              .post('/api/password/forgot')
+              .send({ email: emailOf(uniqueName('nobody')) }),
+          ),
+          ...[emailOf(uniqueName('fresh')), emailOf(owner)].map((email) =>
+            answer(
+              request(t.url)
+                .post('/api/register')
+                .send({ email, username: uniqueName('reg'), password: PASSWORD, adult: true }),
+            ),
+          ),
+        ]);
+        expect(statuses).toEqual([200, 200, 200, 200]);
+      } finally {
+        release();
+        lookup.mockRestore();
+        publish.mockRestore();
+      }
+      await waitForMail(emailOf(owner), /Reset your password/);
+      await waitForMail(emailOf(owner), /Someone tried to register/);
     });
   });
 

@@ -18,6 +18,7 @@ import {
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { FoldersService } from '../folders/folders.service';
+import { MailService } from '../mail/mail.service';
 import type { AuthUser } from '../auth/auth-user';
 import { AccountRecord, AccountsRepository, isDuplicateKeyError } from './accounts.repository';
 import type { LoginDto, RegisterDto } from './accounts.dto';
@@ -40,6 +41,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly folders: FoldersService,
     private readonly events: DomainEventBus,
     private readonly security: AccountSecurityService,
+    private readonly mail: MailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.hasher = new PasswordHasher(config.PASSWORD_SCRYPT_LOG_N);
@@ -73,7 +75,7 @@ export class AccountsService implements OnApplicationBootstrap {
       return;
     }
     try {
-      await this.create(
+      const admin = await this.create(
         {
           username: ADMIN_USERNAME,
           email: ADMIN_EMAIL ?? `${ADMIN_USERNAME.toLowerCase()}@admin.invalid`,
@@ -83,6 +85,7 @@ export class AccountsService implements OnApplicationBootstrap {
         'admin',
         { seededAdmin: true, emailVerified: true },
       );
+      await this.announceRegistered(admin);
       this.logger.log(`created the configured admin account ${ADMIN_USERNAME}`);
     } catch (err) {
       // Another instance booting at the same time created it first.
@@ -94,27 +97,24 @@ export class AccountsService implements OnApplicationBootstrap {
    * Everyone registers as a user; the configured admin's name is kept for the boot-time seeding.
    * A taken user name is refused (names are public on profiles anyway). A taken email is not:
    * the answer is the same as for a fresh registration and the address's owner gets a mail
-   * instead, so the form tells nobody which addresses have accounts. A new account gets the
-   * verification link.
+   * instead, so the form tells nobody which addresses have accounts, by its words or its time:
+   * both take the same steps before the answer (hash, then an insert that the unique email index
+   * accepts or refuses); the event, the mails and the verification link's token come after it.
    */
   async register(dto: RegisterDto): Promise<void> {
     if (this.isConfiguredAdmin(dto.username)) throw new ConflictException(Messages.accountExists);
     if (await this.accounts.findByUsername(dto.username)) throw new ConflictException(Messages.accountExists);
     await this.security.assertStrong(dto.password, [dto.username, dto.email]);
-    const owner = await this.accounts.findByEmail(dto.email);
-    if (owner) {
-      await this.hasher.hash(dto.password); // the same work as a fresh registration
-      this.security.warnOwnerOfAddress(owner);
-      return;
-    }
     try {
       const account = await this.create(dto, 'user');
-      await this.security.sendVerification(account);
+      // A crash before the event is recorded loses it now as before (insert and outbox are two writes).
+      this.mail.inBackground('registration event', () => this.announceRegistered(account));
+      this.security.sendVerification(account);
     } catch (err) {
-      // Lost a race for the name (409 stands) or for the email (answered like a success).
-      const raced = err instanceof ConflictException && (await this.accounts.findByEmail(dto.email));
-      if (!raced || (await this.accounts.findByUsername(dto.username))) throw err;
-      this.security.warnOwnerOfAddress(raced);
+      // The name was taken meanwhile (409 stands), or else the email is (answered like a success).
+      if (!(err instanceof ConflictException) || (await this.accounts.findByUsername(dto.username)))
+        throw err;
+      this.security.warnOwnerOfAddress(dto.email.toLowerCase());
     }
   }
 
@@ -201,12 +201,15 @@ export class AccountsService implements OnApplicationBootstrap {
       if (isDuplicateKeyError(err)) throw new ConflictException(Messages.accountExists);
       throw err;
     }
+    return account;
+  }
+
+  private async announceRegistered(account: AccountRecord): Promise<void> {
     await this.events.publish(DomainEvents.accountRegistered, {
       userId: account.id,
       username: account.username,
-      role,
+      role: account.role,
     });
-    return account;
   }
 
   private async requireAccount(id: string): Promise<AccountRecord> {

@@ -67,10 +67,20 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
 
   /** Sends in the background; a failure is logged (the person can ask again: resend, forgot). */
   dispatch(to: string, mail: MailContent): void {
-    const sending = this.send(to, mail)
-      .catch((err: Error) => this.logger.error(`mail "${mail.subject}" could not be sent: ${err.message}`))
-      .finally(() => this.inFlight.delete(sending));
-    this.inFlight.add(sending);
+    this.inBackground(`mail "${mail.subject}" could not be sent`, () => this.send(to, mail));
+  }
+
+  /**
+   * Runs `work` after the answer, not before it: for work whose cost would tell a stranger
+   * something (looking an address up, issuing a link's token). A failure is logged as `failure`;
+   * shutdown waits for the work.
+   */
+  inBackground(failure: string, work: () => Promise<void>): void {
+    const running = Promise.resolve()
+      .then(work)
+      .catch((err: Error) => this.logger.error(`${failure}: ${err.message}`))
+      .finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
   }
 
   /**
