@@ -1,28 +1,24 @@
 import { FolderOutlined } from '@ant-design/icons';
-import { formatCount, type FolderSummary } from '@studio/contracts';
+import { formatCount, type FolderChange, type FolderSummary } from '@studio/contracts';
 import { Card, Empty, List, Space, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { DeleteFolderButton, RenameFolderButton } from '../../folders/FolderActions';
-import { useLiveFolders } from '../../folders/useLiveFolders';
 import { Paths } from '../../paths';
 
-const noReload = () => undefined;
-
 /**
- * The owner's folders, each leading to its contents, with rename and delete. Names and counts
- * follow the server's pushes; `onReload` reads them again after the socket (re)joins.
+ * The owner's folders (kept live by useProfile), each leading to its contents, with rename and
+ * delete; `onChange` applies what a rename or delete answered at once.
  */
 export function FolderList({
-  folders: initial,
+  folders,
   extra,
-  onReload = noReload,
+  onChange,
 }: {
   folders: FolderSummary[];
   extra?: ReactNode;
-  onReload?(): void;
+  onChange(change: FolderChange): void;
 }) {
-  const [folders, setFolders] = useLiveFolders(initial, onReload);
   return (
     <Card title="Folders" extra={extra}>
       <List
@@ -35,14 +31,12 @@ export function FolderList({
               <RenameFolderButton
                 key="rename"
                 folder={folder}
-                onRenamed={(renamed) =>
-                  setFolders((all) => all.map((f) => (f._id === renamed._id ? renamed : f)))
-                }
+                onRenamed={(renamed) => onChange({ folderId: renamed._id, folder: renamed })}
               />,
               <DeleteFolderButton
                 key="delete"
                 folder={folder}
-                onDeleted={() => setFolders((all) => all.filter((f) => f._id !== folder._id))}
+                onDeleted={() => onChange({ folderId: folder._id, deleted: true })}
               />,
             ]}
           >

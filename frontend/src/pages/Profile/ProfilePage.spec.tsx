@@ -1,5 +1,6 @@
-import { fireEvent, screen, waitFor } from '@testing-library/react';
-import { Messages } from '@studio/contracts';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
+import { Messages, type FolderChange } from '@studio/contracts';
+import { openSocket } from '../../test/fakeSocket';
 import { mockFetch, sessionAnswer } from '../../test/fetchMock';
 import { rememberAccount, renderApp } from '../../test/renderApp';
 
@@ -103,6 +104,25 @@ describe('ProfilePage', () => {
     fireEvent.click(create);
     await screen.findAllByText(Messages.unsafeCharacters);
     expect(fetchMock.mock.calls.some(([url]) => String(url).includes('/makeFolder'))).toBe(false);
+  });
+
+  it("follows the server's folder pushes: a new folder, a count, a rename, a deletion", async () => {
+    rememberAccount('alice');
+    mockFetch(ownProfileWithoutFolders('alice'));
+    renderApp('/profile/inpaints/alice');
+    expect(await screen.findByText('No folders yet.')).toBeInTheDocument();
+    await waitFor(() => expect(openSocket()?.listenerCount('folder.changed')).toBeGreaterThan(0));
+    const push = (change: FolderChange) => act(() => openSocket()!.serverEmit('folder.changed', change));
+    const id = 'f'.repeat(24);
+
+    push({ folderId: id, folder: { _id: id, title: 'Beach', amount: 0 } });
+    expect(await screen.findByRole('link', { name: /Beach/ })).toBeInTheDocument();
+    push({ folderId: id, folder: { _id: id, title: 'Beach', amount: 1_200 }, added: [] });
+    expect(screen.getByTestId('folder-amount')).toHaveTextContent('1,200');
+    push({ folderId: id, folder: { _id: id, title: 'Shore', amount: 1_200 } });
+    expect(screen.getByRole('link', { name: /Shore/ })).toBeInTheDocument();
+    push({ folderId: id, deleted: true });
+    expect(await screen.findByText('No folders yet.')).toBeInTheDocument();
   });
 
   it('shows "User not found" for an unknown name', async () => {

@@ -1,4 +1,4 @@
-import type { ProfileContent } from '@studio/contracts';
+import type { FolderChange, ProfileContent } from '@studio/contracts';
 import { Button, Flex, Result, Space, Spin, Typography } from 'antd';
 import { useEffect } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -30,11 +30,21 @@ export function ProfilePage() {
     case 'failed':
       return <Result status="warning" title={state.text} extra={<HomeButton />} />;
     case 'ready':
-      return <ProfileView profile={state.profile} onFoldersChanged={state.reload} />;
+      return (
+        <ProfileView profile={state.profile} onReload={state.reload} onFolderChange={state.changeFolders} />
+      );
   }
 }
 
-function ProfileView({ profile, onFoldersChanged }: { profile: ProfileContent; onFoldersChanged(): void }) {
+function ProfileView({
+  profile,
+  onReload,
+  onFolderChange,
+}: {
+  profile: ProfileContent;
+  onReload(): void;
+  onFolderChange(change: FolderChange): void;
+}) {
   const navigate = useNavigate();
   return (
     <Space direction="vertical" size="large" style={{ width: '100%' }}>
@@ -55,8 +65,8 @@ function ProfileView({ profile, onFoldersChanged }: { profile: ProfileContent; o
       {profile.own && (
         <FolderList
           folders={profile.folders}
-          onReload={onFoldersChanged}
-          extra={<CreateFolderButton onCreated={onFoldersChanged} />}
+          onChange={onFolderChange}
+          extra={<CreateFolderButton onCreated={onReload} />}
         />
       )}
     </Space>

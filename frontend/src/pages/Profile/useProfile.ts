@@ -1,6 +1,8 @@
-import type { ProfileContent } from '@studio/contracts';
-import { useEffect, useState } from 'react';
+import { SocketEvents, type FolderChange, type ProfileContent } from '@studio/contracts';
+import { useCallback, useEffect, useState } from 'react';
 import { apiGet, errorText } from '../../api/client';
+import { applyToFolderList } from '../../folders/folderList';
+import { useSocketEvent } from '../../realtime/useRealtime';
 import { useSession } from '../../session/useSession';
 
 export type ProfileState =
@@ -9,8 +11,15 @@ export type ProfileState =
   | { status: 'notFound' }
   | { status: 'failed'; text: string };
 
-/** Loads GET /api/getProfile/{name}; the own profile also refreshes the header balance. */
-export function useProfile(name: string | null): ProfileState & { reload(): void } {
+/**
+ * Loads GET /api/getProfile/{name}; the own profile also refreshes the header balance. The own
+ * folders stay live: the server's folder pushes (names, counts, new and deleted folders) and
+ * `changeFolders` (a rename's or delete's answer) apply to them, and the profile is read again
+ * whenever the socket (re)joins, as pushes sent meanwhile are lost.
+ */
+export function useProfile(
+  name: string | null,
+): ProfileState & { reload(): void; changeFolders(change: FolderChange): void } {
   const { setBalance } = useSession();
   const [state, setState] = useState<ProfileState>({ status: 'loading' });
   const [version, setVersion] = useState(0);
@@ -37,5 +46,19 @@ export function useProfile(name: string | null): ProfileState & { reload(): void
     };
   }, [name, setBalance, version]);
 
-  return { ...state, reload: () => setVersion((v) => v + 1) };
+  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  const changeFolders = useCallback((change: FolderChange) => {
+    setState((s) =>
+      s.status === 'ready' && s.profile.own
+        ? { ...s, profile: { ...s.profile, folders: applyToFolderList(s.profile.folders, change) } }
+        : s,
+    );
+  }, []);
+  const own = state.status === 'ready' && state.profile.own;
+  useSocketEvent(SocketEvents.folderChanged, changeFolders);
+  useSocketEvent(SocketEvents.ready, () => {
+    if (own) reload();
+  });
+
+  return { ...state, reload, changeFolders };
 }
