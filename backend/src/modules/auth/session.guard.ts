@@ -8,9 +8,17 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Messages, type Role } from '@studio/contracts';
-import { AccountsRepository } from '../accounts/accounts.repository';
+import { AccountsRepository, type AccountRecord } from '../accounts/accounts.repository';
 import { PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
 import type { AuthUser } from './auth-user';
+
+/** The account the session guard read for this request (balance included), for later guards. */
+const accountOfRequest = new WeakMap<Request, AccountRecord>();
+
+/** The caller's account as read at the start of this request; undefined without a session. */
+export function sessionAccount(req: Request): AccountRecord | undefined {
+  return accountOfRequest.get(req);
+}
 
 /**
  * Global guard: every route needs a live session unless marked @Public(). The account is read on
@@ -31,7 +39,10 @@ export class SessionGuard implements CanActivate {
 
     const userId = req.session?.userId;
     const account = userId ? await this.accounts.findById(userId) : null;
-    if (account) req.user = { id: account.id, username: account.username, role: account.role };
+    if (account) {
+      req.user = { id: account.id, username: account.username, role: account.role };
+      accountOfRequest.set(req, account);
+    }
     if (isPublic) return true;
     if (!account) throw new UnauthorizedException(Messages.needLogin);
 

@@ -38,8 +38,8 @@ import {
   type JobTool,
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { AccountsRepository } from '../accounts/accounts.repository';
 import type { AuthUser } from '../auth/auth-user';
+import { sessionAccount } from '../auth/session.guard';
 import { OperationsService } from '../operations/operations.service';
 import { EngineRegistry } from './engine-registry';
 
@@ -124,7 +124,6 @@ export class UploadPreflightGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly operations: OperationsService,
     private readonly engines: EngineRegistry,
-    private readonly accounts: AccountsRepository,
     private readonly slots: UploadSlots,
   ) {}
 
@@ -145,7 +144,8 @@ export class UploadPreflightGuard implements CanActivate {
           unavailable === 'not_configured' ? JobMessages.engineUnavailable : JobMessages.engineUnreachable,
         );
       }
-      const { balance } = await this.accounts.balanceOf(req.user.id);
+      // The session guard read the account (balance included) a moment ago: no second read.
+      const balance = sessionAccount(req)?.balance ?? 0;
       if (balance < quoteTool(rule.tool, rule.minUnits)) {
         throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
       }
