@@ -5,19 +5,14 @@ import {
   Injectable,
   UnauthorizedException,
 } from '@nestjs/common';
-import {
-  ACCOUNT_TOKEN_TTL_MINUTES,
-  AccountMessages,
-  DomainEvents,
-  Messages,
-  type AccountOverview,
-} from '@studio/contracts';
+import { AccountMessages, DomainEvents, Messages, type AccountOverview } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import type { AuthUser } from '../auth/auth-user';
 import { SessionRevoker } from '../auth/session-revoker';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { MailService } from '../mail/mail.service';
 import { MailTemplates } from '../mail/mail-templates';
+import type { TokenPurpose } from './account-token.schema';
 import { AccountTokens } from './account-tokens';
 import { AccountRecord, AccountsRepository } from './accounts.repository';
 import { PasswordHasher } from './password-hasher';
@@ -73,18 +68,7 @@ export class AccountSecurityService {
    */
   sendVerification(account: AccountRecord): void {
     if (account.emailVerified) return;
-    this.mail.inBackground('verification mail', async () => {
-      const token = await this.tokens.issue(
-        account.id,
-        account.email,
-        'verifyEmail',
-        ACCOUNT_TOKEN_TTL_MINUTES.verifyEmail,
-      );
-      await this.mail.send(
-        account.email,
-        MailTemplates.verifyEmail(account.username, this.mail.link(AccountLinks.verifyEmail(token))),
-      );
-    });
+    this.mail.inBackground('verification mail', () => this.mailLink(account, 'verifyEmail'));
   }
 
   /** Someone registered with this address: its owner hears of it (after the answer), nobody else. */
@@ -122,17 +106,7 @@ export class AccountSecurityService {
   forgotPassword(email: string): void {
     this.mail.inBackground('password reset mail', async () => {
       const account = await this.accounts.findByEmail(email);
-      if (!account) return;
-      const token = await this.tokens.issue(
-        account.id,
-        account.email,
-        'resetPassword',
-        ACCOUNT_TOKEN_TTL_MINUTES.resetPassword,
-      );
-      await this.mail.send(
-        account.email,
-        MailTemplates.resetPassword(account.username, this.mail.link(AccountLinks.resetPassword(token))),
-      );
+      if (account) await this.mailLink(account, 'resetPassword');
     });
   }
 
@@ -192,6 +166,13 @@ export class AccountSecurityService {
     const account = await this.accounts.findById(id);
     if (!account) throw new UnauthorizedException(Messages.needLogin);
     return account;
+  }
+
+  /** A fresh one-time token for `purpose`, mailed as a link to its page (the latest link counts). */
+  private async mailLink(account: AccountRecord, purpose: TokenPurpose): Promise<void> {
+    const token = await this.tokens.issue(account.id, account.email, purpose);
+    const url = this.mail.link(AccountLinks[purpose](token));
+    await this.mail.send(account.email, MailTemplates[purpose](account.username, url));
   }
 
   /** Compare and set on the old hash: of two changes at once, one wins and the other is refused. */

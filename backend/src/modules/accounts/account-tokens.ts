@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { createHash, randomBytes } from 'node:crypto';
+import { ACCOUNT_TOKEN_TTL_MINUTES } from '@studio/contracts';
 import { AccountToken, type TokenPurpose } from './account-token.schema';
 
 const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -15,10 +16,11 @@ export class AccountTokens {
   constructor(@InjectModel(AccountToken.name) private readonly model: Model<AccountToken>) {}
 
   /**
-   * A fresh token for the user; earlier unused tokens of the same purpose stop working (only the
-   * latest mail's link counts). Returns the token, which is never stored.
+   * A fresh token for the user, working for ACCOUNT_TOKEN_TTL_MINUTES[purpose]; earlier unused
+   * tokens of the same purpose stop working (only the latest mail's link counts). Returns the
+   * token, which is never stored.
    */
-  async issue(userId: string, email: string, purpose: TokenPurpose, ttlMinutes: number): Promise<string> {
+  async issue(userId: string, email: string, purpose: TokenPurpose): Promise<string> {
     await this.revokeAll(userId, purpose);
     const token = randomBytes(32).toString('base64url');
     await this.model.create({
@@ -26,7 +28,7 @@ export class AccountTokens {
       userId: new Types.ObjectId(userId),
       purpose,
       email,
-      expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
+      expiresAt: new Date(Date.now() + ACCOUNT_TOKEN_TTL_MINUTES[purpose] * 60_000),
     });
     return token;
   }
