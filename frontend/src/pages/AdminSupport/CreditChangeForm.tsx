@@ -69,6 +69,9 @@ export function CreditChangeForm({
         onDone(content.balance);
       }
     } else {
+      // A refusal (4xx) decided this request for good: a corrected amount is a new request. With
+      // no answer or a server error the id stays, so sending again cannot credit twice.
+      if (result.status >= 400 && result.status < 500) requestId.current = newRequestId();
       toast.error(errorText(result));
     }
   };

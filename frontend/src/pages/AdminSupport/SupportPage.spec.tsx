@@ -108,6 +108,38 @@ describe('SupportPage', () => {
     expect(screen.getByTestId('user-balance')).toHaveTextContent('30');
   });
 
+  it('sends a corrected amount after a refusal as a new request, and a retry after a failure as the same', async () => {
+    const statuses = [422, 500, 200];
+    const fetchMock = signIn('support', {
+      [searchKey]: ok([alice]),
+      [historyKey]: history([]),
+      'POST /api/support/reimburse': () => {
+        const status = statuses.shift()!;
+        return status === 200
+          ? ok({ username: 'alice', amount: 5, balance: 35 })
+          : { status, body: { message: 'error', content: `refused ${status}` } };
+      },
+    });
+    renderApp('/admin/support');
+    await pickAlice();
+    const send = async (calls: number) => {
+      fireEvent.click(within(card('Reimburse')).getByRole('button', { name: 'Reimburse' }));
+      await waitFor(() => expect(callsTo(fetchMock, 'POST /api/support/reimburse')).toHaveLength(calls));
+    };
+    await fillCreditForm(card('Reimburse'), '5', 'Outage');
+    await send(1);
+    expect(await screen.findByText('refused 422')).toBeInTheDocument();
+    await send(2);
+    expect(await screen.findByText('refused 500')).toBeInTheDocument();
+    await send(3);
+    await waitFor(() => expect(screen.getByTestId('user-balance')).toHaveTextContent('35'));
+    const ids = callsTo(fetchMock, 'POST /api/support/reimburse').map(
+      (init) => (json(init) as { requestId: string }).requestId,
+    );
+    expect(ids[1]).not.toBe(ids[0]); // the refusal decided the first request
+    expect(ids[2]).toBe(ids[1]); // a server failure may have credited: the retry is the same request
+  }, 20_000);
+
   it('previews who spent on a tool in a window, then reimburses them on confirmation', async () => {
     const preview: BulkReimbursePreview = {
       tool: 'faceSwap',
