@@ -7,6 +7,14 @@ export const ACCOUNT_TOKEN_TTL_MINUTES = {
 } as const;
 
 /**
+ * Mails one address may receive per hour. Forgot-password and "register with a taken email" mail
+ * an address on a stranger's request; the per-client rate budget alone would let someone with many
+ * client addresses fill an owner's inbox. Beyond this, mails are dropped (logged), and the answers
+ * stay the same, so the cap tells nobody anything.
+ */
+export const MAILS_PER_ADDRESS_PER_HOUR = 10;
+
+/**
  * The weakest new password accepted: a zxcvbn score (0 too guessable … 4 very unguessable).
  * 2 means "somewhat guessable": more than 10^6 guesses for an online attacker.
  */

@@ -170,9 +170,12 @@ export class AccountSecurityService {
 
   /** A fresh one-time token for `purpose`, mailed as a link to its page (the latest link counts). */
   private async mailLink(account: AccountRecord, purpose: TokenPurpose): Promise<void> {
+    // Past the address's hourly mail cap nothing happens: a new token would revoke the link the
+    // owner may still be about to use, with no mail to replace it.
+    if (!(await this.mail.admit(account.email))) return;
     const token = await this.tokens.issue(account.id, account.email, purpose);
     const url = this.mail.link(AccountLinks[purpose](token));
-    await this.mail.send(account.email, MailTemplates[purpose](account.username, url));
+    await this.mail.deliver(account.email, MailTemplates[purpose](account.username, url));
   }
 
   /** Compare and set on the old hash: of two changes at once, one wins and the other is refused. */

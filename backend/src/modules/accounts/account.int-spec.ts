@@ -2,7 +2,8 @@ import request from 'supertest';
 import { Model, Types } from 'mongoose';
 import { getModelToken } from '@nestjs/mongoose';
 import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
-import { AccountMessages, Messages } from '@studio/contracts';
+import { Logger } from '@nestjs/common';
+import { AccountMessages, MAILS_PER_ADDRESS_PER_HOUR, Messages } from '@studio/contracts';
 import {
   connectSocket,
   eventually,
@@ -15,7 +16,7 @@ import {
   type Client,
 } from '../../../test/clients';
 import { fixture } from '../../../test/fixtures';
-import { linkIn, waitForMail } from '../../../test/mailbox';
+import { linkIn, mailsTo, waitForMail } from '../../../test/mailbox';
 import { stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
@@ -197,6 +198,34 @@ describe('account basics (real FerretDB, Redis, mail catcher, stripe-mock)', () 
       await waitForMail(emailOf(name), /Reset your password/);
       const bad = await request(t.url).post('/api/password/forgot').send({ email: 'not-an-address' });
       expect(bad.status).toBe(400);
+    });
+
+    it('mails one address at most MAILS_PER_ADDRESS_PER_HOUR times, however many requests ask', async () => {
+      const name = uniqueName('flo');
+      await register(t, name); // its verification mail is the first of the hour
+      const dropped = jest.spyOn(Logger.prototype, 'warn');
+      const droppedMails = () =>
+        dropped.mock.calls.filter(([message]) => String(message).includes('not sent')).length;
+      try {
+        const extra = 5;
+        const answers = await Promise.all(
+          Array.from({ length: MAILS_PER_ADDRESS_PER_HOUR - 1 + extra }, () =>
+            request(t.url)
+              .post('/api/password/forgot')
+              .send({ email: emailOf(name) }),
+          ),
+        );
+        // Every request gets the same answer, capped or not.
+        expect(new Set(answers.map((res) => JSON.stringify([res.status, res.body])))).toEqual(
+          new Set([JSON.stringify([200, { message: 'success', content: AccountMessages.resetMailSent }])]),
+        );
+        await eventually(async () => expect(droppedMails()).toBe(extra));
+        await eventually(async () =>
+          expect(await mailsTo(emailOf(name))).toHaveLength(MAILS_PER_ADDRESS_PER_HOUR),
+        );
+      } finally {
+        dropped.mockRestore();
+      }
     });
 
     it('answers register and forgot-password before anything that depends on the address (the same time)', async () => {

@@ -1,9 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
+import type Redis from 'ioredis';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { ServiceState } from '@studio/contracts';
+import { MAILS_PER_ADDRESS_PER_HOUR, type ServiceState } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { REDIS } from '../../infrastructure/redis.module';
 import type { MailContent } from './mail-templates';
 
 /** How long a health answer about the SMTP server is reused (each probe opens a connection). */
@@ -27,6 +30,7 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly http: HttpAdapterHost,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   onModuleInit(): void {
@@ -56,8 +60,29 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
     return state;
   }
 
-  /** Sends now and waits for the server's answer. */
+  /** Sends now (within the per-address cap, see `admit`) and waits for the server's answer. */
   async send(to: string, mail: MailContent): Promise<void> {
+    if (await this.admit(to)) await this.deliver(to, mail);
+  }
+
+  /**
+   * Counts one mail to `to` in this hour's window; false (logged) past MAILS_PER_ADDRESS_PER_HOUR.
+   * A caller that must do work for a mail (issue a link's token) asks first, then `deliver`s.
+   */
+  async admit(to: string): Promise<boolean> {
+    // Keyed by a hash: no addresses in Redis keys.
+    const address = createHash('sha256').update(to.trim().toLowerCase()).digest('hex');
+    const key = `${this.config.REDIS_PREFIX}:mail-cap:${address}`;
+    const [[, count]] = (await this.redis.multi().incr(key).expire(key, 3600, 'NX').exec()) as [
+      [Error | null, number],
+    ];
+    if (count <= MAILS_PER_ADDRESS_PER_HOUR) return true;
+    this.logger.warn(`mail not sent: its address had ${MAILS_PER_ADDRESS_PER_HOUR} this hour`);
+    return false;
+  }
+
+  /** Sends an admitted mail now and waits for the server's answer. */
+  async deliver(to: string, mail: MailContent): Promise<void> {
     if (!this.transport) {
       this.logger.log(`mail to ${to}: ${mail.subject}\n${mail.text}`);
       return;
