@@ -179,6 +179,18 @@ describe('ComfyUIEngine', () => {
     await waitFor(() => fake.interrupted.length === 1);
   });
 
+  it('close() ends the runs in flight at once (no polling until the deadline) and drops their sockets', async () => {
+    fake.hang = true;
+    const engine = engineFor();
+    const job = engine.generate({ prompt: 'x', width: 64, height: 64 });
+    await waitFor(() => fake.requestsTo('/prompt').length === 1 && fake.openSockets === 1);
+    await engine.close();
+    await expect(job).rejects.toMatchObject({ kind: 'network', message: 'The ComfyUI engine is closed' });
+    await waitFor(() => fake.openSockets === 0);
+    // The closed engine left its prompt running on the server (a worker's job is handed back): end it.
+    await fetch(`${fake.url}/interrupt`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+  });
+
   it('wrong token: a retryable auth error; status() reports GPU, VRAM and queue', async () => {
     const error = await rejection(
       engineFor({ token: 'wrong' }).generate({ prompt: 'x', width: 64, height: 64 }),

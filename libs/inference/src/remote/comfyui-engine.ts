@@ -87,6 +87,8 @@ export class ComfyUIEngine implements InferenceEngine {
   private readonly jobTimeoutMs: number;
   private readonly pollIntervalMs: number;
   private readonly maxInputSide: number;
+  /** Aborted by close(): runs in flight stop waiting (their polling would go on to the deadline). */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: ComfyUIEngineOptions) {
     const headers: Record<string, string> = {};
@@ -216,6 +218,7 @@ export class ComfyUIEngine implements InferenceEngine {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     this.http.close();
   }
 
@@ -253,6 +256,7 @@ export class ComfyUIEngine implements InferenceEngine {
     const socket = this.options.websocket === false ? undefined : await this.openSocket(clientId);
     let promptId: string | undefined;
     const stop = new AbortController();
+    let onClose: (() => void) | undefined;
     try {
       // Not aborted mid-flight: once ComfyUI has the prompt it runs, and only the prompt_id in
       // the answer lets a cancelled job interrupt it (checked once the id is known, below).
@@ -270,6 +274,10 @@ export class ComfyUIEngine implements InferenceEngine {
       const id = promptId;
 
       const ended = new Promise<Outcome>((resolve) => {
+        onClose = () =>
+          resolve({ ok: false, error: new RemoteEngineError('network', 'The ComfyUI engine is closed') });
+        if (this.closing.signal.aborted) return onClose();
+        this.closing.signal.addEventListener('abort', onClose, { once: true });
         socket?.follow(id, context.onProgress, resolve);
         void this.pollHistory(
           id,
@@ -292,6 +300,7 @@ export class ComfyUIEngine implements InferenceEngine {
         );
       throw error;
     } finally {
+      if (onClose) this.closing.signal.removeEventListener('abort', onClose);
       stop.abort();
       socket?.close();
     }
