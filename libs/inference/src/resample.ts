@@ -43,14 +43,18 @@ function axisWeights(inSize: number, outSize: number): Weights {
   return { first, count, values };
 }
 
-/** Bicubic resize of interleaved float pixels (edges clamped). */
+/**
+ * Bicubic resize of interleaved pixels (edges clamped), as floats. With `into`, the result is added
+ * to it (and it is returned): no second array of the output's size.
+ */
 export function resizeFloat(
-  src: Float32Array,
+  src: Float32Array | Uint8Array,
   width: number,
   height: number,
   channels: number,
   toWidth: number,
   toHeight: number,
+  into?: Float32Array,
 ): Float32Array {
   const wx = axisWeights(width, toWidth);
   const wy = axisWeights(height, toHeight);
@@ -68,7 +72,8 @@ export function resizeFloat(
       }
     }
   }
-  const out = new Float32Array(toWidth * toHeight * channels);
+  const out = into ?? new Float32Array(toWidth * toHeight * channels);
+  if (out.length !== toWidth * toHeight * channels) throw new Error('resizeFloat: `into` has the wrong size');
   for (let y = 0; y < toHeight; y++) {
     for (let k = 0; k < wy.count; k++) {
       const w = wy.values[y * wy.count + k];
