@@ -25,6 +25,7 @@ import {
   EngineInputError,
   type EncodedImage,
   type InferenceEngine,
+  type RunContext,
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FoldersService } from '../folders/folders.service';
@@ -69,6 +70,11 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly running = new Set<BullJob>();
   /** Set once running jobs were handed back: whatever this process still computes is dropped. */
   private handedBack = false;
+  /**
+   * Aborted when running jobs are handed back: engines stop their work (a remote engine cancels
+   * its prediction or prompt, so the worker that takes the job over does not pay for a second).
+   */
+  private readonly handBack = new AbortController();
 
   constructor(
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
@@ -100,7 +106,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
    * for them is dropped. Reruns are safe (item ids and settlement are per job).
    */
   async beforeApplicationShutdown(): Promise<void> {
-    if (!this.queues.length) return;
+    if (!this.queues.length || this.handedBack) return;
     const finished = Promise.all(this.queues.map((queue) => queue.pause(true))).then(() => true);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<false>((resolve) => {
@@ -113,6 +119,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       return;
     }
     this.handedBack = true;
+    this.handBack.abort(new Error('handed back to the queue at shutdown'));
     const handedBack = [...this.running];
     await Promise.all(handedBack.map((job) => job.releaseLock().catch(() => undefined)));
     // Close without waiting for the jobs still running here; their results would be discarded.
@@ -144,7 +151,10 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     try {
       const engine = this.engines.engineFor(job.tool);
       if (!engine) throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);
-      const images = await this.execute(engine, job, progress.report);
+      const images = await this.execute(engine, job, {
+        onProgress: progress.report,
+        signal: this.handBack.signal,
+      });
       await progress.flush();
       if (this.handedBack) return; // another worker has it now
       await this.lifecycle.succeeded(job, await this.store(job, images));
@@ -162,11 +172,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     }
   }
 
-  private async execute(
-    engine: InferenceEngine,
-    job: JobRecord,
-    onProgress: (fraction: number) => void,
-  ): Promise<Output[]> {
+  private async execute(engine: InferenceEngine, job: JobRecord, context: RunContext): Promise<Output[]> {
+    const { onProgress = () => undefined, signal } = context;
     const inputs = await Promise.all(job.inputs.map((key) => this.readInput(key)));
     switch (job.tool) {
       case 'clone': {
@@ -174,21 +181,19 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         const made: Output[] = [];
         for (const [i, image] of inputs.entries()) {
           const share = (f: number) => onProgress((i + f) / inputs.length);
-          made.push(...(await engine.clone({ image, amount }, { onProgress: share })));
+          made.push(...(await engine.clone({ image, amount }, { onProgress: share, signal })));
         }
         return made;
       }
       case 'superResolution':
-        return [
-          await engine.superResolve({ image: inputs[0], scale: job.params.scale ?? 2 }, { onProgress }),
-        ];
+        return [await engine.superResolve({ image: inputs[0], scale: job.params.scale ?? 2 }, context)];
       case 'faceSwap':
-        return [await engine.faceSwap({ face: inputs[0], target: inputs[1] }, { onProgress })];
+        return [await engine.faceSwap({ face: inputs[0], target: inputs[1] }, context)];
       case 'inpaint':
         return [
           await engine.inpaint(
             { image: inputs[0], mask: inputs[1], prompt: job.params.prompt ?? '' },
-            { onProgress },
+            context,
           ),
         ];
       case 'generate':
@@ -199,11 +204,11 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
               width: job.params.width ?? GENERATED_IMAGE_SIZE,
               height: job.params.height ?? GENERATED_IMAGE_SIZE,
             },
-            { onProgress },
+            context,
           ),
         ];
       case 'faceSwapVideo':
-        return [await this.swapVideo(engine, inputs[0], inputs[1], onProgress)];
+        return [await this.swapVideo(engine, inputs[0], inputs[1], context)];
     }
   }
 
@@ -212,14 +217,14 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     engine: InferenceEngine,
     video: Buffer,
     face: Buffer,
-    onProgress: (fraction: number) => void,
+    context: RunContext,
   ): Promise<EncodedVideo> {
     const dir = await mkdtemp(join(tmpdir(), 'video-swap-'));
     try {
       const videoPath = join(dir, 'input');
       const outputPath = join(dir, 'output.mp4');
       await writeFile(videoPath, video);
-      await engine.faceSwapVideo({ videoPath, face, outputPath }, { onProgress });
+      await engine.faceSwapVideo({ videoPath, face, outputPath }, context);
       return { data: await readFile(outputPath), format: 'mp4' };
     } finally {
       await rm(dir, { recursive: true, force: true });

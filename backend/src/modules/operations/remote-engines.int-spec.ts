@@ -19,6 +19,7 @@ import {
   type Client,
 } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { JobRunner } from '../generation/job-runner';
 
 const PROMPT = { title: 'portrait', prompt: 'woman, 30 year old, red hair, beach' };
 const ADMIN = { ADMIN_PASSWORD: 'admin-password-1' };
@@ -217,5 +218,37 @@ describe('Generate on Replicate (fake predictions API; webhook back to the studi
       (await post({ 'webhook-id': 'm1', 'webhook-timestamp': String(now), 'webhook-signature': good }))
         .status,
     ).toBe(200);
+  });
+});
+
+describe('a worker handing a running remote job back at shutdown', () => {
+  let t: TestApp;
+  let fake: FakeComfyUIServer;
+
+  beforeAll(async () => {
+    fake = await startFakeComfyUI();
+    t = await startTestApp({
+      JOB_WAIT_MS: '0',
+      SHUTDOWN_GRACE_MS: '50',
+      ENGINE_GENERATE: 'comfyui',
+      COMFYUI_URL: fake.url,
+      ENGINE_PROBE_CACHE_MS: '0',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
+
+  it('interrupts its prompt on the server, so the worker that takes it over does not run a second', async () => {
+    fake.hang = true;
+    const user = await signIn(t, uniqueName('handback'));
+    await grantCredits(t, user.username, 10);
+    const res = await user.agent.post('/api/generateImage').send({ ...PROMPT, author: user.username });
+    expect(res.status).toBe(200);
+    await eventually(async () => expect(fake.prompts()).toHaveLength(1));
+    await t.app.get(JobRunner).beforeApplicationShutdown();
+    await eventually(async () => expect(fake.interrupted).toHaveLength(1));
   });
 });
