@@ -17,7 +17,7 @@ import busboy from 'busboy';
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,6 +29,7 @@ import { LocalCpuEngine, type EncodedImage, type InferenceEngine } from '@studio
 import { createApp } from '../api/src/create-app';
 import { benchUser, submitImageJob } from './bench-client';
 import { percentile, time } from './timing';
+import { cpuMeter, cpuPerJob, type CpuSample } from './cpu';
 import { loadConfig } from '../src/config/app-config';
 import { EngineRegistry } from '../src/modules/generation/engine-registry';
 
@@ -57,15 +58,20 @@ interface Rate {
   perSecond: number;
   p50: number;
   p99: number;
+  /** CPU ms per job: this process (app and bench clients), the database, Redis. */
+  cpu: CpuSample;
 }
 
-/** Jobs per second over a run of JOBS, and its latency percentiles. */
-function rateOf(elapsedMs: number, latencies: number[]): Rate {
+const readCpu = cpuMeter();
+
+/** Jobs per second over a run of JOBS, its latency percentiles, and CPU per job since `cpuAtStart`. */
+function rateOf(elapsedMs: number, latencies: number[], cpuAtStart: CpuSample): Rate {
   latencies.sort((a, b) => a - b);
   return {
     perSecond: (JOBS * 1000) / elapsedMs,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
+    cpu: cpuPerJob(cpuAtStart, readCpu(), JOBS),
   };
 }
 
@@ -141,6 +147,7 @@ async function pipeline(): Promise<Rate & { perJob: { writes: number; reads: num
 
   const before = { ...ops };
   detail.clear();
+  const cpuAtStart = readCpu();
   const t0 = performance.now();
   await fromSubmitters(async (submitter) => {
     const sentAt = performance.now();
@@ -151,6 +158,7 @@ async function pipeline(): Promise<Rate & { perJob: { writes: number; reads: num
   });
   await allDone;
   const elapsed = performance.now() - t0;
+  const rate = rateOf(elapsed, latencies, cpuAtStart);
   const perJob = {
     writes: (ops.writes - before.writes) / JOBS,
     reads: (ops.reads - before.reads) / JOBS,
@@ -161,7 +169,7 @@ async function pipeline(): Promise<Rate & { perJob: { writes: number; reads: num
   }
   for (const { socket } of submitters) socket.close();
   await app.close();
-  return { ...rateOf(elapsed, latencies), perJob };
+  return { ...rate, perJob };
 }
 
 async function rawBull(): Promise<Rate> {
@@ -174,13 +182,15 @@ async function rawBull(): Promise<Rate> {
     });
   });
   void queue.process(8, async () => undefined);
+  const cpuAtStart = readCpu();
   const t0 = performance.now();
   await fromSubmitters(() => queue.add({ at: performance.now() }, { removeOnComplete: true }));
   await done;
   const elapsed = performance.now() - t0;
+  const rate = rateOf(elapsed, latencies, cpuAtStart);
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
-  return rateOf(elapsed, latencies);
+  return rate;
 }
 
 /**
@@ -205,6 +215,7 @@ async function rawUpload(image: Buffer): Promise<Rate> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const latencies: number[] = [];
+  const cpuAtStart = readCpu();
   const t0 = performance.now();
   await fromSubmitters(async () => {
     const sentAt = performance.now();
@@ -212,9 +223,10 @@ async function rawUpload(image: Buffer): Promise<Rate> {
     latencies.push(performance.now() - sentAt);
   });
   const elapsed = performance.now() - t0;
+  const rate = rateOf(elapsed, latencies, cpuAtStart);
   server.close();
   rmSync(dir, { recursive: true, force: true });
-  return rateOf(elapsed, latencies);
+  return rate;
 }
 
 /** Median ms of `runs` calls. */
@@ -347,8 +359,10 @@ async function main(): Promise<void> {
   const empty = await pipeline();
   const line = (name: string, r: Rate) =>
     console.log(
-      `${name.padEnd(44)} ${r.perSecond.toFixed(1).padStart(8)} jobs/s  p50 ${fmt(r.p50).padStart(10)}  p99 ${fmt(r.p99).padStart(10)}  vs raw ${(r.perSecond / raw.perSecond).toFixed(3)}x`,
+      `${name.padEnd(44)} ${r.perSecond.toFixed(1).padStart(8)} jobs/s  p50 ${fmt(r.p50).padStart(10)}  p99 ${fmt(r.p99).padStart(10)}  vs raw ${(r.perSecond / raw.perSecond).toFixed(3)}x  CPU/job: node ${r.cpu.node.toFixed(2)} ms, db ${r.cpu.database.toFixed(2)} ms, redis ${r.cpu.redis.toFixed(2)} ms`,
     );
+  // What the CPU each job costs allows on this machine, all processes together.
+  const cpuBound = (r: Rate) => (availableParallelism() * 1000) / (r.cpu.node + r.cpu.database + r.cpu.redis);
   line('raw Bull add→process→completed', raw);
   line('raw HTTP upload to disk (no app, ceiling)', upload);
   line('pipeline HTTP submit→job.completed (empty db)', empty);
@@ -357,6 +371,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `database operations per job (submit to job.completed, event consumers included): ${empty.perJob.writes.toFixed(1)} writes, ${empty.perJob.reads.toFixed(1)} reads`,
+  );
+  console.log(
+    `CPU bound on ${availableParallelism()} cores (cores / CPU per job, all processes): raw Bull ${cpuBound(raw).toFixed(0)}, raw upload ${cpuBound(upload).toFixed(0)}, pipeline ${cpuBound(empty).toFixed(0)} jobs/s`,
   );
   if (SEED_LOG + SEED_LEDGER > 0) {
     await seed();

@@ -52,8 +52,21 @@ const KEY_METRICS = [
   'cumulative-layout-shift',
 ];
 
-/** One route in a fresh tab; logged in: the session's cookies and remembered name set first. */
+/**
+ * A run Lighthouse itself could not record (a runtime error such as NO_NAVSTART, its trace missing
+ * the navigation: chromium under load) says nothing about the page; it is run again, in a fresh
+ * tab, up to twice. A page that scores low is not retried.
+ */
 async function audit(browser, path, session) {
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await auditOnce(browser, path, session);
+    if (!result.error || attempt === 3) return result;
+    process.stderr.write(`lighthouse ${path}: ${result.error}; running it again\n`);
+  }
+}
+
+/** One route in a fresh tab; logged in: the session's cookies and remembered name set first. */
+async function auditOnce(browser, path, session) {
   const page = await browser.newPage();
   if (session) {
     await browser.setCookie(...session.cookies);

@@ -22,7 +22,9 @@ describe('LocalDiskStorage', () => {
     expect(await readFile(join(dir, key), 'utf8')).toBe('image bytes');
     const object = await storage.get(key);
     expect(object?.size).toBe(11);
-    object?.stream.destroy();
+    const chunks: Buffer[] = [];
+    for await (const chunk of object!.stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('image bytes');
     await storage.delete(key);
     expect(await storage.get(key)).toBeNull();
     await expect(storage.delete(key)).resolves.toBeUndefined();
@@ -36,6 +38,14 @@ describe('LocalDiskStorage', () => {
     await Promise.all([1, 2, 3].map((i) => storage.put(key, Buffer.from(`run ${i}`))));
     expect(await readFile(join(dir, key), 'utf8')).toMatch(/^run [123]$/);
     expect((await readdir(join(dir, owner))).filter((name) => name.endsWith('.part'))).toEqual([]);
+  });
+
+  it("makes the owner's folder again when it was removed since the last put", async () => {
+    await storage.put(newStorageKey(owner, 'png'), Buffer.from('first'));
+    await rm(join(dir, owner), { recursive: true });
+    const key = newStorageKey(owner, 'png');
+    await storage.put(key, Buffer.from('after removal'));
+    expect(await readFile(join(dir, key), 'utf8')).toBe('after removal');
   });
 
   it('refuses keys it did not make, traversal above all', async () => {

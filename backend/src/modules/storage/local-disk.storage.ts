@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { isValidStorageKey, StoragePort, type ByteRange, type StoredObject } from './storage.port';
@@ -19,14 +19,18 @@ export class LocalDiskStorage extends StoragePort {
   /**
    * Writes the whole object under a temporary name, then renames it into place: a reader never
    * sees half a file, and putting a key again (a job's rerun storing the same output) replaces
-   * it, as an S3 put does.
+   * it, as an S3 put does. The folder is made only when the write finds it missing: it is there
+   * for every put but a user's first, and each file call costs a thread hand-off.
    */
   async put(key: string, data: Buffer): Promise<void> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${randomUUID()}.part`;
     try {
-      await writeFile(temporary, data, { flag: 'wx' });
+      await writeFile(temporary, data, { flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(temporary, data, { flag: 'wx' });
+      });
       await rename(temporary, path);
     } catch (err) {
       await rm(temporary, { force: true });
@@ -45,8 +49,11 @@ export class LocalDiskStorage extends StoragePort {
     }
   }
 
+  /** Removes the file; a key with no file is already gone. (One unlink: rm would lstat first.) */
   async delete(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+    await unlink(this.pathOf(key)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
   }
 
   async size(key: string): Promise<number | null> {
