@@ -8,7 +8,9 @@
  * Part 1 runs twice: on an empty database, then after seeding BENCH_SEED_LOG activity-log lines
  * (default 1,000,000) and BENCH_SEED_LEDGER ledger entries (default 200,000) of other users, so
  * the figures show whether anything on the job's path grows with the data (0 and 0 skip it).
- * BENCH_ENGINES=0 skips parts 2 and 3.
+ * BENCH_ENGINES=0 skips parts 2 and 3. BENCH_CONCURRENCY (default 8) is the clone queue's worker
+ * concurrency: with the API and worker sharing one process and the database, a worker with fewer
+ * slots than there are submitters falls behind them, and latency is then time spent in the queue.
  */
 import 'reflect-metadata';
 import type { Queue } from 'bull';
@@ -110,7 +112,7 @@ async function pipeline(): Promise<Rate & { perJob: { writes: number; reads: num
     LOG_LEVEL: 'warn',
     PASSWORD_SCRYPT_LOG_N: '10',
     JOB_WAIT_MS: '0',
-    JOB_CONCURRENCY_CLONE: '8',
+    JOB_CONCURRENCY_CLONE: process.env.BENCH_CONCURRENCY ?? '8',
     JOB_RATE_LIMIT_PER_MINUTE: '100000',
     REDIS_PREFIX: `bench${Date.now().toString(36)}`,
   });
