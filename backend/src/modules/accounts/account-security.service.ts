@@ -124,17 +124,7 @@ export class AccountSecurityService {
     const account = used && (await this.accounts.findById(used.userId));
     if (!used || !account || account.email !== used.email)
       throw new BadRequestException(AccountMessages.badLink);
-    await this.assertStrong(password, [account.username, account.email]);
-    await this.replacePassword(account, password);
-    if (!account.emailVerified) await this.accounts.setEmailVerified(account.id);
-    const ended = await this.sessions.endAllSessionsOf(account.id);
-    await this.events.publish(DomainEvents.passwordChanged, {
-      userId: account.id,
-      username: account.username,
-      via: 'reset',
-      sessionsEnded: ended,
-    });
-    this.mail.dispatch(account.email, MailTemplates.passwordChanged(account.username));
+    await this.setNewPassword(account, password, 'reset');
   }
 
   /** The owner, knowing the current password: every other session ends, this one stays. */
@@ -144,16 +134,7 @@ export class AccountSecurityService {
       throw new BadRequestException(AccountMessages.wrongPassword);
     }
     if (current === next) throw new BadRequestException(AccountMessages.samePassword);
-    await this.assertStrong(next, [account.username, account.email]);
-    await this.replacePassword(account, next);
-    const ended = await this.sessions.endAllSessionsOf(account.id, { except: sessionId });
-    await this.events.publish(DomainEvents.passwordChanged, {
-      userId: account.id,
-      username: account.username,
-      via: 'change',
-      sessionsEnded: ended,
-    });
-    this.mail.dispatch(account.email, MailTemplates.passwordChanged(account.username));
+    await this.setNewPassword(account, next, 'change', sessionId);
   }
 
   async verifyPassword(account: AccountRecord, password: string): Promise<void> {
@@ -179,6 +160,30 @@ export class AccountSecurityService {
   }
 
   /** Compare and set on the old hash: of two changes at once, one wins and the other is refused. */
+  /**
+   * The steps a new password takes, by reset link or by the owner: checked, stored (reset links
+   * revoked), sessions ended but `keepSession`, announced, and the owner told by mail. A reset
+   * also verifies the address: the link reached it.
+   */
+  private async setNewPassword(
+    account: AccountRecord,
+    password: string,
+    via: 'reset' | 'change',
+    keepSession?: string,
+  ): Promise<void> {
+    await this.assertStrong(password, [account.username, account.email]);
+    await this.replacePassword(account, password);
+    if (via === 'reset' && !account.emailVerified) await this.accounts.setEmailVerified(account.id);
+    const ended = await this.sessions.endAllSessionsOf(account.id, { except: keepSession });
+    await this.events.publish(DomainEvents.passwordChanged, {
+      userId: account.id,
+      username: account.username,
+      via,
+      sessionsEnded: ended,
+    });
+    this.mail.dispatch(account.email, MailTemplates.passwordChanged(account.username));
+  }
+
   private async replacePassword(account: AccountRecord, password: string): Promise<void> {
     const replaced = await this.accounts.replacePasswordHash(
       account.id,

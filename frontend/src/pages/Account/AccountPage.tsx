@@ -1,13 +1,13 @@
-import { AccountMessages, type AccountOverview, type SessionView } from '@studio/contracts';
+import { AccountMessages, API_PREFIX, type AccountOverview, type SessionView } from '@studio/contracts';
 import { Alert, Button, Card, Flex, Form, Input, Modal, Space, Spin, Table, Tag, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { API_PREFIX } from '@studio/contracts';
 import { apiGet, apiPost, apiRequest, errorText, type ApiResult } from '../../api/client';
 import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
 import { useToast } from '../../ui/toast';
+import { NEW_PASSWORD_RULE } from './newPasswordRule';
 
 const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -112,11 +112,7 @@ function PasswordCard() {
         >
           <Input.Password autoComplete="current-password" />
         </Form.Item>
-        <Form.Item
-          label="New password"
-          name="password"
-          rules={[{ required: true, min: 8, message: 'At least 8 characters' }]}
-        >
+        <Form.Item label="New password" name="password" rules={[NEW_PASSWORD_RULE]}>
           <Input.Password autoComplete="new-password" />
         </Form.Item>
         <Form.Item

@@ -5,6 +5,7 @@ import { apiPost, errorText } from '../../api/client';
 import { Paths } from '../../paths';
 import { AuthCard } from '../../ui/AuthCard';
 import { useToast } from '../../ui/toast';
+import { NEW_PASSWORD_RULE } from './newPasswordRule';
 
 /** The page a reset mail links to: a new password for the token in the address. */
 export function ResetPasswordPage() {
@@ -36,11 +37,7 @@ export function ResetPasswordPage() {
       footer={<Link to={Paths.forgotPassword}>Ask for a new link</Link>}
     >
       <Form layout="vertical" onFinish={onFinish} requiredMark={false}>
-        <Form.Item
-          label="New password"
-          name="password"
-          rules={[{ required: true, min: 8, message: 'At least 8 characters' }]}
-        >
+        <Form.Item label="New password" name="password" rules={[NEW_PASSWORD_RULE]}>
           <Input.Password autoComplete="new-password" />
         </Form.Item>
         <Form.Item>
