@@ -502,3 +502,146 @@ func TestBulkUpdateOfManyStatementsFinishes(t *testing.T) {
 		t.Fatalf("bulk update modified %d of %d", res.ModifiedCount, n)
 	}
 }
+
+// A bulk of updateOne by distinct string or ObjectId _ids (as GroupUpdate sends) reads its documents
+// in one query and writes them in one transaction; each statement still answers as if run alone:
+// its guard is checked, a missing document matches nothing, and the counts add up.
+func TestBulkUpdateByIDsKeepsEachStatementsAnswer(t *testing.T) {
+	ctx := context.Background()
+	c := startFerretDB(t).Collection("entries")
+
+	oid := primitive.NewObjectID()
+	docs := []any{
+		bson.D{{Key: "_id", Value: "a"}, {Key: "state", Value: "pending"}, {Key: "n", Value: 1}},
+		bson.D{{Key: "_id", Value: "b"}, {Key: "state", Value: "applied"}, {Key: "n", Value: 1}},
+		bson.D{{Key: "_id", Value: "c"}, {Key: "state", Value: "pending"}, {Key: "n", Value: 1}, {Key: "hold", Value: "open"}},
+		bson.D{{Key: "_id", Value: oid}, {Key: "state", Value: "pending"}, {Key: "n", Value: 1}},
+	}
+	if _, err := c.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+
+	update := func(id any, guard string, set bson.D) mongo.WriteModel {
+		filter := bson.D{{Key: "_id", Value: id}}
+		if guard != "" {
+			filter = append(filter, bson.E{Key: "state", Value: guard})
+		}
+
+		return mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(set)
+	}
+
+	res, err := c.BulkWrite(ctx, []mongo.WriteModel{
+		update("a", "pending", bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "applied"}}}, {Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}),
+		update("b", "pending", bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "rejected"}}}}), // guard fails
+		update("missing", "", bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "applied"}}}}),
+		update("c", "", bson.D{{Key: "$set", Value: bson.D{{Key: "settlement", Value: "captured"}}}, {Key: "$unset", Value: bson.D{{Key: "hold", Value: 1}}}}),
+		update(oid, "pending", bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "applied"}}}}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if res.MatchedCount != 3 || res.ModifiedCount != 3 {
+		t.Fatalf("matched %d, modified %d; want 3 and 3", res.MatchedCount, res.ModifiedCount)
+	}
+
+	want := map[any]bson.M{
+		"a": {"state": "applied", "n": int32(2)},
+		"b": {"state": "applied", "n": int32(1)},
+		"c": {"state": "pending", "n": int32(1), "settlement": "captured"},
+		oid: {"state": "applied", "n": int32(1)},
+	}
+	for id, fields := range want {
+		var got bson.M
+		if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+
+		delete(got, "_id")
+
+		if fmt.Sprint(got) != fmt.Sprint(fields) {
+			t.Errorf("%v: got %v, want %v", id, got, fields)
+		}
+	}
+
+	if n, _ := c.CountDocuments(ctx, bson.D{{Key: "_id", Value: "missing"}}); n != 0 {
+		t.Errorf("an update without upsert created a document")
+	}
+}
+
+// Two statements of one bulk on the same _id run one after the other: the second sees the first.
+func TestBulkUpdateOfOneIDTwiceAppliesBoth(t *testing.T) {
+	ctx := context.Background()
+	c := startFerretDB(t).Collection("twice")
+
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}, {Key: "state", Value: "pending"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := c.BulkWrite(ctx, []mongo.WriteModel{
+		mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: "x"}, {Key: "state", Value: "pending"}}).
+			SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "applied"}}}}),
+		mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: "x"}, {Key: "state", Value: "applied"}}).
+			SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "settlement", Value: "refunded"}}}}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if res.ModifiedCount != 2 {
+		t.Fatalf("modified %d of 2", res.ModifiedCount)
+	}
+}
+
+// Bulks by _id and single updates of the same documents, all at once, lose no update: the bulk
+// holds the collection from its read to its write like any other update.
+func TestConcurrentBulkUpdatesByIDAreAtomic(t *testing.T) {
+	ctx := context.Background()
+	c := startFerretDB(t).Collection("counted")
+
+	const docs, workers = 10, 40
+	inc := bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}
+	models := make([]mongo.WriteModel, docs)
+	for i := range docs {
+		id := fmt.Sprintf("d%d", i)
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "n", Value: 0}}); err != nil {
+			t.Fatal(err)
+		}
+
+		models[i] = mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: id}}).SetUpdate(inc)
+	}
+
+	noErrors(t, runConcurrently(workers, func(i int) error {
+		if i%2 == 0 {
+			_, err := c.BulkWrite(ctx, models)
+			return err
+		}
+
+		for d := range docs {
+			if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("d%d", d)}}, inc); err != nil {
+				return err
+			}
+		}
+
+		return nil
+	}))
+
+	cur, err := c.Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var all []struct {
+		ID string `bson:"_id"`
+		N  int
+	}
+	if err := cur.All(ctx, &all); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, d := range all {
+		if d.N != workers {
+			t.Errorf("%s: %d increments of %d", d.ID, d.N, workers)
+		}
+	}
+}

@@ -12,10 +12,14 @@ export type BalanceChange =
   | { status: 'already'; balance: number }
   | { status: 'voided' | 'insufficient' | 'no_account' };
 
-/** Keys kept on the account at least (more while their entries are still pending). */
-const KEEP_RECENT = 100;
+/**
+ * Keys kept on the account at least (more while their entries are still pending). A final entry is
+ * never applied again whatever the list says, so a few are kept only as a margin: every change
+ * reads and writes the whole account, list included.
+ */
+export const KEEP_RECENT = 20;
 /** The list is trimmed every this many changes of one account. */
-const TRIM_EVERY = 100;
+export const TRIM_EVERY = 40;
 
 const voidMark = (key: string) => `!${key}`;
 

@@ -25,7 +25,7 @@ export class LedgerEntry {
   @Prop({ type: String, required: true })
   _id!: string;
 
-  @Prop({ type: Types.ObjectId, required: true, index: true })
+  @Prop({ type: Types.ObjectId, required: true })
   userId!: Types.ObjectId;
 
   @Prop({ required: true })
@@ -80,7 +80,7 @@ export class LedgerEntry {
   @Prop()
   version?: number;
 
-  @Prop({ required: true, default: () => new Date(), index: true })
+  @Prop({ required: true, default: () => new Date() })
   createdAt!: Date;
 
   @Prop()
@@ -88,5 +88,13 @@ export class LedgerEntry {
 }
 
 export const LedgerEntrySchema = SchemaFactory.createForClass(LedgerEntry);
+// Each index costs every write of an entry; these serve a query each. Histories and exports:
 LedgerEntrySchema.index({ userId: 1, createdAt: -1 });
+// Support's bulk reimbursement of one tool's spends over a window:
 LedgerEntrySchema.index({ kind: 1, tool: 1, createdAt: 1 });
+
+/**
+ * Indexes of earlier releases that no query needs (`userId` alone is the prefix of the history
+ * index; nothing selects by `createdAt` alone): dropped at boot.
+ */
+export const RETIRED_LEDGER_INDEXES = ['userId_1', 'createdAt_1'];

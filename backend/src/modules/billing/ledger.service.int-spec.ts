@@ -10,7 +10,7 @@ import { DOMAIN_EVENTS_QUEUE, DomainEventBus } from '../events/domain-event-bus'
 import { eventually, signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { Account, AccountSchema } from '../accounts/account.schema';
-import { AccountBalances } from './account-balances';
+import { AccountBalances, KEEP_RECENT, TRIM_EVERY } from './account-balances';
 import { JobLiveness } from './job-liveness';
 import { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
@@ -337,7 +337,7 @@ describe('credits ledger (real FerretDB)', () => {
       }
       await balances.trim(user.userId);
       const account = await accountModel.findById(user.userId).select({ ledgerRecent: 1 }).lean();
-      expect(account!.ledgerRecent.length).toBeLessThanOrEqual(101);
+      expect(account!.ledgerRecent.length).toBeLessThanOrEqual(KEEP_RECENT + 1);
       expect(account!.ledgerRecent).toContain(stuck);
       expect(account!.ledgerRecent).toContain(`trim-${user.userId}-149`);
       expect(account!.ledgerRecent).not.toContain(`trim-${user.userId}-0`);
@@ -362,7 +362,7 @@ describe('credits ledger (real FerretDB)', () => {
       }
       await eventually(async () => {
         const account = await accountModel.findById(user.userId).select({ ledgerRecent: 1 }).lean();
-        expect(account!.ledgerRecent.length).toBeLessThanOrEqual(200);
+        expect(account!.ledgerRecent.length).toBeLessThanOrEqual(KEEP_RECENT + TRIM_EVERY);
         expect(account!.ledgerRecent).toContain(`!refused-${user.userId}-229`);
       });
       expect(await expectConsistent(user.userId)).toBe(0);

@@ -11,8 +11,9 @@ import {
   quoteTool,
 } from '@studio/contracts';
 import { GroupInsert } from '../../infrastructure/group-insert';
+import { GroupUpdate } from '../../infrastructure/group-update';
 import { DomainEventBus } from '../events/domain-event-bus';
-import { LedgerActor, LedgerEntry } from './ledger-entry.schema';
+import { LedgerActor, LedgerEntry, RETIRED_LEDGER_INDEXES } from './ledger-entry.schema';
 import { AccountBalances } from './account-balances';
 import { JobLiveness } from './job-liveness';
 
@@ -76,6 +77,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   /** New entries, sent together with concurrent requests' (group commit). */
   private readonly inserts = new GroupInsert<LedgerEntry>(() => this.entries.collection as never);
+  /** Marks entries applied, rejected or settled: no caller reads the result, so they go out together. */
+  private readonly marks = new GroupUpdate<LedgerEntry>(() => this.entries.collection as never);
 
   constructor(
     @InjectModel(LedgerEntry.name) private readonly entries: Model<LedgerEntry>,
@@ -301,7 +304,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     }
     const set: Partial<LedgerEntry> = { state: 'applied', appliedAt: new Date() };
     if (version !== undefined) Object.assign(set, { balanceAfter: balance ?? 0, version });
-    await this.entries.updateOne({ _id: entry._id, state: 'pending' }, { $set: set });
+    await this.marks.updateOne({ _id: entry._id, state: 'pending' }, { $set: set });
     return { ok: true, entry: applied, balance: balance ?? 0 };
   }
 
@@ -309,7 +312,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     entry: LedgerEntryDoc,
     reason: 'insufficient_funds' | 'no_account',
   ): Promise<LedgerOutcome> {
-    await this.entries.updateOne({ _id: entry._id, state: 'pending' }, { $set: { state: 'rejected' } });
+    await this.marks.updateOne({ _id: entry._id, state: 'pending' }, { $set: { state: 'rejected' } });
     return { ok: false, reason };
   }
 
@@ -362,7 +365,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Copies a settlement onto its reservation and closes its hold (idempotent). */
   private async markSettled(reservationKey: string, settlement: 'captured' | 'refunded'): Promise<void> {
-    await this.entries.updateOne({ _id: reservationKey }, { $set: { settlement }, $unset: { hold: 1 } });
+    await this.marks.updateOne({ _id: reservationKey }, { $set: { settlement }, $unset: { hold: 1 } });
   }
 
   // ---- recovery ---------------------------------------------------------------------------
@@ -432,6 +435,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     // Before anything can move money: balances of accounts from before the balance field.
     await this.balances.migrateFromVersionChains();
+    await this.dropRetiredIndexes();
     const run = () =>
       this.recover()
         .then((s) => {
@@ -446,6 +450,17 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 
   onModuleDestroy(): void {
     clearInterval(this.timer);
+  }
+
+  private async dropRetiredIndexes(): Promise<void> {
+    const present = new Set(
+      (await this.entries.collection.indexes().catch(() => [])).map((index) => index.name),
+    );
+    for (const name of RETIRED_LEDGER_INDEXES.filter((n) => present.has(n))) {
+      await this.entries.collection
+        .dropIndex(name)
+        .catch((err) => this.logger.warn(`dropping index ${name}: ${(err as Error).message}`));
+    }
   }
 }
 
