@@ -369,6 +369,16 @@ describe('credits ledger (real FerretDB)', () => {
     }, 240_000);
   });
 
+  it('drops the ledger indexes of earlier releases that no query uses, and keeps the others', async () => {
+    await entries.collection.createIndex({ userId: 1 });
+    await entries.collection.createIndex({ createdAt: 1 });
+    await ledger.dropRetiredIndexes();
+    const names = (await entries.collection.indexes()).map((index) => index.name);
+    expect(names).not.toEqual(expect.arrayContaining(['userId_1']));
+    expect(names).not.toEqual(expect.arrayContaining(['createdAt_1']));
+    expect(names).toEqual(expect.arrayContaining(['_id_', 'userId_1_createdAt_-1', 'state_1', 'hold_1']));
+  });
+
   describe('migration from the balance-version chains of earlier releases', () => {
     it('seeds the balance field once from the newest version and finishes entries a version applied', async () => {
       const { username } = await signIn(t, uniqueName('mig'));

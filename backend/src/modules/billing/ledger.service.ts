@@ -452,7 +452,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     clearInterval(this.timer);
   }
 
-  private async dropRetiredIndexes(): Promise<void> {
+  /** Drops RETIRED_LEDGER_INDEXES where they exist (at boot; idempotent). */
+  async dropRetiredIndexes(): Promise<void> {
     const present = new Set(
       (await this.entries.collection.indexes().catch(() => [])).map((index) => index.name),
     );
