@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type Collection, type Document } from 'mongodb';
+
+/** Documents keyed by a string, as ledger entries are. */
+type Row = { _id: string } & Document;
 import { GroupUpdate } from './group-update';
 
 /** GroupUpdate against the real embedded database: batching, guards and a failing update. */
 describe('GroupUpdate', () => {
   let client: MongoClient;
-  let collection: Collection<Document>;
+  let collection: Collection<Row>;
   let trips: number;
 
   beforeAll(async () => {
     client = await new MongoClient(process.env.TEST_MONGODB_URL!).connect();
-    collection = client.db(`t_group_${randomBytes(4).toString('hex')}`).collection('entries');
+    collection = client.db(`t_group_${randomBytes(4).toString('hex')}`).collection<Row>('entries');
     // Counts the round trips the class makes (a bulk or a single update), on the real collection.
     const bulkWrite = collection.bulkWrite.bind(collection);
     collection.bulkWrite = ((...args: Parameters<typeof bulkWrite>) => {
@@ -33,7 +36,7 @@ describe('GroupUpdate', () => {
       _id: `entry-${i}`,
       state: i % 4 === 0 ? 'rejected' : 'pending',
     }));
-    await collection.insertMany(docs as never);
+    await collection.insertMany(docs);
     trips = 0; // the driver sends insertMany as a bulk write too
     const marks = new GroupUpdate(() => collection);
     await Promise.all(
@@ -42,7 +45,7 @@ describe('GroupUpdate', () => {
       ),
     );
     expect(trips).toBeLessThanOrEqual(2); // the first alone, then the rest together
-    const rows = await collection.find({ _id: { $regex: /^entry-/ } } as Document).toArray();
+    const rows = await collection.find({ _id: { $regex: /^entry-/ } }).toArray();
     for (const row of rows) {
       const i = Number(String(row._id).slice('entry-'.length));
       // A guard that does not hold leaves its document as it was.
@@ -56,7 +59,7 @@ describe('GroupUpdate', () => {
       { _id: 'ok-1', n: 1 },
       { _id: 'text', n: 'not a number' },
       { _id: 'ok-2', n: 1 },
-    ] as never);
+    ]);
     const marks = new GroupUpdate(() => collection);
     const first = marks.updateOne({ _id: 'ok-1' }, { $set: { seen: true } });
     // Batched together while the first is in flight; $inc of a string is refused.
@@ -65,9 +68,29 @@ describe('GroupUpdate', () => {
     await expect(first).resolves.toBeUndefined();
     await expect(bad).rejects.toThrow();
     await expect(good).resolves.toBeUndefined();
-    expect(await collection.countDocuments({ _id: { $in: ['ok-1', 'ok-2'] }, seen: true } as Document)).toBe(
-      2,
-    );
-    expect((await collection.findOne({ _id: 'text' } as Document))?.n).toBe('not a number');
+    expect(await collection.countDocuments({ _id: { $in: ['ok-1', 'ok-2'] }, seen: true })).toBe(2);
+    expect((await collection.findOne({ _id: 'text' }))?.n).toBe('not a number');
+  });
+
+  it('fails a whole batch at once when no server answers, instead of waiting out each update', async () => {
+    // Nothing listens on port 1: every round trip fails after the server selection timeout.
+    const nowhere = new MongoClient('mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200');
+    const lost = nowhere.db('t_group_nowhere').collection<Row>('entries');
+    let singles = 0;
+    const updateOne = lost.updateOne.bind(lost);
+    lost.updateOne = ((...args: Parameters<typeof updateOne>) => {
+      singles += 1;
+      return updateOne(...args);
+    }) as typeof lost.updateOne;
+    try {
+      const marks = new GroupUpdate(() => lost);
+      const outcomes = await Promise.allSettled(
+        ['a', 'b', 'c'].map((id) => marks.updateOne({ _id: id }, { $set: { seen: true } })),
+      );
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(singles).toBe(1); // the first, sent alone; the other two failed together in one bulk
+    } finally {
+      await nowhere.close();
+    }
   });
 });

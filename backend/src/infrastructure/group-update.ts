@@ -1,5 +1,5 @@
 import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
-import { MongoBulkWriteError } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { GroupCommit, type Waiting } from './group-commit';
 
 interface KeyedUpdate<T> {
@@ -34,10 +34,19 @@ export class GroupUpdate<T extends Document> extends GroupCommit<KeyedUpdate<T>,
       for (const waiting of batch) waiting.settle(null);
     } catch (err) {
       const first = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
-      if (first === undefined) {
-        // No word on which statement failed (the embedded database fails the whole command):
-        // each goes again on its own, so each caller gets its own answer.
+      // A server's refusal carries its error code; the driver also wraps a lost connection in a
+      // MongoBulkWriteError, with none.
+      const refused = err instanceof MongoServerError && typeof err.code === 'number';
+      if (first === undefined && refused) {
+        // The server refused the command as a whole, without naming a statement: each goes
+        // again on its own, so each caller gets its own answer.
         for (const waiting of batch) await this.writeAlone(waiting);
+        return;
+      }
+      if (first === undefined) {
+        // No answer at all (connection lost, no server): trying each alone would wait that out
+        // once per update, with the queue behind them.
+        for (const waiting of batch) waiting.settle(err as Error);
         return;
       }
       // An ordered bulk stops at its first failure: those before it were applied, those after it

@@ -159,7 +159,6 @@ export class AccountSecurityService {
     await this.mail.deliver(account.email, MailTemplates[purpose](account.username, url));
   }
 
-  /** Compare and set on the old hash: of two changes at once, one wins and the other is refused. */
   /**
    * The steps a new password takes, by reset link or by the owner: checked, stored (reset links
    * revoked), sessions ended but `keepSession`, announced, and the owner told by mail. A reset
@@ -184,6 +183,7 @@ export class AccountSecurityService {
     this.mail.dispatch(account.email, MailTemplates.passwordChanged(account.username));
   }
 
+  /** Compare and set on the old hash: of two changes at once, one wins and the other is refused. */
   private async replacePassword(account: AccountRecord, password: string): Promise<void> {
     const replaced = await this.accounts.replacePasswordHash(
       account.id,

@@ -13,13 +13,14 @@ export type BalanceChange =
   | { status: 'voided' | 'insufficient' | 'no_account' };
 
 /**
- * Keys kept on the account at least (more while their entries are still pending). A final entry is
- * never applied again whatever the list says, so a few are kept only as a margin: every change
- * reads and writes the whole account, list included.
+ * Keys kept on the account at least (more while their entries are still pending). A trimmed key is
+ * final in the ledger, but a request that stalled between writing its entry and applying it (past
+ * STALE_STEP_MS, so recovery voided it) is stopped only by its `!key` here: this many later changes
+ * of the account are its margin. Every change reads and writes the list, so it is not unbounded.
  */
-export const KEEP_RECENT = 20;
+export const KEEP_RECENT = 100;
 /** The list is trimmed every this many changes of one account. */
-export const TRIM_EVERY = 40;
+export const TRIM_EVERY = 100;
 
 const voidMark = (key: string) => `!${key}`;
 
