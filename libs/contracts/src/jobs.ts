@@ -14,7 +14,7 @@ export const JobTools = [
 ] as const;
 export type JobTool = (typeof JobTools)[number];
 
-export const JobStates = ['queued', 'running', 'succeeded', 'failed'] as const;
+export const JobStates = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JobStates)[number];
 
 /** Job states in words for people (the jobs page's filter and tags). */
@@ -23,7 +23,12 @@ export const JOB_STATE_LABELS: Record<JobState, string> = {
   running: 'Running',
   succeeded: 'Done',
   failed: 'Failed',
+  cancelled: 'Cancelled',
 };
+
+/** States a job can still leave: it may be cancelled, and it is shown with a place in line or progress. */
+export const OPEN_JOB_STATES: readonly JobState[] = ['queued', 'running'];
+export const isOpenJobState = (state: JobState) => OPEN_JOB_STATES.includes(state);
 
 /** Names people see for each tool (job tray, folder titles, audit). */
 export const TOOL_LABELS: Record<JobTool, string> = {
@@ -54,6 +59,28 @@ export interface JobView {
   refunded?: number;
   /** The bulk batch the job belongs to (the tray shows a batch as one row). */
   batch?: { id: string; name: string };
+  /** While queued: 1 is next in line (within the tool's queue, after fair-share ordering). */
+  position?: number;
+  /** While queued or running: seconds until it should finish, from recent measured durations. */
+  etaSeconds?: number;
+  /** What the job was asked with, for "Edit and run" (never another user's data). */
+  settings: JobSettings;
+  /** How many of the job's inputs are still stored (GET /api/jobs/:id/inputs/:index); 0 when gone. */
+  inputCount: number;
+  /** Set when a member of staff (not the owner) cancelled the job. */
+  cancelledByStaff?: boolean;
+}
+
+/** The settings of a job that "Run again" repeats and "Edit and run" pre-fills. */
+export interface JobSettings {
+  /** Clones per input image. */
+  amount?: number;
+  /** Inpaint or generation prompt. */
+  prompt?: string;
+  /** Generation tags (category -> value), when the job came from the Generate screen. */
+  tags?: Record<string, string>;
+  /** Super resolution factor. */
+  scale?: 2 | 4;
 }
 
 /** GET /api/jobs/history: all of the caller's jobs, newest first, by keyset pages. */
@@ -95,6 +122,8 @@ export const JobSocketEvents = {
   failed: 'job.failed',
   /** Places in line of the owner's waiting jobs, pushed when a job of that queue starts. */
   positions: 'job.positions',
+  /** A job was cancelled (by its owner in any tab, or by staff); the refund comes with it. */
+  cancelled: 'job.cancelled',
 } as const;
 
 export interface JobSocketPayloads {
@@ -102,8 +131,40 @@ export interface JobSocketPayloads {
   'job.progress': { jobId: string; tool: JobTool; progress: number };
   'job.completed': { job: JobView };
   'job.failed': { job: JobView; message: string; refunded: number };
-  /** 1 is next in line. */
-  'job.positions': { tool: JobTool; positions: { jobId: string; position: number }[] };
+  /** 1 is next in line; etaSeconds estimates when the job finishes. */
+  'job.positions': { tool: JobTool; positions: JobPlace[] };
+  'job.cancelled': { job: JobView; refunded: number };
+}
+
+/** A waiting job's place in line and its estimated seconds to finish. */
+export interface JobPlace {
+  jobId: string;
+  position: number;
+  etaSeconds?: number;
+}
+
+/**
+ * Job control endpoints (paths under /api):
+ * - POST jobs/:id/cancel -> CancelJobResult. Owner; support and admin for anyone (audited).
+ *   A queued or running job ends `cancelled` with its reservation refunded in full; 409 when it
+ *   already ended.
+ * - POST jobs/batches/:batchId/cancel -> CancelJobResult: every open job of a bulk batch; what
+ *   finished stays, exactly the undelivered share is refunded.
+ * - POST jobs/:id/retry {expectedCost} -> JobView of the new job: the same inputs and settings,
+ *   charged again; 409 with the current price when expectedCost differs (the client confirms it).
+ * - GET jobs/:id/inputs/:index -> the stored input file (owner only), for "Edit and run".
+ */
+export interface CancelJobResult {
+  /** Jobs that this call cancelled. */
+  cancelled: number;
+  /** Credits returned by this call. */
+  refunded: number;
+  /** The jobs after the call. */
+  jobs: JobView[];
+}
+export interface RetryJobRequest {
+  /** The price the user confirmed; refused with 409 when the job would now cost something else. */
+  expectedCost: number;
 }
 
 /** Multipart field names of the spec's tool requests. */
@@ -144,6 +205,11 @@ export const JobMessages = {
   engineUnreachable:
     'This tool is not available right now: its GPU server does not answer. Nothing was charged; please try again later.',
   failed: 'The job failed; your credits were refunded',
+  cancelled: 'Cancelled; your credits were refunded',
+  alreadyEnded: 'This job has already ended',
+  inputsGone: 'The inputs of this job are no longer stored',
+  priceChanged: 'The price of this job has changed; confirm the new price',
+  tooManyWaiting: 'You have too many jobs waiting',
   swapInProgress: 'Face Swap in Progress',
   createFolderFirst: 'Create a folder on your profile page first',
   maskRequired: 'Paint a mask first',

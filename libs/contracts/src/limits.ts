@@ -48,3 +48,9 @@ export function usernameProblem(username: string): UsernameProblem | null {
   if (!USERNAME_PATTERN.test(username)) return 'characters';
   return null;
 }
+
+/**
+ * Jobs one user may have waiting or running at once, across tools (a full bulk batch fits); the
+ * next request gets 429 naming this limit.
+ */
+export const MAX_OPEN_JOBS_PER_USER = 150;
