@@ -16,6 +16,7 @@ import {
   REPLICATE_WEBHOOK_BODY_LIMIT,
 } from '../../src/common/body-parsing';
 import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
+import { refuseCrossSiteWrites } from '../../src/common/request-origin';
 import { createValidationPipe } from '../../src/common/validation';
 import { SESSION_MIDDLEWARE } from '../../src/modules/auth/session';
 import { mountQueueBoard } from '../../src/modules/operations/queue-board';
@@ -53,6 +54,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   // CSS, JSON, SVG); images and videos are already compressed, so `compression` leaves them alone.
   app.use(compression());
   if (config.FRONTEND_ORIGIN) app.enableCors({ origin: config.FRONTEND_ORIGIN, credentials: true });
+  // Before any body is read: writes only from our own pages (cross-site request forgery).
+  app.use(refuseCrossSiteWrites(config));
   // The spec's super resolution request carries its image as a data URL in JSON.
   app.use(`${API_PREFIX}/superResolution`, ...bodyParsers(IMAGE_JSON_BODY_LIMIT));
   app.use(`${API_PREFIX}/replicate/webhook`, ...bodyParsers(REPLICATE_WEBHOOK_BODY_LIMIT));

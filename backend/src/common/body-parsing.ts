@@ -14,7 +14,7 @@ export interface RawBodyRequest extends Request {
 }
 
 /**
- * JSON and form parsers that keep the raw bytes (Stripe signs the raw body), followed by an error
+ * The JSON parser, keeping the raw bytes (Stripe signs the raw body), followed by an error
  * handler so a malformed or oversized body answers 400/413 in the API's shape, not an HTML page.
  */
 export function bodyParsers(limit: string) {
@@ -36,5 +36,7 @@ export function bodyParsers(limit: string) {
       next(err);
     }
   };
-  return [express.json({ limit, verify: keepRaw }), express.urlencoded({ limit, extended: false }), onError];
+  // No form parser: no route reads form-encoded bodies, which other sites can post without a
+  // preflight (JsonBodyGuard refuses them with 415).
+  return [express.json({ limit, verify: keepRaw }), onError];
 }

@@ -17,6 +17,8 @@ export const Messages = {
   needLogin: 'You need to be logged in',
   notYourAccount: 'You can only act as yourself',
   forbidden: 'You are not allowed to do that',
+  crossSiteRequest: "This request did not come from the studio's own pages",
+  jsonBodyRequired: 'Send the request body as JSON (application/json)',
   notFound: 'Not found',
   tooManyRequests: 'Too many attempts, please wait a minute and try again',
   payloadTooLarge: 'Request is too large',

@@ -1,5 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { JsonBodyGuard } from '../../common/request-origin';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type Redis from 'ioredis';
@@ -66,6 +67,7 @@ export class RateLimitModule {}
       useFactory: (config: AppConfig, redis: Redis) => createSessionMiddleware(config, redis),
     },
     { provide: APP_GUARD, useClass: SessionGuard },
+    { provide: APP_GUARD, useClass: JsonBodyGuard },
   ],
   exports: [SESSION_MIDDLEWARE],
 })

@@ -37,6 +37,7 @@ import {
   type FeatureFlags,
   type JobTool,
 } from '@studio/contracts';
+import { TakesFiles } from '../../common/request-origin';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { AuthUser } from '../auth/auth-user';
 import { sessionAccount } from '../auth/session.guard';
@@ -343,6 +344,7 @@ export const imageUpload = (
 export const ToolUpload = (rule: UploadRule) =>
   applyDecorators(
     SetMetadata(UPLOAD_RULE, rule),
+    TakesFiles(),
     UseGuards(UploadPreflightGuard),
     UseInterceptors(UploadInterceptor),
   );

@@ -1,4 +1,4 @@
-import { isAllowedOrigin } from './socket-io.adapter';
+import { isAllowedOrigin } from '../../common/request-origin';
 
 const handshake = (origin: string | undefined, host = 'studio.example.com') => ({
   headers: { host, ...(origin === undefined ? {} : { origin }) },

@@ -3,6 +3,7 @@ import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { isAllowedOrigin } from '../../common/request-origin';
 import type Redis from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
@@ -10,30 +11,6 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { SESSION_MIDDLEWARE } from '../auth/session';
 import { socketChannelKey } from './realtime.publisher';
-
-/**
- * Whether a handshake may open a socket: browsers always send Origin on a WebSocket handshake and
- * on cross-origin requests, so a foreign Origin is another site riding on the user's cookie
- * (cross-site WebSocket hijacking). Allowed: the app's own host, FRONTEND_ORIGIN and PUBLIC_URL.
- * No Origin at all is a same-origin polling request or a client that is not a browser.
- */
-export function isAllowedOrigin(
-  request: Pick<IncomingMessage, 'headers'>,
-  config: Pick<AppConfig, 'FRONTEND_ORIGIN' | 'PUBLIC_URL'>,
-): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined) return true;
-  let parsed: URL;
-  try {
-    parsed = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (parsed.host === request.headers.host) return true;
-  return [config.FRONTEND_ORIGIN, config.PUBLIC_URL]
-    .filter((allowed): allowed is string => Boolean(allowed))
-    .some((allowed) => new URL(allowed).origin === parsed.origin);
-}
 
 /**
  * Socket.IO server on the Redis adapter (pushes reach users on every API instance), with the
