@@ -22,14 +22,7 @@ describe('ComfyUIEngine', () => {
     photo = await gradientImage(320, 240);
   });
   afterAll(() => fake.close());
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.delayMs = 0;
-    fake.hang = false;
-    fake.websocket = true;
-    fake.interrupted.length = 0;
-    fake.queueLatencyMs = 0;
-  });
+  beforeEach(() => fake.reset());
 
   const engineFor = (options: Partial<ComfyUIEngineOptions> = {}) =>
     new ComfyUIEngine({ baseUrl: fake.url, token: TOKEN, pollIntervalMs: 50, ...options });
@@ -156,15 +149,100 @@ describe('ComfyUIEngine', () => {
     expect(fake.requestsTo('/interrupt')[0].body).toEqual({ prompt_id: fake.interrupted[0] });
   });
 
-  it('cancellation rejects with the reason and sends /interrupt for the prompt', async () => {
+  describe('cancel stops this job and nobody else', () => {
+    /** An engine whose log lines are kept (what stopPrompt did). */
+    const logged = () => {
+      const lines: string[] = [];
+      const engine = engineFor({ logger: { log: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+      return { engine, lines };
+    };
+    const cancelled = () => new Error('cancelled by the user');
+
+    it.each([['0.3.60'], ['0.3.40'], [undefined]])(
+      'a waiting prompt is deleted from the queue; the running prompt of another client goes on (ComfyUI %s)',
+      async (version) => {
+        fake.version = version;
+        const other = await fake.queueOther({ hang: true });
+        const { engine, lines } = logged();
+        const controller = new AbortController();
+        const job = engine.generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
+        await waitFor(() => fake.pendingIds.length === 1);
+        const [ours] = fake.pendingIds;
+        controller.abort(cancelled());
+        await expect(job).rejects.toThrow('cancelled by the user');
+        // Done when the engine says so, or at once should anything be interrupted.
+        await waitFor(() => lines.some((l) => l.includes('abandoned')) || fake.interrupted.length > 0);
+        expect(fake.deleted).toEqual([ours]);
+        expect(fake.pendingIds).toEqual([]);
+        expect(fake.interrupted).toEqual([]);
+        expect(fake.requestsTo('/interrupt')).toHaveLength(0);
+        expect(fake.runningId).toBe(other);
+      },
+    );
+
+    it("a running prompt is interrupted by its prompt_id; the next client's prompt then runs", async () => {
+      fake.hang = true;
+      const controller = new AbortController();
+      const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
+      await waitFor(() => fake.runningId !== undefined);
+      const ours = fake.runningId!;
+      const other = await fake.queueOther({ hang: true });
+      controller.abort(cancelled());
+      await expect(job).rejects.toThrow('cancelled by the user');
+      await waitFor(() => fake.interrupted.length === 1);
+      expect(fake.interrupted).toEqual([ours]);
+      expect(fake.requestsTo('/interrupt').map((r) => r.body)).toEqual([{ prompt_id: ours }]);
+      expect(fake.runningId).toBe(other);
+      expect(fake.deleted).toEqual([]);
+    });
+
+    it.each([['0.3.56'], [undefined]])(
+      'on ComfyUI %s (/interrupt is global) a running prompt is left to finish, never interrupted',
+      async (version) => {
+        fake.version = version;
+        fake.delayMs = 400;
+        const { engine, lines } = logged();
+        const controller = new AbortController();
+        const job = engine.generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
+        await waitFor(() => fake.runningId !== undefined);
+        const ours = fake.runningId!;
+        const other = await fake.queueOther({ hang: true });
+        controller.abort(cancelled());
+        await expect(job).rejects.toThrow('cancelled by the user');
+        // Done when the engine says so, or at once should anything be interrupted.
+        await waitFor(() => lines.some((l) => l.includes('abandoned')) || fake.interrupted.length > 0);
+        expect(lines.find((l) => l.includes('abandoned'))).toMatch(
+          /left running: ComfyUI .* ignores the prompt id/,
+        );
+        expect(fake.requestsTo('/interrupt')).toHaveLength(0);
+        // Ours ran to its end, then the other client's prompt started, untouched.
+        await waitFor(() => fake.runningId === other);
+        expect(fake.interrupted).toEqual([]);
+        expect(ours).not.toBe(other);
+      },
+    );
+  });
+
+  it('a history entry written 2 s after execution_success is waited for: the job succeeds', async () => {
+    fake.historyDelayMs = 2000;
+    const started = Date.now();
+    const image = await engineFor().generate({ prompt: 'x', width: 64, height: 64 });
+    expect(image).toMatchObject({ width: 64, height: 64 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('a prompt the server lost (restart) fails over within seconds, retryable', async () => {
     fake.hang = true;
-    const controller = new AbortController();
-    const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
-    await waitFor(() => fake.requestsTo('/prompt').length === 1);
-    controller.abort(new Error('cancelled by the user'));
-    await expect(job).rejects.toThrow('cancelled by the user');
-    await waitFor(() => fake.interrupted.length === 1 && fake.requestsTo('/queue').length === 1);
-    expect(fake.requestsTo('/queue').map((r) => r.body)).toEqual([{ delete: [fake.interrupted[0]] }]);
+    const job = rejection(
+      engineFor({ pollIntervalMs: 500 }).generate({ prompt: 'x', width: 64, height: 64 }),
+    );
+    await waitFor(() => fake.runningId !== undefined);
+    const lost = Date.now();
+    fake.restart();
+    const error = await job;
+    expect(error).toBeInstanceOf(RemoteEngineError);
+    expect(error).toMatchObject({ kind: 'server', message: expect.stringMatching(/lost prompt/) });
+    expect(Date.now() - lost).toBeLessThan(10_000);
   });
 
   it('a job cancelled while its prompt is being queued still interrupts that prompt', async () => {
@@ -187,8 +265,6 @@ describe('ComfyUIEngine', () => {
     await engine.close();
     await expect(job).rejects.toMatchObject({ kind: 'network', message: 'The ComfyUI engine is closed' });
     await waitFor(() => fake.openSockets === 0);
-    // The closed engine left its prompt running on the server (a worker's job is handed back): end it.
-    await fetch(`${fake.url}/interrupt`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
   });
 
   it('wrong token: a retryable auth error; status() reports GPU, VRAM and queue', async () => {

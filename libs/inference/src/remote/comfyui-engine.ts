@@ -60,7 +60,7 @@ export interface ComfyUIEngineOptions {
   requestTimeoutMs?: number;
   /** A whole job, from queueing to the last result, ms. Default 600000. */
   jobTimeoutMs?: number;
-  /** How often /history is polled without the websocket, ms (and every 5× that with it). Default 1000. */
+  /** How often /history is polled without the websocket, ms (and every 2× that with it). Default 1000. */
   pollIntervalMs?: number;
   /** Use the /ws socket for progress and completion. Default true. */
   websocket?: boolean;
@@ -89,6 +89,8 @@ export class ComfyUIEngine implements InferenceEngine {
   private readonly maxInputSide: number;
   /** Aborted by close(): runs in flight stop waiting (their polling would go on to the deadline). */
   private readonly closing = new AbortController();
+  /** Whether the server's /interrupt reads a prompt_id (asked once per engine, see stopPrompt). */
+  private targetedInterrupt?: Promise<{ honoured: boolean; version: string }>;
 
   constructor(private readonly options: ComfyUIEngineOptions) {
     const headers: Record<string, string> = {};
@@ -281,19 +283,31 @@ export class ComfyUIEngine implements InferenceEngine {
         socket?.follow(id, context.onProgress, resolve);
         void this.pollHistory(
           id,
-          socket ? this.pollIntervalMs * 5 : this.pollIntervalMs,
+          socket ? this.pollIntervalMs * 2 : this.pollIntervalMs,
           stop.signal,
           resolve,
         );
       });
       const outcome = await withDeadline(ended, this.jobTimeoutMs, signal);
       if (!outcome.ok) throw outcome.error;
-      const image = await this.resultImage(workflow, id, signal);
+      const entry = await withDeadline(
+        this.finishedEntry(id, stop.signal),
+        Math.max(1000, started + this.jobTimeoutMs - Date.now()),
+        signal,
+      );
+      const image = await this.resultImage(workflow, entry, signal);
       this.logger.log(`ComfyUI ${workflow.tool} done in ${Date.now() - started} ms`);
       return image;
     } catch (error) {
       const abandoned = signal?.aborted || (error instanceof RemoteEngineError && error.kind === 'timeout');
-      if (abandoned && promptId) this.interrupt(promptId);
+      if (abandoned && promptId) {
+        const id = promptId;
+        // In the background: the job rejects now; the server hears of it within a request or two.
+        this.stopPrompt(id).then(
+          (how) => this.logger.log(`ComfyUI prompt ${id} abandoned: ${how}`),
+          (err: unknown) => this.logger.warn(`ComfyUI could not stop prompt ${id}: ${String(err)}`),
+        );
+      }
       if (!signal?.aborted)
         this.logger.warn(
           `ComfyUI ${workflow.tool} failed after ${Date.now() - started} ms: ${String(error)}`,
@@ -306,34 +320,117 @@ export class ComfyUIEngine implements InferenceEngine {
     }
   }
 
-  /** Stops the abandoned prompt: out of the queue if waiting, interrupted if running. */
-  private interrupt(promptId: string): void {
-    const quiet = (what: string) => (err: unknown) =>
-      this.logger.warn(`ComfyUI ${what} failed: ${String(err)}`);
-    this.http
-      .send('POST', '/queue', { json: { delete: [promptId] }, timeoutMs: 10_000 })
-      .catch(quiet('queue delete'));
-    // Newer servers interrupt only this prompt; older ones whatever runs, which is this one or none.
-    this.http
-      .send('POST', '/interrupt', { json: { prompt_id: promptId }, timeoutMs: 10_000 })
-      .catch(quiet('interrupt'));
+  /**
+   * Stops this job's prompt and never another client's:
+   * - POST /queue {delete: [id]} takes it out of the queue if it still waits (server.py
+   *   post_queue → PromptQueue.delete_queue_item matches the pending items' prompt_id; a running
+   *   prompt is not touched);
+   * - then, if GET /queue shows it running, POST /interrupt {prompt_id}, which ComfyUI honours
+   *   since v0.3.57 (PR #9607: it interrupts only when that prompt is the one running). Older
+   *   servers ignore the body and interrupt whatever runs (issue #2566), which may already be the
+   *   next client's prompt: there the prompt is left to finish, its result unread.
+   * Resolves with what was done, for the log.
+   */
+  private async stopPrompt(promptId: string): Promise<string> {
+    const options = { timeoutMs: 10_000 };
+    const deleted = await this.http.send('POST', '/queue', { ...options, json: { delete: [promptId] } });
+    this.expectEmptyOk(deleted, 'POST /queue');
+    const queue = await this.getJson('/queue', options);
+    const listed = (key: string) =>
+      isRecord(queue) &&
+      Array.isArray(queue[key]) &&
+      queue[key].some((item) => Array.isArray(item) && item[1] === promptId);
+    if (!listed('queue_running')) {
+      return listed('queue_pending') ? 'still queued after the delete' : 'taken out of the queue (or done)';
+    }
+    const { honoured, version } = await this.interruptByPromptId();
+    if (!honoured) {
+      return `left running: ComfyUI ${version} ignores the prompt id of /interrupt (before 0.3.57) and would stop whatever runs`;
+    }
+    const interrupted = await this.http.send('POST', '/interrupt', {
+      ...options,
+      json: { prompt_id: promptId },
+    });
+    this.expectEmptyOk(interrupted, 'POST /interrupt');
+    return 'interrupted';
   }
 
+  /** ComfyUI's version from /system_stats (`system.comfyui_version`; older servers have none). */
+  private interruptByPromptId(): Promise<{ honoured: boolean; version: string }> {
+    this.targetedInterrupt ??= this.getJson('/system_stats', { timeoutMs: 10_000 }).then((stats) => {
+      const system = isRecord(stats) && isRecord(stats.system) ? stats.system : {};
+      const version = typeof system.comfyui_version === 'string' ? system.comfyui_version : 'unknown';
+      return { honoured: versionAtLeast(version, [0, 3, 57]), version };
+    });
+    // A failed look-up is asked again next time.
+    this.targetedInterrupt.catch(() => (this.targetedInterrupt = undefined));
+    return this.targetedInterrupt;
+  }
+
+  /** POST /queue and /interrupt answer an empty 200 (aiohttp web.Response(status=200)). */
+  private expectEmptyOk(answer: RemoteAnswer, where: string): void {
+    if (answer.status >= 200 && answer.status < 300) return;
+    this.expectOk(answer, where);
+  }
+
+  /**
+   * Follows the prompt through /history/{id}, and notices a prompt the server lost (restarted,
+   * queue cleared): neither in the history nor in GET /queue on two polls in a row (two, because
+   * it may finish between the history read and the queue read).
+   */
   private async pollHistory(
     promptId: string,
     intervalMs: number,
     stop: AbortSignal,
     resolve: (outcome: Outcome) => void,
   ): Promise<void> {
+    let missing = 0;
     while (!stop.aborted) {
       try {
         await sleep(intervalMs, stop);
         const entry = await this.historyEntry(promptId, stop);
         const outcome = entry && historyOutcome(entry);
         if (outcome) return resolve(outcome);
+        if (entry || (await this.queued(promptId, stop))) {
+          missing = 0;
+        } else if (++missing >= 2) {
+          return resolve({
+            ok: false,
+            error: new RemoteEngineError(
+              'server',
+              `The ComfyUI server lost prompt ${promptId} (restarted or its queue cleared)`,
+            ),
+          });
+        }
       } catch {
         // a failed poll is retried; the job's deadline ends the wait
       }
+    }
+  }
+
+  /** Whether GET /queue lists the prompt, running or waiting. */
+  private async queued(promptId: string, signal?: AbortSignal): Promise<boolean> {
+    const queue = await this.getJson('/queue', { signal });
+    return (
+      isRecord(queue) &&
+      [queue.queue_running, queue.queue_pending].some(
+        (list) => Array.isArray(list) && list.some((item) => Array.isArray(item) && item[1] === promptId),
+      )
+    );
+  }
+
+  /**
+   * The prompt's finished history entry. ComfyUI's prompt worker writes it (main.py: task_done
+   * after execute returns) after the executor has sent `execution_success`, so it can be missing
+   * for a moment after that message.
+   */
+  private async finishedEntry(promptId: string, signal: AbortSignal): Promise<Record<string, unknown>> {
+    for (let wait = 50; ; wait = Math.min(wait * 2, this.pollIntervalMs)) {
+      const entry = await this.historyEntry(promptId, signal);
+      const outcome = entry && historyOutcome(entry);
+      if (outcome && !outcome.ok) throw outcome.error;
+      if (entry && outcome) return entry;
+      await sleep(wait, signal);
     }
   }
 
@@ -349,11 +446,10 @@ export class ComfyUIEngine implements InferenceEngine {
   /** The output node's first image, read through /view. */
   private async resultImage(
     workflow: LoadedWorkflow,
-    promptId: string,
+    entry: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<Buffer> {
-    const entry = await this.historyEntry(promptId, signal);
-    const outputs = entry && isRecord(entry.outputs) ? entry.outputs : {};
+    const outputs = isRecord(entry.outputs) ? entry.outputs : {};
     for (const node of workflow.outputNodes) {
       const output = outputs[node];
       const images = isRecord(output) && Array.isArray(output.images) ? output.images : [];
@@ -595,6 +691,17 @@ function withDeadline<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Pr
       },
     );
   });
+}
+
+/** `0.3.60`, `v0.3.60`, `0.3.60-dev+abc` ≥ `min`; anything unreadable is not. */
+export function versionAtLeast(version: string, min: readonly number[]): boolean {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
+  if (!match) return false;
+  const parts = match.slice(1, 4).map(Number);
+  for (let i = 0; i < 3; i++) {
+    if (parts[i] !== min[i]) return parts[i] > min[i];
+  }
+  return true;
 }
 
 function randomSeed(): number {

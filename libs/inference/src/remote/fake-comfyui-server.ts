@@ -24,11 +24,21 @@ import {
  * - the result by the graph's nodes: EmptyLatentImage → a gradient of its size; VAEEncodeForInpaint
  *   → the image with the mask's white area magenta; ImageUpscaleWithModel → ×4; ReActorFaceSwap →
  *   a green patch on the target's middle third
- * - GET /history/{id} ({} until finished), GET /view, GET /queue, GET /prompt, GET /system_stats,
- *   POST /interrupt, POST /queue {delete}
+ * - one prompt runs at a time, the others wait in the queue (execution.py's PromptQueue):
+ *   GET /queue {queue_running, queue_pending} as [number, prompt_id, prompt, extra_data, outputs]
+ * - POST /queue {delete: [ids]} removes those prompts while they wait, {clear: true} all waiting
+ *   ones (server.py post_queue; a running prompt is not touched)
+ * - POST /interrupt: with `version` 0.3.57 or later, a `prompt_id` in the body interrupts only
+ *   that prompt and only while it runs (PR #9607); older servers ignore the body and interrupt
+ *   whatever runs, whoever queued it (issue #2566)
+ * - GET /history/{id} ({} until finished, and `historyDelayMs` after `execution_success`, as the
+ *   prompt worker writes it after the executor's last message), GET /view, GET /prompt,
+ *   GET /system_stats (`system.comfyui_version` = `version`, absent when undefined)
  *
- * Test knobs: `failExecution` (the next prompt raises in that node), `hang` (prompts never finish
- * until interrupted), `websocket` (false: /ws answers 404), `token`.
+ * Test knobs: `failExecution` (the next prompt raises in that node), `hang` (prompts queued while
+ * it is set never finish until interrupted), `websocket` (false: /ws answers 404), `token`,
+ * `version`, `historyDelayMs`, `queueOther()` (another client's prompt), `restart()` (the server
+ * restarts: queue and history gone), `reset()`.
  */
 export interface FakeComfyUIOptions {
   port?: number;
@@ -50,6 +60,8 @@ interface Job {
   clientId?: string;
   prompt: Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
   timers: NodeJS.Timeout[];
+  /** Queued while `hang` was set: runs until interrupted. */
+  hang: boolean;
   finish?: (how: 'interrupted') => void;
 }
 
@@ -77,8 +89,12 @@ export class FakeComfyUIServer {
   steps = 4;
   /** The next prompt raises this error in this node while running. */
   failExecution?: { nodeId: string; message: string };
-  /** Prompts never finish (until interrupted). */
+  /** Prompts queued from now on never finish (until interrupted). */
   hang = false;
+  /** What /system_stats reports; 0.3.57 and later interrupt by prompt_id, older ones globally. */
+  version: string | undefined = '0.3.60';
+  /** How long after `execution_success` the history entry appears, ms. */
+  historyDelayMs = 0;
   /** How long the answer to POST /prompt takes; the prompt is queued (and runs) from the start. */
   queueLatencyMs = 0;
   /** ReActor finds no face: the target comes back unchanged. */
@@ -87,10 +103,13 @@ export class FakeComfyUIServer {
   websocket = true;
   /** The ids of prompts that were interrupted. */
   readonly interrupted: string[] = [];
+  /** The ids of waiting prompts removed by POST /queue. */
+  readonly deleted: string[] = [];
   readonly uploads = new Map<string, Buffer>();
   private readonly outputs = new Map<string, Buffer>();
   private readonly history = new Map<string, Record<string, unknown>>();
-  private readonly running = new Map<string, Job>();
+  private current?: Job;
+  private readonly pending: Job[] = [];
   private readonly sockets = new Map<string, WebSocket>();
   private readonly wss = new WebSocketServer({ noServer: true });
   private counter = 0;
@@ -138,8 +157,78 @@ export class FakeComfyUIServer {
     return this.sockets.size;
   }
 
+  /** The prompt running now, if any. */
+  get runningId(): string | undefined {
+    return this.current?.id;
+  }
+
+  /** The ids of the prompts waiting, first to run first. */
+  get pendingIds(): string[] {
+    return this.pending.map((job) => job.id);
+  }
+
+  /** Queues a small prompt as another client would (through POST /prompt); its prompt_id. */
+  async queueOther(options: { hang?: boolean } = {}): Promise<string> {
+    const hang = this.hang;
+    this.hang = options.hang ?? hang;
+    try {
+      const answer = await fetch(`${this.url}/prompt`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+        },
+        body: JSON.stringify({
+          client_id: 'another-client',
+          prompt: {
+            '1': { class_type: 'EmptyLatentImage', inputs: { width: 64, height: 64, batch_size: 1 } },
+            '2': { class_type: 'SaveImage', inputs: { filename_prefix: 'other', images: ['1', 0] } },
+          },
+        }),
+      });
+      return ((await answer.json()) as { prompt_id: string }).prompt_id;
+    } finally {
+      this.hang = hang;
+    }
+  }
+
+  /** The server restarts: every waiting and running prompt, and the history, are gone. */
+  restart(): void {
+    for (const job of [...this.pending, ...(this.current ? [this.current] : [])]) {
+      job.timers.forEach(clearTimeout);
+    }
+    this.pending.length = 0;
+    this.current = undefined;
+    this.history.clear();
+    for (const ws of this.sockets.values()) ws.terminate();
+  }
+
+  /** Between tests: nothing queued or running, knobs back to their defaults, records emptied. */
+  reset(): void {
+    this.pending.length = 0;
+    if (this.current) {
+      this.current.timers.forEach(clearTimeout);
+      this.current = undefined;
+    }
+    this.requests.length = 0;
+    this.interrupted.length = 0;
+    this.deleted.length = 0;
+    Object.assign(this, {
+      delayMs: 0,
+      hang: false,
+      websocket: true,
+      queueLatencyMs: 0,
+      version: '0.3.60',
+      historyDelayMs: 0,
+      failExecution: undefined,
+      noFace: false,
+    });
+  }
+
   async close(): Promise<void> {
-    for (const job of this.running.values()) job.timers.forEach(clearTimeout);
+    for (const job of [...this.pending, ...(this.current ? [this.current] : [])]) {
+      job.timers.forEach(clearTimeout);
+    }
     for (const ws of this.sockets.values()) ws.terminate();
     this.wss.close();
     await closeServer(this.server);
@@ -185,11 +274,20 @@ export class FakeComfyUIServer {
         return send(res, 200, this.queueInfo());
       case 'GET /queue':
         return send(res, 200, {
-          queue_running: [...this.running.values()].map((j) => [j.number, j.id, j.prompt, {}, []]),
-          queue_pending: [],
+          queue_running: this.current ? [queueItem(this.current)] : [],
+          queue_pending: this.pending.map(queueItem),
         });
-      case 'POST /queue':
+      case 'POST /queue': {
+        const request = isRecord(body) ? body : {};
+        if (request.clear === true) this.deleted.push(...this.pending.splice(0).map((job) => job.id));
+        if (Array.isArray(request.delete)) {
+          for (const id of request.delete) {
+            const index = this.pending.findIndex((job) => job.id === id);
+            if (index >= 0) this.deleted.push(...this.pending.splice(index, 1).map((job) => job.id));
+          }
+        }
         return send(res, 200, undefined);
+      }
       case 'POST /interrupt':
         return this.interrupt(res, isRecord(body) ? body : {});
       case 'GET /system_stats':
@@ -198,7 +296,7 @@ export class FakeComfyUIServer {
             os: 'posix',
             ram_total: 64e9,
             ram_free: 32e9,
-            comfyui_version: '0.3.0-fake',
+            ...(this.version === undefined ? {} : { comfyui_version: this.version }),
             python_version: '3.12',
             pytorch_version: '2.5',
             embedded_python: false,
@@ -294,6 +392,7 @@ export class FakeComfyUIServer {
       clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
       prompt: prompt as Job['prompt'],
       timers: [],
+      hang: this.hang,
     };
     const answer = { prompt_id: job.id, number: job.number, node_errors: {} };
     if (this.queueLatencyMs > 0) {
@@ -301,11 +400,19 @@ export class FakeComfyUIServer {
     } else {
       send(res, 200, answer);
     }
-    this.execute(job);
+    this.pending.push(job);
+    this.pump();
+  }
+
+  /** Starts the next waiting prompt when nothing runs. */
+  private pump(): void {
+    if (this.current) return;
+    const next = this.pending.shift();
+    if (next) this.execute(next);
   }
 
   private execute(job: Job): void {
-    this.running.set(job.id, job);
+    this.current = job;
     const emit = (type: string, data: Record<string, unknown>) => {
       const ws = job.clientId ? this.sockets.get(job.clientId) : undefined;
       ws?.send(JSON.stringify({ type, data }));
@@ -317,13 +424,27 @@ export class FakeComfyUIServer {
     };
     const end = (status: 'success' | 'error', outputs: Record<string, unknown>) => {
       job.timers.forEach(clearTimeout);
-      this.running.delete(job.id);
-      this.history.set(job.id, {
+      if (this.current !== job) return; // the server restarted meanwhile
+      const entry = {
         prompt: [job.number, job.id, job.prompt, {}, Object.keys(outputs)],
         outputs,
         status: { status_str: status, completed: status === 'success', messages },
         meta: {},
-      });
+      };
+      // The prompt worker writes the history after the executor's last socket message.
+      if (this.historyDelayMs > 0 && status === 'success') {
+        setTimeout(() => {
+          if (this.current === job) {
+            this.history.set(job.id, entry);
+            this.current = undefined;
+            this.pump();
+          }
+        }, this.historyDelayMs).unref();
+        return;
+      }
+      this.history.set(job.id, entry);
+      this.current = undefined;
+      this.pump();
     };
     record('execution_start', { prompt_id: job.id, timestamp: Date.now() });
     const failure = this.failExecution;
@@ -340,7 +461,7 @@ export class FakeComfyUIServer {
       });
       end('error', {});
     };
-    if (this.hang) return;
+    if (job.hang) return;
     const step = this.delayMs / Math.max(1, this.steps);
     for (let i = 1; i <= this.steps; i++) {
       job.timers.push(
@@ -376,9 +497,10 @@ export class FakeComfyUIServer {
             for (const [node, output] of Object.entries(outputs)) {
               emit('executed', { node, display_node: node, output, prompt_id: job.id });
             }
-            end('success', outputs);
+            if (this.current !== job) return;
             record('execution_success', { prompt_id: job.id, timestamp: Date.now() });
             emit('executing', { node: null, prompt_id: job.id });
+            end('success', outputs);
           },
           (error: unknown) => {
             record('execution_error', {
@@ -443,8 +565,9 @@ export class FakeComfyUIServer {
   }
 
   private interrupt(res: ServerResponse, body: Record<string, unknown>): void {
-    for (const job of this.running.values()) {
-      if (typeof body.prompt_id === 'string' && body.prompt_id !== job.id) continue;
+    const job = this.current;
+    const targeted = typeof body.prompt_id === 'string' && body.prompt_id && honoursPromptId(this.version);
+    if (job && (!targeted || body.prompt_id === job.id)) {
       this.interrupted.push(job.id);
       job.finish?.('interrupted');
     }
@@ -452,7 +575,7 @@ export class FakeComfyUIServer {
   }
 
   private queueInfo() {
-    return { exec_info: { queue_remaining: this.running.size } };
+    return { exec_info: { queue_remaining: this.pending.length + (this.current ? 1 : 0) } };
   }
 }
 
@@ -469,6 +592,16 @@ function send(res: ServerResponse, status: number, body: unknown): void {
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+function queueItem(job: Job): unknown[] {
+  return [job.number, job.id, job.prompt, { client_id: job.clientId }, []];
+}
+
+/** POST /interrupt reads `prompt_id` since ComfyUI v0.3.57 (PR #9607). */
+function honoursPromptId(version: string | undefined): boolean {
+  const [major = 0, minor = 0, patch = 0] = (version ?? '0').split(/[.-]/).map(Number);
+  return major > 0 || minor > 3 || (minor === 3 && patch >= 57);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
