@@ -205,6 +205,8 @@ export const JobMessages = {
   engineUnreachable:
     'This tool is not available right now: its GPU server does not answer. Nothing was charged; please try again later.',
   failed: 'The job failed; your credits were refunded',
+  engineCrashed:
+    'The job stopped unexpectedly (it may need more memory than this server gives one job); your credits were refunded',
   cancelled: 'Cancelled; your credits were refunded',
   alreadyEnded: 'This job has already ended',
   inputsGone: 'The inputs of this job are no longer stored',

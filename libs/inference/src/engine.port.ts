@@ -115,3 +115,14 @@ export class CapabilityUnavailableError extends Error {
     this.name = 'CapabilityUnavailableError';
   }
 }
+
+/**
+ * The engine's worker thread died under the task (it ran out of its memory ceiling, or exited):
+ * retrying would most likely die the same way, so the job fails at once and is refunded.
+ */
+export class EngineCrashedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'EngineCrashedError';
+  }
+}

@@ -102,8 +102,10 @@ export function exemplarFill(
     const emRounds = roundsAt(l);
     for (let round = 0; round < emRounds; round++) {
       options.signal?.throwIfAborted();
-      for (let pass = 0; pass < (options.passes ?? 4); pass++)
+      for (let pass = 0; pass < (options.passes ?? 4); pass++) {
+        if (pass > 0) options.signal?.throwIfAborted(); // a pass over a large hole takes a while
         patchMatchPass(level, nnf, pass % 2 === 1, random);
+      }
       vote(level, nnf, l === last && round === emRounds - 1 ? ring : undefined);
       done += level.width * level.height;
       options.onProgress?.(done / work);

@@ -1,6 +1,13 @@
 export * from './engine.port';
 export { LocalCpuEngine } from './local-engine';
 export type { LocalCpuEngineOptions } from './local-engine';
+export {
+  PooledCpuEngine,
+  defaultPoolSize,
+  defaultEngineThreads,
+  DEFAULT_POOL_MEMORY_MB,
+} from './pool/engine-pool';
+export type { PooledCpuEngineOptions } from './pool/engine-pool';
 export { FaceAnalyzer, faceDistance } from './face-analyzer';
 export type { FaceAnalyzerOptions, FaceDetection, DetectedFace, Box, Point } from './face-analyzer';
 export { SuperResolver } from './super-resolution';

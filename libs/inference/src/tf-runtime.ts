@@ -17,7 +17,8 @@ export const wasmDir =
 
 /**
  * tfjs-wasm runs on the calling thread, and Human keeps per-call state: every piece of model work
- * of the process goes through this queue, one at a time.
+ * of the thread goes through this queue, one at a time. Modules are per thread, so each engine
+ * pool thread (pool/pool-worker.ts) has its own queue, its own tfjs and its own models.
  */
 export const modelQueue = new SerialQueue();
 

@@ -198,6 +198,7 @@ export async function swapFaceInVideo(
       let failure: { error: unknown } | undefined;
       try {
         for (let i = 0; i < batch.length; i++) {
+          signal?.throwIfAborted(); // per frame: a batch takes seconds, a cancel must stop within one
           const [targetFace] = await options.faces.detectRgb(decoded[i]);
           if (!targetFace) continue; // the frame stays as extracted
           const swapped = await swapFace(source, sourceFace, decoded[i], targetFace, tuning);

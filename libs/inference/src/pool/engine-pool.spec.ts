@@ -1,0 +1,202 @@
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { EngineCrashedError, EngineInputError, RunContext } from '../engine.port';
+import { PooledCpuEngine, PooledCpuEngineOptions } from './engine-pool';
+
+/** The pool with its test tasks reachable (they exist only with testHooks). */
+class TestPool extends PooledCpuEngine {
+  constructor(options: PooledCpuEngineOptions = {}) {
+    super({ size: 1, warmup: false, ...options, testHooks: true });
+  }
+  spin(
+    request: {
+      steps?: number;
+      stepMs?: number;
+      release?: Int32Array;
+      cooperative?: boolean;
+      native?: boolean;
+    },
+    context?: RunContext,
+  ) {
+    return this.runTestTask<{ steps: number; threadId: number }>('test:spin', request, context);
+  }
+  exit() {
+    return this.runTestTask('test:exit', {});
+  }
+  oom() {
+    return this.runTestTask('test:oom', {});
+  }
+  /** Resolves when a thread of the pool has exited. */
+  threadExit(): Promise<unknown> {
+    return once(this.started(), 'workerDestroy');
+  }
+}
+
+const fixtures = path.resolve(__dirname, '../../fixtures');
+
+/** A promise settled from outside, to wait for an event rather than a time. */
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('PooledCpuEngine', () => {
+  jest.setTimeout(120_000);
+
+  describe('a thread that dies', () => {
+    const pool = new TestPool();
+    afterAll(() => pool.close());
+
+    it('fails its task with EngineCrashedError, and the next task runs on a fresh thread', async () => {
+      const before = await pool.spin({ steps: 1 });
+      const exited = pool.threadExit();
+      await expect(pool.exit()).rejects.toBeInstanceOf(EngineCrashedError);
+      await exited;
+      const after = await pool.spin({ steps: 1 });
+      expect(after.threadId).not.toBe(before.threadId);
+    });
+  });
+
+  describe('a thread beyond its heap ceiling', () => {
+    const pool = new TestPool({ memoryMb: 48 });
+    afterAll(() => pool.close());
+
+    it('fails its task with EngineCrashedError (out of memory), and the pool serves on', async () => {
+      const error = await pool.oom().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EngineCrashedError);
+      expect(((error as Error).cause as { code?: string }).code).toBe('ERR_WORKER_OUT_OF_MEMORY');
+      await expect(pool.spin({ steps: 1 })).resolves.toMatchObject({ steps: 1 });
+    });
+  });
+
+  describe('cancel of a running task', () => {
+    const pool = new TestPool();
+    afterAll(() => pool.close());
+
+    /** Starts an endless spin, aborts it at its first progress, and times the next task's start. */
+    async function abortAndNext(cooperative: boolean) {
+      const controller = new AbortController();
+      const firstProgress = deferred();
+      const spinning = pool.spin(
+        { cooperative },
+        { signal: controller.signal, onProgress: () => firstProgress.resolve() },
+      );
+      const outcome = spinning.catch((e: unknown) => e);
+      await firstProgress.promise;
+      const next = deferred<number>();
+      const abortedAt = Date.now();
+      controller.abort();
+      const error = await outcome;
+      const rejectedAfter = Date.now() - abortedAt;
+      const nextTask = pool.spin({ steps: 2 }, { onProgress: () => next.resolve(Date.now() - abortedAt) });
+      return {
+        error,
+        abortedAt,
+        rejectedAfter,
+        nextStartedAfter: await next.promise,
+        nextTask: await nextTask,
+      };
+    }
+
+    it('stops a task that checks its signal within a second, on the same thread', async () => {
+      const { threadId } = await pool.spin({ steps: 1 });
+      const { error, rejectedAfter, nextStartedAfter, nextTask } = await abortAndNext(true);
+      expect((error as Error).name).toBe('AbortError');
+      expect(rejectedAfter).toBeLessThan(100);
+      expect(nextStartedAfter).toBeLessThan(1000);
+      expect(nextTask.threadId).toBe(threadId);
+    });
+
+    it('terminates a thread that does not stop by itself within the grace period', async () => {
+      const { threadId } = await pool.spin({ steps: 1 });
+      const exitedAt = pool.threadExit().then(() => Date.now());
+      const { error, abortedAt, rejectedAfter, nextTask } = await abortAndNext(false);
+      expect((error as Error).name).toBe('AbortError');
+      expect(rejectedAfter).toBeLessThan(100);
+      // the stuck thread is gone within a second of the cancel (grace 500 ms)...
+      expect((await exitedAt) - abortedAt).toBeLessThan(1000);
+      // ...and a fresh one took the next task
+      expect(nextTask.threadId).not.toBe(threadId);
+    });
+
+    it('does not terminate a thread inside a native call: the task stops after it, on the same thread', async () => {
+      const { threadId } = await pool.spin({ steps: 1 });
+      const controller = new AbortController();
+      const firstStep = deferred();
+      // steps of 2.5 s, each a guarded call: the 500 ms grace ends inside the second one
+      const spinning = pool.spin(
+        { native: true, cooperative: true, stepMs: 2500 },
+        { signal: controller.signal, onProgress: () => firstStep.resolve() },
+      );
+      spinning.catch(() => undefined);
+      await firstStep.promise;
+      const abortedAt = Date.now();
+      controller.abort();
+      await expect(spinning).rejects.toMatchObject({ name: 'AbortError' });
+      const nextStarted = deferred<number>();
+      const next = await pool.spin({ steps: 1 }, { onProgress: () => nextStarted.resolve(Date.now()) });
+      // the thread was still in the call when the grace ended, and it was left to finish it
+      expect((await nextStarted.promise) - abortedAt).toBeGreaterThan(600);
+      expect(next.threadId).toBe(threadId);
+    });
+
+    it('drops a task cancelled while it waits for a thread, without running it', async () => {
+      const release = new Int32Array(new SharedArrayBuffer(4));
+      const running = pool.spin({ release });
+      const controller = new AbortController();
+      let progressed = false;
+      const waiting = pool.spin(
+        { steps: 1 },
+        { signal: controller.signal, onProgress: () => (progressed = true) },
+      );
+      controller.abort();
+      await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
+      Atomics.store(release, 0, 1);
+      await running;
+      await pool.spin({ steps: 1 }); // the queue moved on past the dropped task
+      expect(progressed).toBe(false);
+    });
+  });
+
+  describe('engine work in the pool', () => {
+    const pool = new PooledCpuEngine({ size: 1, warmup: false });
+    afterAll(() => pool.close());
+
+    it('super-resolves in a thread, relaying progress, and returns a Buffer', async () => {
+      const image = await sharp(await readFile(path.join(fixtures, 'ai-face.jpg')))
+        .resize(64, 64)
+        .png()
+        .toBuffer();
+      const progress: number[] = [];
+      const result = await pool.superResolve({ image, scale: 2 }, { onProgress: (f) => progress.push(f) });
+      expect(Buffer.isBuffer(result.data)).toBe(true);
+      expect(result).toMatchObject({ format: 'png', width: 128, height: 128 });
+      expect(await sharp(result.data).metadata()).toMatchObject({ width: 128, height: 128 });
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.at(-1)).toBe(1);
+    });
+
+    it('clones in a thread', async () => {
+      const image = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#806040' } })
+        .png()
+        .toBuffer();
+      const copies = await pool.clone({ image, amount: 2 });
+      expect(copies.map((c) => [c.width, c.height, Buffer.isBuffer(c.data)])).toEqual([
+        [32, 24, true],
+        [32, 24, true],
+      ]);
+    });
+
+    it('brings an input error back as EngineInputError', async () => {
+      const face = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } })
+        .jpeg()
+        .toBuffer();
+      const error = await pool.faceSwap({ face, target: face }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EngineInputError);
+      expect(error).toMatchObject({ code: 'no_face_source' });
+    });
+  });
+});

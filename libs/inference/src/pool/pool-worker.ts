@@ -1,0 +1,211 @@
+import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { workerData } from 'piscina';
+import { CapabilityUnavailableError, EngineInputError, type InferenceEngine } from '../engine.port';
+import sharp from 'sharp';
+import { LocalCpuEngine } from '../local-engine';
+import { OnnxSrModel } from '../sr-onnx';
+import type { EngineLogger } from '../logger';
+import {
+  ABORTED,
+  ABORT_MESSAGE,
+  NATIVE_CALLS,
+  POOL_METHODS,
+  type LogMessage,
+  type PoolError,
+  type PoolMethod,
+  type PoolOutcome,
+  type PoolTask,
+  type PoolWorkerData,
+} from './pool-protocol';
+import { fromWire, toWire } from './wire';
+
+/**
+ * One pool thread: one LocalCpuEngine of its own (its own tfjs, Human and OpenCV instances), one
+ * task at a time (piscina's default). Within the thread, model calls still go through
+ * tf-runtime's modelQueue (a module, so one queue per thread): a video swap detects several
+ * frames at once and Human keeps per-call state.
+ */
+const data = workerData as PoolWorkerData;
+const logs = new BroadcastChannel(data.logChannel);
+logs.unref();
+const logger: EngineLogger = {
+  log: (message) => logs.postMessage({ level: 'log', message } satisfies LogMessage),
+  warn: (message) => logs.postMessage({ level: 'warn', message } satisfies LogMessage),
+};
+const engine = new LocalCpuEngine({ ...data.engine, logger });
+
+/** The running task's flags (see PoolTask.flags); one task at a time per thread. */
+let taskFlags: Int32Array | undefined;
+
+/**
+ * Counts native calls in progress in [NATIVE_CALLS] of the running task's flags, so the pool waits
+ * for them before it terminates the thread: onnxruntime-node aborts the whole process when its
+ * synchronous run returns into a terminating thread (sr-onnx.ts), and sharp can crash it when a
+ * thread is terminated mid-operation (lovell/sharp#2263). Engine code checks the signal between
+ * such calls, so a cancelled task normally stops by itself right after one.
+ */
+function guardNative(proto: object, method: string): void {
+  const target = proto as Record<string, unknown>;
+  const original = target[method];
+  if (typeof original !== 'function') return;
+  target[method] = function (this: unknown, ...args: unknown[]) {
+    const flags = taskFlags;
+    if (flags) Atomics.add(flags, NATIVE_CALLS, 1);
+    const done = () => flags && Atomics.sub(flags, NATIVE_CALLS, 1);
+    let result: unknown;
+    try {
+      result = (original as (...a: unknown[]) => unknown).apply(this, args);
+    } catch (error) {
+      done();
+      throw error;
+    }
+    if (result instanceof Promise) return result.finally(done);
+    done(); // a callback-style or synchronous call
+    return result;
+  };
+}
+guardNative(OnnxSrModel.prototype, 'run');
+for (const method of ['toBuffer', 'toFile', 'metadata', 'stats']) guardNative(sharp.prototype, method);
+
+async function runTask(task: PoolTask): Promise<PoolOutcome> {
+  taskFlags = task.flags;
+  task.port.postMessage({ started: true });
+  const { signal, dispose } = taskSignal(task);
+  const context = {
+    signal,
+    onProgress: (fraction: number) => task.port.postMessage({ progress: fraction }),
+  };
+  try {
+    const request = fromWire(task.request);
+    let value: unknown;
+    if ((POOL_METHODS as readonly string[]).includes(task.method)) {
+      const method = task.method as PoolMethod;
+      const call = engine[method].bind(engine) as (r: unknown, c: typeof context) => Promise<unknown>;
+      value = await call(request, context);
+    } else if (data.testHooks) {
+      value = await testTask(task.method, request as TestRequest, context);
+    } else {
+      throw new Error(`Unknown pool task ${task.method}`);
+    }
+    return { ok: true, value: toWire(value) };
+  } catch (error) {
+    return { ok: false, error: describe(error, signal) };
+  } finally {
+    dispose();
+    taskFlags = undefined;
+    task.port.close();
+  }
+}
+
+/**
+ * The task's AbortSignal in this thread. Aborted by the port's 'abort' message (wakes code that
+ * waits: ffmpeg is killed at once) or, inside synchronous work that handles no messages, when
+ * engine code reads `aborted` or calls `throwIfAborted()` and finds the shared flag set.
+ */
+function taskSignal(task: PoolTask): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')!.get!;
+  const sync = () => {
+    if (!nativeAborted.call(signal) && Atomics.load(task.flags, ABORTED) === 1) {
+      controller.abort(abortError());
+    }
+  };
+  Object.defineProperty(signal, 'aborted', {
+    get: () => {
+      sync();
+      return nativeAborted.call(signal) as boolean;
+    },
+  });
+  signal.throwIfAborted = () => {
+    sync();
+    AbortSignal.prototype.throwIfAborted.call(signal);
+  };
+  const onMessage = (message: unknown) => {
+    if (message === ABORT_MESSAGE) sync();
+  };
+  task.port.on('message', onMessage);
+  sync();
+  return { signal, dispose: () => task.port.off('message', onMessage) };
+}
+
+function abortError(): Error {
+  return new DOMException('The task was cancelled', 'AbortError');
+}
+
+function describe(error: unknown, signal: AbortSignal): PoolError {
+  if (error instanceof EngineInputError) return { kind: 'input', code: error.code, message: error.message };
+  if (error instanceof CapabilityUnavailableError)
+    return { kind: 'unavailable', capability: error.capability };
+  if (signal.aborted) return { kind: 'aborted', message: 'The task was cancelled' };
+  if (error instanceof Error) {
+    return { kind: 'other', name: error.name, message: error.message, stack: error.stack };
+  }
+  return { kind: 'other', name: 'Error', message: String(error) };
+}
+
+interface TestRequest {
+  /** test:spin: busy steps of this many ms, progress after each; test:oom: ignored. */
+  stepMs?: number;
+  /** test:spin: stop after this many steps (default: until `release` is set). */
+  steps?: number;
+  /** test:spin: set [0] to 1 to let the task end. */
+  release?: Int32Array;
+  /** test:spin: whether the loop checks the signal between steps (true) or spins on regardless. */
+  cooperative?: boolean;
+  /** test:spin: each step is a guarded call, as if it were native (an onnxruntime run). */
+  native?: boolean;
+}
+
+/** CPU-bound like a model tile: no await, no messages. */
+function busy(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+}
+
+/** A stand-in for a native call, guarded as one (test:spin with `native`). */
+const testNative = { busy };
+guardNative(testNative, 'busy');
+
+/** The pool's own test tasks (only with `testHooks`): a dying thread and a thread that spins. */
+async function testTask(
+  method: string,
+  request: TestRequest,
+  context: { signal: AbortSignal; onProgress(f: number): void },
+): Promise<unknown> {
+  switch (method) {
+    case 'test:exit':
+      process.exit(70); // in a worker thread this ends the thread, not the process
+      break;
+    case 'test:oom': {
+      const hoard: number[][] = [];
+      for (;;) hoard.push(new Array<number>(1_000_000).fill(hoard.length));
+    }
+    case 'test:spin': {
+      const stepMs = request.stepMs ?? 20;
+      for (let step = 1; ; step++) {
+        if (request.native) testNative.busy(stepMs);
+        else busy(stepMs);
+        context.onProgress(Math.min(0.99, step / (request.steps ?? 1000)));
+        if (request.cooperative) context.signal.throwIfAborted();
+        if (request.steps !== undefined && step >= request.steps) return { steps: step, threadId };
+        if (request.release && Atomics.load(request.release, 0) === 1) return { steps: step, threadId };
+      }
+    }
+  }
+  throw new Error(`Unknown test task ${method}`);
+}
+
+async function start(): Promise<(task: PoolTask) => Promise<PoolOutcome>> {
+  if (data.warmup) {
+    // A model that cannot load is reported and loaded again on first use; the thread still serves.
+    await (engine as InferenceEngine)
+      .warmup?.()
+      .catch((error: unknown) => logger.warn(`Engine pool thread warmup failed: ${String(error)}`));
+  }
+  logs.postMessage({ ready: true });
+  return runTask;
+}
+
+// piscina awaits an exported promise before it gives the thread a task: the models are loaded first.
+export = start();
