@@ -3,7 +3,7 @@ import { JobTools, type JobTool } from '@studio/contracts';
 import {
   A1111Engine,
   ComfyUIEngine,
-  LocalCpuEngine,
+  PooledCpuEngine,
   ReplicateEngine,
   type Capability,
   type EngineStatus,
@@ -55,6 +55,19 @@ export class EngineRegistry implements OnApplicationShutdown {
   engineFor(tool: JobTool): InferenceEngine | null {
     const engine = this.overrides.get(tool) ?? this.engineOfKind(this.kindFor(tool));
     return engine.capabilities.has(CAPABILITY_OF[tool]) ? engine : null;
+  }
+
+  /**
+   * Called by a process that runs these tools' queues: the local engine's threads start now and
+   * load their models before the first job. Test apps skip it (most never run a local job; the
+   * pool then starts on first use).
+   */
+  warmUpLocal(tools: readonly JobTool[]): void {
+    if (this.config.NODE_ENV === 'test') return;
+    if (!tools.some((tool) => !this.overrides.has(tool) && this.kindFor(tool) === 'local')) return;
+    this.engineOfKind('local')
+      .warmup?.()
+      .catch((err: unknown) => this.logger.warn(`local engine warm-up failed: ${String(err)}`));
   }
 
   /** Replaces a tool's engine in this process (tests and benchmarks: failing or no-op engines). */
@@ -159,7 +172,14 @@ export class EngineRegistry implements OnApplicationShutdown {
         });
       }
       default:
-        return new LocalCpuEngine({ logger: this.logger });
+        // Local work runs on a pool of worker threads, never on this process's event loop.
+        return new PooledCpuEngine({
+          size: c.ENGINE_POOL_SIZE,
+          memoryMb: c.ENGINE_POOL_MEMORY_MB,
+          threads: c.ENGINE_THREADS,
+          niceIncrement: c.ENGINE_POOL_NICE,
+          logger: this.logger,
+        });
     }
   }
 

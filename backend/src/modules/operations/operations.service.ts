@@ -16,7 +16,7 @@ import {
   type SetNoticeRequest,
 } from '@studio/contracts';
 import type { AuthUser } from '../auth/auth-user';
-import { LocalCpuEngine } from '@studio/inference';
+import { LocalCpuEngine, PooledCpuEngine } from '@studio/inference';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { EngineRegistry } from '../generation/engine-registry';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
@@ -57,7 +57,8 @@ export class OperationsService {
     const engines = Object.fromEntries(
       JobTools.map((tool) => {
         const engine = this.engines.engineFor(tool);
-        return [tool, engine ? (engine instanceof LocalCpuEngine ? 'local' : 'gpu') : null];
+        const local = engine instanceof LocalCpuEngine || engine instanceof PooledCpuEngine;
+        return [tool, engine ? (local ? 'local' : 'gpu') : null];
       }),
     ) as Record<JobTool, EngineKind | null>;
     return { notices, flags, capabilities, engines };
