@@ -81,9 +81,15 @@ describe('job progress, the tray and the histories in the browser', () => {
     const second = await upscale();
     const third = await upscale();
     // The tray opened by itself, beside the form.
-    await trayRow(first).getByText('Working on it…').waitFor();
-    await trayRow(second).getByText('Next in line…').waitFor();
-    await trayRow(third).getByText('Waiting · #2 in line').waitFor();
+    await trayRow(first)
+      .getByText(/^Working on it/)
+      .waitFor();
+    await trayRow(second)
+      .getByText(/^Next in line/)
+      .waitFor();
+    await trayRow(third)
+      .getByText(/^2nd in line/)
+      .waitFor();
 
     running.report(0.4);
     await progressOf(first).and(page.locator('[aria-valuenow="40"]')).waitFor();
@@ -108,8 +114,12 @@ describe('job progress, the tray and the histories in the browser', () => {
     await running.finish();
     await trayRow(first).and(page.locator('[data-state="succeeded"]')).waitFor();
     const next = await gated.nextRun();
-    await trayRow(second).getByText('Working on it…').waitFor();
-    await trayRow(third).getByText('Next in line…').waitFor();
+    await trayRow(second)
+      .getByText(/^Working on it/)
+      .waitFor();
+    await trayRow(third)
+      .getByText(/^Next in line/)
+      .waitFor();
     await next.finish();
     await (await gated.nextRun()).finish();
     await trayRow(third).and(page.locator('[data-state="succeeded"]')).waitFor();

@@ -1,16 +1,21 @@
-import { CheckCircleFilled, ClockCircleFilled, FolderOpenOutlined } from '@ant-design/icons';
+import { CheckCircleFilled, ClockCircleFilled, FolderOpenOutlined, StopOutlined } from '@ant-design/icons';
 import { Modal, Progress, Spin, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { Paths } from '../paths';
 import { BRAND_COLOR } from '../ui/theme';
-import { waitingText, type TrayJob } from './jobsState';
+import { JobActions } from './JobActions';
+import { refundText } from './JobsProvider';
+import { isActive, type TrayJob } from './jobsState';
+import { openJobText } from './queueText';
 import type { JobSubmission } from './useJobSubmission';
+import { useNow } from './useNow';
 
 export const ModalTexts = {
   generating: 'Generating...',
   success: 'Success!',
   later: 'Check Later!',
+  cancelled: 'Cancelled',
 } as const;
 
 interface JobModalProps {
@@ -35,12 +40,16 @@ export function JobModal({
   width = 560,
 }: JobModalProps) {
   const { state, job, progress, reset } = submission;
-  const hasMessage = state.phase === 'success' || state.phase === 'processing';
-  const locked = closeLockedSeconds > 0;
+  // Cancelled here or in another tab: whatever the request still answers, the job has ended.
+  const cancelled = job?.state === 'cancelled';
+  const phase = cancelled ? 'cancelled' : state.phase;
+  const hasMessage = phase === 'success' || phase === 'processing' || phase === 'cancelled';
+  const locked = closeLockedSeconds > 0 && !cancelled;
   const closable = (hasMessage || closableWhileGenerating) && !locked;
   const close = () => {
     if (closable) reset();
   };
+  const now = useNow(!!job && isActive(job) && job.etaAt !== undefined);
 
   return (
     <Modal
@@ -57,11 +66,11 @@ export function JobModal({
       <div
         className="job-modal"
         data-testid="job-modal"
-        data-phase={state.phase}
+        data-phase={phase}
         onClick={close}
         style={{ cursor: closable ? 'pointer' : 'default' }}
       >
-        {state.phase === 'generating' && (
+        {phase === 'generating' && (
           <>
             <Spin size="large" />
             <Typography.Title level={3} className="job-modal-title">
@@ -74,9 +83,10 @@ export function JobModal({
               aria-label="Job progress"
               data-testid="job-progress"
             />
-            <Typography.Text type="secondary">
-              {!job ? 'Uploading…' : job.state === 'queued' ? waitingText(job.position) : 'Working on it…'}
+            <Typography.Text type="secondary" data-testid="job-wait">
+              {!job ? 'Uploading…' : openJobText(job, now)}
             </Typography.Text>
+            {job && isActive(job) && <ModalActions job={job} />}
             {closableWhileGenerating && (
               <Typography.Text type="secondary" className="job-modal-hint">
                 You can close this window: the job tray keeps following the job.
@@ -84,17 +94,31 @@ export function JobModal({
             )}
           </>
         )}
-        {state.phase === 'success' && (
+        {phase === 'success' && state.phase === 'success' && (
           <>
             {renderResult(job ?? state.job, state.url)}
             <Typography.Title level={3} className="job-modal-title">
               <CheckCircleFilled style={{ color: '#16a34a' }} /> {ModalTexts.success}
             </Typography.Title>
             <FolderLink folderId={state.job.folderId} />
+            <ModalActions job={job ?? state.job} onNavigate={reset} />
             <CloseCountdown seconds={closeLockedSeconds} />
           </>
         )}
-        {state.phase === 'processing' && (
+        {phase === 'cancelled' && job && (
+          <>
+            <StopOutlined className="job-modal-icon" />
+            <Typography.Title level={3} className="job-modal-title">
+              {ModalTexts.cancelled}
+            </Typography.Title>
+            <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
+              {job.cancelledByStaff ? 'Our support team cancelled this job.' : 'The job was cancelled.'}{' '}
+              {refundText(job.refunded)}
+            </Typography.Paragraph>
+            <ModalActions job={job} onNavigate={reset} />
+          </>
+        )}
+        {phase === 'processing' && state.phase === 'processing' && (
           <>
             <ClockCircleFilled className="job-modal-icon" />
             <Typography.Title level={3} className="job-modal-title">
@@ -109,12 +133,27 @@ export function JobModal({
               strokeColor={PROGRESS_COLOURS}
               aria-label="Job progress"
             />
+            {job && isActive(job) && (
+              <Typography.Text type="secondary" data-testid="job-wait">
+                {openJobText(job, now)}
+              </Typography.Text>
+            )}
             <FolderLink folderId={state.job.folderId} />
+            <ModalActions job={job ?? state.job} onNavigate={reset} />
             <CloseCountdown seconds={closeLockedSeconds} />
           </>
         )}
       </div>
     </Modal>
+  );
+}
+
+/** The job's buttons; a press on them (or their confirmations) does not close the modal. */
+function ModalActions({ job, onNavigate }: { job: TrayJob; onNavigate?(): void }) {
+  return (
+    <div className="job-modal-actions" onClick={(event) => event.stopPropagation()}>
+      <JobActions job={job} size="middle" onNavigate={onNavigate} />
+    </div>
   );
 }
 

@@ -100,9 +100,9 @@ describe('JobTray', () => {
 
     expect(screen.getByTestId('job-tray')).toBeInTheDocument();
     expect(within(row(job._id)).getByText('Queued')).toBeInTheDocument();
-    expect(within(row(job._id)).getByText(/#2 in line/)).toBeInTheDocument();
+    expect(within(row(job._id)).getByText('2nd in line')).toBeInTheDocument();
     pushJobEvent(JobSocketEvents.positions, { tool: 'clone', positions: [{ jobId: job._id, position: 1 }] });
-    expect(within(row(job._id)).getByText('Next in line…')).toBeInTheDocument();
+    expect(within(row(job._id)).getByText('Next in line')).toBeInTheDocument();
 
     pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'clone', progress: 25 });
     expect(within(row(job._id)).getByText('Running')).toBeInTheDocument();

@@ -7,6 +7,7 @@ import {
   HighlightOutlined,
   PictureOutlined,
   SmileOutlined,
+  StopOutlined,
   SyncOutlined,
   ThunderboltOutlined,
   VideoCameraOutlined,
@@ -15,9 +16,12 @@ import { formatCount, plural, TOOL_LABELS, type JobTool } from '@studio/contract
 import { Button, Card, Empty, Progress, Tag, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { BRAND_COLOR } from '../ui/theme';
+import { CancelBatchButton, JobActions } from './JobActions';
 import { refundText } from './JobsProvider';
 import { OpenFolderLink } from './OpenFolderLink';
-import { batchProgress, isActive, trayRows, waitingText, type TrayJob } from './jobsState';
+import { batchProgress, isActive, trayRows, type TrayJob } from './jobsState';
+import { openJobText } from './queueText';
+import { useNow } from './useNow';
 
 /** Finished rows kept in the tray below the active ones. */
 const RECENT_FINISHED = 8;
@@ -40,6 +44,8 @@ export function JobTrayPanel({ jobs, onClose }: { jobs: TrayJob[]; onClose(): vo
     ...rows.filter(rowActive),
     ...rows.filter((row) => !rowActive(row)).slice(0, RECENT_FINISHED),
   ];
+  // Estimates count down between the server's pushes.
+  const now = useNow(jobs.some((job) => isActive(job) && job.etaAt !== undefined));
 
   return (
     <Card
@@ -72,9 +78,15 @@ export function JobTrayPanel({ jobs, onClose }: { jobs: TrayJob[]; onClose(): vo
         <div className="job-tray-list">
           {shown.map((row) =>
             row.kind === 'job' ? (
-              <JobRow key={row.key} job={row.job} onOpenFolder={onClose} />
+              <JobRow key={row.key} job={row.job} now={now} onOpenFolder={onClose} />
             ) : (
-              <BatchRow key={row.key} name={row.name} jobs={row.jobs} onOpenFolder={onClose} />
+              <BatchRow
+                key={row.key}
+                batchId={row.batchId}
+                name={row.name}
+                jobs={row.jobs}
+                onOpenFolder={onClose}
+              />
             ),
           )}
         </div>
@@ -83,7 +95,7 @@ export function JobTrayPanel({ jobs, onClose }: { jobs: TrayJob[]; onClose(): vo
   );
 }
 
-function JobRow({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }) {
+function JobRow({ job, now, onOpenFolder }: { job: TrayJob; now: number; onOpenFolder(): void }) {
   const thumbnail = job.state === 'succeeded' ? job.items.find((item) => item.kind === 'image') : undefined;
   return (
     <div className="job-row" data-testid="tray-job" data-state={job.state} data-job={job._id}>
@@ -95,7 +107,8 @@ function JobRow({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }) {
           <Typography.Text strong>{TOOL_LABELS[job.tool]}</Typography.Text>
           <StateTag job={job} />
         </div>
-        <JobDetail job={job} onOpenFolder={onOpenFolder} />
+        <JobDetail job={job} now={now} onOpenFolder={onOpenFolder} />
+        <JobActions job={job} onNavigate={onOpenFolder} />
       </div>
     </div>
   );
@@ -123,10 +136,16 @@ function StateTag({ job }: { job: TrayJob }) {
           Failed
         </Tag>
       );
+    case 'cancelled':
+      return (
+        <Tag color="warning" icon={<StopOutlined />}>
+          Cancelled
+        </Tag>
+      );
   }
 }
 
-function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }) {
+function JobDetail({ job, now, onOpenFolder }: { job: TrayJob; now: number; onOpenFolder(): void }) {
   if (isActive(job)) {
     return (
       <>
@@ -137,10 +156,17 @@ function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }
           strokeColor={BRAND_COLOR}
           aria-label={`${TOOL_LABELS[job.tool]} progress`}
         />
-        <Typography.Text type="secondary" className="job-row-note">
-          {job.state === 'queued' ? waitingText(job.position) : 'Working on it…'}
+        <Typography.Text type="secondary" className="job-row-note" data-testid="job-wait">
+          {openJobText(job, now)}
         </Typography.Text>
       </>
+    );
+  }
+  if (job.state === 'cancelled') {
+    return (
+      <Typography.Text type="secondary" className="job-row-note">
+        {job.cancelledByStaff ? 'Cancelled by our support team.' : 'Cancelled.'} {refundText(job.refunded)}
+      </Typography.Text>
     );
   }
   if (job.state === 'failed') {
@@ -166,10 +192,26 @@ function JobDetail({ job, onOpenFolder }: { job: TrayJob; onOpenFolder(): void }
 }
 
 /** A bulk batch as one row: how many of its jobs are done, and their progress together. */
-function BatchRow({ name, jobs, onOpenFolder }: { name: string; jobs: TrayJob[]; onOpenFolder(): void }) {
-  const { done, failed, total, percent } = batchProgress(jobs);
+function BatchRow({
+  batchId,
+  name,
+  jobs,
+  onOpenFolder,
+}: {
+  batchId: string;
+  name: string;
+  jobs: TrayJob[];
+  onOpenFolder(): void;
+}) {
+  const { done, failed, cancelled, total, percent } = batchProgress(jobs);
   const running = done < total;
-  const state = running ? 'running' : failed === total ? 'failed' : 'succeeded';
+  const state = running
+    ? 'running'
+    : failed === total
+      ? 'failed'
+      : cancelled + failed === total
+        ? 'cancelled'
+        : 'succeeded';
   return (
     <div className="job-row" data-testid="tray-batch" data-state={state} data-jobs={total}>
       <div className={`job-row-icon job-row-icon-${state}`}>{TOOL_ICONS[jobs[0].tool]}</div>
@@ -192,8 +234,14 @@ function BatchRow({ name, jobs, onOpenFolder }: { name: string; jobs: TrayJob[];
         <Typography.Text type="secondary" className="job-row-note">
           {formatCount(done)} of {formatCount(total)} done
           {failed > 0 && ` · ${formatCount(failed)} failed, refunded`}
+          {cancelled > 0 && ` · ${formatCount(cancelled)} cancelled, refunded`}
           <OpenFolderLink folderId={jobs[0].folderId} onOpen={onOpenFolder} />
         </Typography.Text>
+        {running && (
+          <div className="job-actions">
+            <CancelBatchButton batchId={batchId} openJobs={jobs.filter(isActive)} />
+          </div>
+        )}
       </div>
     </div>
   );

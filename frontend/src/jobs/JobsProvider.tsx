@@ -1,12 +1,23 @@
-import { JobSocketEvents, plural, SocketEvents, TOOL_LABELS, type JobView } from '@studio/contracts';
+import {
+  JobMessages,
+  JobSocketEvents,
+  plural,
+  SocketEvents,
+  TOOL_LABELS,
+  type CancelJobResult,
+  type JobView,
+  type RetryJobRequest,
+} from '@studio/contracts';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
-import { apiGet } from '../api/client';
+import { apiGet, apiPost, errorText, NO_RESPONSE, type ApiResult } from '../api/client';
 import { useSocketEvent } from '../realtime/useRealtime';
 import { useSession } from '../session/useSession';
 import { useToast } from '../ui/toast';
 import { isActive, jobsReducer, newestFirst, type JobsById } from './jobsState';
 import { trayCanDock } from './trayDock';
-import { JobsContext, type JobsValue } from './useJobs';
+import { JobsContext, type JobsValue, type RetryOutcome } from './useJobs';
+
+const CONFLICT = 409;
 
 /**
  * The user's jobs for the tray and the tool screens: loaded from GET /api/jobs once the session is
@@ -71,6 +82,52 @@ export function JobsProvider({ children }: { children: ReactNode }) {
     announced.current.add(payload.job._id);
     toast.error(payload.message, refundText(payload.refunded));
   });
+  useSocketEvent(JobSocketEvents.cancelled, (payload) => {
+    dispatch({ type: 'cancelled', payload });
+    // A batch's jobs end together: the tab that cancelled it says so once (below), not per job.
+    if (announced.current.has(payload.job._id) || payload.job.batch) return;
+    announced.current.add(payload.job._id);
+    toast.info(cancelledTitle(payload.job), refundText(payload.refunded));
+  });
+
+  /** Applies a cancel's answer at once (the socket brings the same to the other tabs). */
+  const cancelled = useCallback(
+    (result: ApiResult<CancelJobResult | string>) => {
+      const content = result.ok ? result.body?.content : undefined;
+      if (!content || typeof content !== 'object') {
+        if (result.status !== NO_RESPONSE) toast.error(errorText(result));
+        return false;
+      }
+      const fresh = content.jobs.filter((job) => !announced.current.has(job._id));
+      for (const job of content.jobs) {
+        dispatch({ type: 'cancelled', payload: { job, refunded: job.refunded ?? 0 } });
+        announced.current.add(job._id);
+      }
+      if (fresh.length > 0 || content.cancelled === 0) {
+        toast.info(
+          content.cancelled > 1
+            ? `${plural(content.cancelled, 'job')} cancelled`
+            : cancelledTitle(content.jobs[0]),
+          refundText(content.refunded),
+        );
+      }
+      return true;
+    },
+    [toast],
+  );
+
+  const cancel = useCallback(
+    async (jobId: string) =>
+      cancelled(await apiPost<CancelJobResult | string>(`/jobs/${encodeURIComponent(jobId)}/cancel`)),
+    [cancelled],
+  );
+  const cancelBatch = useCallback(
+    async (batchId: string) =>
+      cancelled(
+        await apiPost<CancelJobResult | string>(`/jobs/batches/${encodeURIComponent(batchId)}/cancel`),
+      ),
+    [cancelled],
+  );
 
   const track = useCallback(
     (job: JobView) => {
@@ -80,12 +137,56 @@ export function JobsProvider({ children }: { children: ReactNode }) {
     [openFor],
   );
 
+  const retry = useCallback(
+    async (jobId: string, expectedCost: number): Promise<RetryOutcome> => {
+      const body: RetryJobRequest = { expectedCost };
+      const result = await apiPost<JobView | string>(`/jobs/${encodeURIComponent(jobId)}/retry`, body);
+      const content = result.body?.content;
+      if (result.ok && content && typeof content === 'object') {
+        track(content);
+        toast.success(`${TOOL_LABELS[content.tool]} started again`, 'The job tray follows it.');
+        return { kind: 'started', job: content };
+      }
+      if (result.status === CONFLICT) {
+        const cost = priceIn(result.body);
+        if (cost !== undefined && cost !== expectedCost) return { kind: 'priceChanged', cost };
+      }
+      if (result.status !== NO_RESPONSE) toast.error(errorText(result));
+      return { kind: 'refused' };
+    },
+    [toast, track],
+  );
+
   const jobs = useMemo(() => newestFirst(byId), [byId]);
-  const value = useMemo<JobsValue>(() => ({ jobs, track, trayOpen, setTrayOpen }), [jobs, track, trayOpen]);
+  const value = useMemo<JobsValue>(
+    () => ({ jobs, track, trayOpen, setTrayOpen, cancel, cancelBatch, retry }),
+    [jobs, track, trayOpen, cancel, cancelBatch, retry],
+  );
   return <JobsContext.Provider value={value}>{children}</JobsContext.Provider>;
 }
 
 export function refundText(refunded: number | undefined): string | undefined {
   if (!refunded) return undefined;
   return `${plural(refunded, 'credit')} ${refunded === 1 ? 'was' : 'were'} refunded.`;
+}
+
+function cancelledTitle(job: JobView | undefined): string {
+  if (!job) return 'Nothing left to cancel';
+  return job.cancelledByStaff
+    ? `${TOOL_LABELS[job.tool]} was cancelled by our support team`
+    : `${TOOL_LABELS[job.tool]} cancelled`;
+}
+
+/**
+ * The current price a 409 of POST jobs/:id/retry names: a `cost` figure beside the message (or in
+ * its content), else the number in the message ("... confirm the new price: 8 credits").
+ */
+export function priceIn(body: unknown): number | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const { cost, content } = body as { cost?: unknown; content?: unknown };
+  if (typeof cost === 'number') return cost;
+  if (content && typeof content === 'object') return priceIn(content);
+  if (typeof content !== 'string' || !content.startsWith(JobMessages.priceChanged)) return undefined;
+  const found = /(\d[\d,]*)/.exec(content.slice(JobMessages.priceChanged.length));
+  return found ? Number(found[1].replace(/,/g, '')) : undefined;
 }

@@ -1,9 +1,14 @@
-import { formatCount, type JobSocketPayloads, type JobState, type JobView } from '@studio/contracts';
+import { isOpenJobState, type JobSocketPayloads, type JobState, type JobView } from '@studio/contracts';
 
 /** A job as the tray knows it: the server's view plus what only the socket tells. */
 export interface TrayJob extends JobView {
   /** Place in line while waiting (1 is next), from job.queued and job.positions. */
   position?: number;
+  /**
+   * When the job should finish (epoch ms), from the last etaSeconds heard: kept as a time rather
+   * than a count of seconds so the screens count down between the server's pushes.
+   */
+  etaAt?: number;
 }
 
 export type JobsById = Record<string, TrayJob>;
@@ -14,11 +19,18 @@ export type JobsAction =
   | { type: 'seen'; job: JobView; position?: number }
   | { type: 'progress'; payload: JobSocketPayloads['job.progress'] }
   | { type: 'positions'; payload: JobSocketPayloads['job.positions'] }
-  | { type: 'failed'; payload: JobSocketPayloads['job.failed'] };
+  | { type: 'failed'; payload: JobSocketPayloads['job.failed'] }
+  | { type: 'cancelled'; payload: JobSocketPayloads['job.cancelled'] };
 
-const RANK: Record<JobState, number> = { queued: 0, running: 1, succeeded: 2, failed: 2 };
+const RANK: Record<JobState, number> = { queued: 0, running: 1, succeeded: 2, failed: 2, cancelled: 2 };
 
-export const isActive = (job: Pick<JobView, 'state'>) => RANK[job.state] < 2;
+/** Waiting or running: it may still be cancelled, and shows its place in line or its progress. */
+export const isActive = (job: Pick<JobView, 'state'>) => isOpenJobState(job.state);
+
+/** The job as received now: its etaSeconds turned into a time to count down to. */
+export function withEta<T extends JobView>(job: T, now = Date.now()): T & { etaAt?: number } {
+  return job.etaSeconds === undefined ? job : { ...job, etaAt: now + job.etaSeconds * 1000 };
+}
 
 /**
  * Keeps whichever view of a job is further along: socket events and HTTP answers arrive in any
@@ -28,15 +40,22 @@ function merge(known: TrayJob | undefined, next: TrayJob): TrayJob {
   if (!known) return next;
   const ahead = RANK[next.state] - RANK[known.state];
   if (ahead < 0) return known;
-  if (ahead === 0 && next.state !== 'succeeded' && next.state !== 'failed') {
+  // An ended job stays as it first ended (a cancel racing a finish ends in one of the two).
+  if (ahead === 0 && !isActive(next) && next.state !== known.state) return known;
+  if (ahead === 0 && isActive(next)) {
     return {
       ...known,
       ...next,
       progress: Math.max(known.progress, next.progress),
       position: next.position ?? known.position,
+      etaAt: next.etaAt ?? known.etaAt,
     };
   }
-  return { ...known, ...next, position: ahead > 0 ? undefined : (next.position ?? known.position) };
+  // Started: no longer in line, but the estimate of when it finishes still holds.
+  if (ahead > 0 && isActive(next)) {
+    return { ...known, ...next, position: undefined, etaAt: next.etaAt ?? known.etaAt };
+  }
+  return { ...known, ...next, position: undefined, etaAt: undefined };
 }
 
 export function jobsReducer(state: JobsById, action: JobsAction): JobsById {
@@ -44,11 +63,17 @@ export function jobsReducer(state: JobsById, action: JobsAction): JobsById {
     case 'reset':
       return {};
     case 'loaded':
-      return action.jobs.reduce((all, job) => ({ ...all, [job._id]: merge(all[job._id], job) }), state);
+      return action.jobs.reduce(
+        (all, job) => ({ ...all, [job._id]: merge(all[job._id], withEta(job)) }),
+        state,
+      );
     case 'seen':
       return {
         ...state,
-        [action.job._id]: merge(state[action.job._id], { ...action.job, position: action.position }),
+        [action.job._id]: merge(state[action.job._id], {
+          ...withEta(action.job),
+          position: action.position ?? action.job.position,
+        }),
       };
     case 'progress': {
       const { jobId, tool, progress } = action.payload;
@@ -62,6 +87,8 @@ export function jobsReducer(state: JobsById, action: JobsAction): JobsById {
         folderId: '',
         createdAt: new Date().toISOString(),
         items: [],
+        settings: {},
+        inputCount: 0,
       };
       if (!isActive(known)) return state;
       return {
@@ -71,10 +98,13 @@ export function jobsReducer(state: JobsById, action: JobsAction): JobsById {
     }
     case 'positions': {
       let next = state;
-      for (const { jobId, position } of action.payload.positions) {
+      const now = Date.now();
+      for (const { jobId, position, etaSeconds } of action.payload.positions) {
         const known = next[jobId];
-        if (known?.state !== 'queued' || known.position === position) continue;
-        next = { ...next, [jobId]: { ...known, position } };
+        if (known?.state !== 'queued') continue;
+        const etaAt = etaSeconds === undefined ? known.etaAt : now + etaSeconds * 1000;
+        if (known.position === position && known.etaAt === etaAt) continue;
+        next = { ...next, [jobId]: { ...known, position, etaAt } };
       }
       return next;
     }
@@ -90,6 +120,13 @@ export function jobsReducer(state: JobsById, action: JobsAction): JobsById {
         }),
       };
     }
+    case 'cancelled': {
+      const { job, refunded } = action.payload;
+      return {
+        ...state,
+        [job._id]: merge(state[job._id], { ...job, state: 'cancelled', refunded: job.refunded ?? refunded }),
+      };
+    }
   }
 }
 
@@ -100,7 +137,8 @@ export function newestFirst(jobs: JobsById): TrayJob[] {
 
 /** A row of the tray: one job, or the jobs of one bulk batch together. */
 export type TrayRow =
-  { kind: 'job'; key: string; job: TrayJob } | { kind: 'batch'; key: string; name: string; jobs: TrayJob[] };
+  | { kind: 'job'; key: string; job: TrayJob }
+  | { kind: 'batch'; key: string; batchId: string; name: string; jobs: TrayJob[] };
 
 /** Groups a batch's jobs into one row where its newest job stands; other jobs stay as they are. */
 export function trayRows(jobs: TrayJob[]): TrayRow[] {
@@ -116,23 +154,24 @@ export function trayRows(jobs: TrayJob[]): TrayRow[] {
       known.jobs.push(job);
       continue;
     }
-    const row = { kind: 'batch' as const, key: `batch:${job.batch.id}`, name: job.batch.name, jobs: [job] };
+    const row = {
+      kind: 'batch' as const,
+      key: `batch:${job.batch.id}`,
+      batchId: job.batch.id,
+      name: job.batch.name,
+      jobs: [job],
+    };
     batches.set(job.batch.id, row);
     rows.push(row);
   }
   return rows;
 }
 
-/** How far a batch is: jobs finished, failed, and its progress (finished jobs count whole). */
+/** How far a batch is: jobs ended, failed, cancelled, and its progress (ended jobs count whole). */
 export function batchProgress(jobs: TrayJob[]) {
   const done = jobs.filter((job) => !isActive(job)).length;
   const failed = jobs.filter((job) => job.state === 'failed').length;
+  const cancelled = jobs.filter((job) => job.state === 'cancelled').length;
   const sum = jobs.reduce((total, job) => total + (isActive(job) ? job.progress : 100), 0);
-  return { done, failed, total: jobs.length, percent: Math.floor(sum / Math.max(1, jobs.length)) };
-}
-
-/** What a waiting job's row and the tool's modal say: its place in line when known. */
-export function waitingText(position: number | undefined): string {
-  if (!position) return 'Waiting for a free worker…';
-  return position === 1 ? 'Next in line…' : `Waiting · #${formatCount(position)} in line`;
+  return { done, failed, cancelled, total: jobs.length, percent: Math.floor(sum / Math.max(1, jobs.length)) };
 }

@@ -62,10 +62,16 @@ export function useJobSubmission(tool: JobTool): JobSubmission {
       );
       return true;
     }
+    // Cancelled while the request waited: the modal keeps showing the job (cancelled, refunded).
+    const mine = followed(latestJobs.current);
+    if (mine?.state === 'cancelled') {
+      setState({ phase: 'processing', job: mine });
+      return true;
+    }
     setState({ phase: 'idle' });
     // Network failures are only logged (spec section 8); the server's refusals are shown, except a
     // job failure the tray has already announced from its socket event.
-    const announced = result.status === UNPROCESSABLE && followed(latestJobs.current)?.state === 'failed';
+    const announced = result.status === UNPROCESSABLE && mine?.state === 'failed';
     if (result.status !== NO_RESPONSE && !announced) toast.error(errorText(result));
     return false;
   };

@@ -9,7 +9,19 @@ export interface JobsValue {
   track(job: JobView): void;
   trayOpen: boolean;
   setTrayOpen(open: boolean): void;
+  /** POST jobs/:id/cancel; resolves true when the server answered (the refund is toasted). */
+  cancel(jobId: string): Promise<boolean>;
+  /** POST jobs/batches/:batchId/cancel: the batch's open jobs. */
+  cancelBatch(batchId: string): Promise<boolean>;
+  /** POST jobs/:id/retry at the price the user confirmed. */
+  retry(jobId: string, expectedCost: number): Promise<RetryOutcome>;
 }
+
+export type RetryOutcome =
+  | { kind: 'started'; job: JobView }
+  /** The job now costs this: the user is asked again. */
+  | { kind: 'priceChanged'; cost: number }
+  | { kind: 'refused' };
 
 export const JobsContext = createContext<JobsValue | null>(null);
 

@@ -7,6 +7,8 @@ import { operationsAnswer } from './operations';
 export interface FakeAnswer {
   status: number;
   body?: unknown;
+  /** A file answer (a job's stored input) instead of JSON. */
+  blob?: Blob;
 }
 
 type Responder = FakeAnswer | ((init: RequestInit) => FakeAnswer | Promise<FakeAnswer>);
@@ -31,8 +33,13 @@ export function mockFetch(answers: Record<string, Responder> = {}): jest.Mock {
     return {
       status: answer.status,
       ok: answer.status >= 200 && answer.status < 300,
-      json: async () => answer.body,
-    } as Response;
+      json: async () => {
+        if (answer.blob) throw new SyntaxError('Not JSON');
+        return answer.body;
+      },
+      blob: async () => answer.blob ?? new Blob([JSON.stringify(answer.body)]),
+      headers: { get: () => answer.blob?.type ?? 'application/json' },
+    } as unknown as Response;
   });
   global.fetch = fetchMock as unknown as typeof fetch;
   return fetchMock;

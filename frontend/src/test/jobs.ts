@@ -16,6 +16,8 @@ export function jobView(overrides: Partial<JobView> & { tool: JobTool }): JobVie
     folderId: 'folder1',
     createdAt: new Date(Date.UTC(2026, 10, 21, 12, 0, counter)).toISOString(),
     items: [],
+    settings: {},
+    inputCount: overrides.tool === 'generate' ? 0 : 1,
     ...overrides,
   };
 }

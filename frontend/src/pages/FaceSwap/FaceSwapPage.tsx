@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { ParentFolderField } from '../../folders/ParentFolderField';
 import { useOwnFolders } from '../../folders/useOwnFolders';
 import { usePickedImage } from '../../images/usePickedImage';
+import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { ToolNotices } from '../../operations/ToolNotices';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { ImageDropzone } from '../../ui/ImageDropzone';
@@ -25,6 +26,12 @@ function FaceSwapScreen() {
   const [folder, setFolder] = useState<string>();
   const [consent, setConsent] = useState(false);
   const { busy, swap } = useFaceSwap();
+  // The face first, then the target (Swap0, Swap1), into the same folder.
+  const prefill = usePrefillFromJob('faceSwap', ({ job, files }) => {
+    if (files[0]) void face.pick(files[0]);
+    if (files[1]) void target.pick(files[1]);
+    if (job.folderId) setFolder(job.folderId);
+  });
 
   const ready = !!face.image && !!target.image && !!folder;
   return (
@@ -34,6 +41,7 @@ function FaceSwapScreen() {
       price={`${TOOL_PRICES.faceSwap} credit per swap`}
     >
       <ToolNotices tool="faceSwap" />
+      <PrefillNotice state={prefill} />
       <Card className="tool-card">
         <ParentFolderField
           id="swap-folder"

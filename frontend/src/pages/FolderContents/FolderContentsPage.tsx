@@ -6,6 +6,9 @@ import { Link, useParams } from 'react-router-dom';
 import { apiDelete, errorText } from '../../api/client';
 import { JustifiedGallery } from '../../gallery/JustifiedGallery';
 import { Lightbox } from '../../gallery/Lightbox';
+import { CancelBatchButton } from '../../jobs/JobActions';
+import { isActive } from '../../jobs/jobsState';
+import { useJobs } from '../../jobs/useJobs';
 import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useToast } from '../../ui/toast';
@@ -108,17 +111,28 @@ function TakenDownNotices({ items }: { items: ContentItem[] }) {
   );
 }
 
-/** A running batch's status line ('STATUS: name: 3 of 12 done'), with a bar when it says how far. */
+/**
+ * A running batch's status line ('STATUS: name: 3 of 12 done'), with a bar when it says how far,
+ * and Cancel for the images not made yet (the batch entry's id is the jobs' batch id).
+ */
 function StatusLines({ entries }: { entries: InpaintEntry[] }) {
+  const { jobs } = useJobs();
   if (entries.length === 0) return null;
   return (
     <Space direction="vertical" style={{ width: '100%' }}>
       {entries.map((entry) => {
         // The counts end the line; the batch name before them is the user's own text.
         const counts = /(\d+) of (\d+) done$/.exec(entry.title);
+        const batchJobs = jobs.filter((job) => job.batch?.id === entry._id);
+        const open = batchJobs.filter(isActive);
+        // Jobs the tray no longer lists (older than its last few) may still be open: ask the server.
+        const cancellable = open.length > 0 || batchJobs.length === 0;
         return (
           <div key={entry._id} data-testid="batch-status">
-            <Typography.Text type="secondary">{entry.title}</Typography.Text>
+            <div className="batch-status-head">
+              <Typography.Text type="secondary">{entry.title}</Typography.Text>
+              {cancellable && <CancelBatchButton batchId={entry._id} openJobs={open} />}
+            </div>
             {counts && (
               <Progress
                 percent={Math.round((Number(counts[1]) / Number(counts[2])) * 100)}

@@ -70,11 +70,12 @@ describe('GeneratePage', () => {
     });
     await choose('Age', '40-50 years old');
     await choose('Style', 'close up');
-    const expected = buildGenerationRequest({
+    const tags = {
       ...Object.fromEntries(TAG_CATEGORIES.map((c) => [c.key, c.tags[0]])),
       age: '40-50 years old',
       style: 'close up',
-    });
+    };
+    const expected = buildGenerationRequest(tags);
     expect(screen.getByTestId('generate-title')).toHaveTextContent(expected.title);
 
     jest.useFakeTimers();
@@ -83,6 +84,8 @@ describe('GeneratePage', () => {
       const modal = await screen.findByTestId('job-modal');
       expect(JSON.parse(String(callsTo(fetchMock, 'POST /api/generateImage')[0].body))).toEqual({
         ...expected,
+        // Kept with the job for "Edit and run".
+        tags,
         author: 'alice',
       });
       expect(expected.prompt.startsWith('adult woman, 40-50 years old, ')).toBe(true);

@@ -15,6 +15,7 @@ import { Alert, Button, Card, Typography } from 'antd';
 import { useState } from 'react';
 import { apiPost } from '../../api/client';
 import { JobModal } from '../../jobs/JobModal';
+import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { useJobSubmission } from '../../jobs/useJobSubmission';
 import { NoticeAlerts } from '../../operations/NoticeAlerts';
 import { useOperations } from '../../operations/useOperations';
@@ -43,6 +44,17 @@ function GenerateScreen() {
   const countdown = useCountdown(MODAL_CLOSE_DELAY_MS);
   const [choices, setChoices] = useState<TagChoices>(() => initialTagChoices());
   const [refused503, setRefused503] = useState(false);
+  // Only tags of the current lists are taken: a tag since removed keeps today's choice.
+  const prefill = usePrefillFromJob('generate', ({ job }) => {
+    const tags = job.settings.tags ?? {};
+    setChoices((current) => {
+      const next = { ...current };
+      for (const { key, tags: known } of TAG_CATEGORIES) {
+        if (tags[key] && known.includes(tags[key])) next[key] = tags[key];
+      }
+      return next;
+    });
+  });
 
   const notConfigured = refused503 || (operations.loaded && operations.capabilities.generate === false);
   const request = buildGenerationRequest(choices);
@@ -60,6 +72,8 @@ function GenerateScreen() {
     await submission.submit(async () => {
       const result = await apiPost<JobSubmitContent | string>('/generateImage', {
         ...request,
+        // The chosen tags, kept with the job for "Edit and run".
+        tags: choices,
         author: account,
       });
       if (result.status === UNAVAILABLE) setRefused503(true);
@@ -76,6 +90,7 @@ function GenerateScreen() {
       price={`${TOOL_PRICES.generate} credit per image`}
     >
       <NoticeAlerts operations={operations} tool="generate" />
+      <PrefillNotice state={prefill} />
       {notConfigured && (
         <Alert
           type="warning"

@@ -6,6 +6,7 @@ import { useNavigate } from 'react-router-dom';
 import { apiUpload } from '../../api/client';
 import { usePickedImage } from '../../images/usePickedImage';
 import type { TrayJob } from '../../jobs/jobsState';
+import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { useJobSubmission } from '../../jobs/useJobSubmission';
 import { ToolNotices } from '../../operations/ToolNotices';
 import { Paths } from '../../paths';
@@ -33,6 +34,10 @@ export function HomePage() {
   const submission = useJobSubmission('clone');
   const [asking, setAsking] = useState(false);
   const [amount, setAmount] = useState<number | null>(CLONE_AMOUNT.min);
+  const prefill = usePrefillFromJob('clone', ({ job, files }) => {
+    if (files[0]) void pick(files[0]);
+    if (job.settings.amount) setAmount(job.settings.amount);
+  });
   const amountWanted = useWantedOnce(asking);
   const progressWanted = useWantedOnce(submission.state.phase !== 'idle');
 
@@ -70,6 +75,7 @@ export function HomePage() {
         price={`${TOOL_PRICES.clone} credit per clone`}
       >
         {account && <ToolNotices tool="clone" />}
+        {account && <PrefillNotice state={prefill} />}
         <ToolCard>
           <ImageDropzone
             text="Drag a file or click here..."

@@ -12,10 +12,16 @@ import {
 } from '@studio/contracts';
 import { Alert, Button, Card, Input, Progress, Select, Space, Table, Tag, Typography } from 'antd';
 import type { TableColumnsType } from 'antd';
+import { useEffect, useMemo } from 'react';
 import { Link } from 'react-router-dom';
 import { formatLocalDateTime } from '../../admin/format';
+import { JobActions } from '../../jobs/JobActions';
 import { refundText } from '../../jobs/JobsProvider';
 import { OpenFolderLink } from '../../jobs/OpenFolderLink';
+import { isActive, type TrayJob } from '../../jobs/jobsState';
+import { openJobText } from '../../jobs/queueText';
+import { useJobs } from '../../jobs/useJobs';
+import { useNow } from '../../jobs/useNow';
 import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { BRAND_COLOR } from '../../ui/theme';
@@ -26,12 +32,13 @@ const STATE_COLORS: Record<JobState, string> = {
   running: 'processing',
   succeeded: 'success',
   failed: 'error',
+  cancelled: 'warning',
 };
 
 const TOOL_OPTIONS = JobTools.map((tool) => ({ value: tool, label: TOOL_LABELS[tool] }));
 const STATE_OPTIONS = JobStates.map((state) => ({ value: state, label: JOB_STATE_LABELS[state] }));
 
-const columns: TableColumnsType<JobView> = [
+const columnsAt = (now: number): TableColumnsType<TrayJob> => [
   {
     title: 'Started',
     dataIndex: 'createdAt',
@@ -57,18 +64,32 @@ const columns: TableColumnsType<JobView> = [
     align: 'right',
     render: (cost: number) => formatCount(cost),
   },
-  { title: 'Result', key: 'result', render: (_: unknown, job) => <JobResult job={job} /> },
+  { title: 'Result', key: 'result', render: (_: unknown, job) => <JobResult job={job} now={now} /> },
+  { title: '', key: 'actions', width: 230, render: (_: unknown, job) => <JobActions job={job} /> },
 ];
 
-function JobResult({ job }: { job: JobView }) {
-  if (job.state === 'queued' || job.state === 'running') {
+function JobResult({ job, now }: { job: TrayJob; now: number }) {
+  if (isActive(job)) {
     return (
-      <Progress
-        percent={Math.round(job.progress)}
-        size="small"
-        strokeColor={BRAND_COLOR}
-        aria-label={`${TOOL_LABELS[job.tool]} progress`}
-      />
+      <>
+        <Progress
+          percent={Math.round(job.progress)}
+          size="small"
+          strokeColor={BRAND_COLOR}
+          aria-label={`${TOOL_LABELS[job.tool]} progress`}
+        />
+        <Typography.Text type="secondary" data-testid="job-wait">
+          {openJobText(job, now)}
+        </Typography.Text>
+      </>
+    );
+  }
+  if (job.state === 'cancelled') {
+    return (
+      <Typography.Text type="secondary">
+        {job.cancelledByStaff ? 'Cancelled by our support team.' : 'Cancelled.'}
+        {job.refunded ? ` ${refundText(job.refunded)}` : ''}
+      </Typography.Text>
     );
   }
   if (job.state === 'failed') {
@@ -114,6 +135,9 @@ function DayField({
 export function JobsPage() {
   const loggedIn = useRequireLogin({ explain: true });
   const history = useJobHistory(loggedIn);
+  const jobs = useLiveJobs(history.jobs, history.pageNumber === 1 ? history.reload : undefined);
+  const now = useNow(jobs.some((job) => isActive(job) && job.etaAt !== undefined));
+  const columns = useMemo(() => columnsAt(now), [now]);
   if (!loggedIn) return null;
   const { filters, filter } = history;
   const set = (change: Partial<JobFilters>) => filter({ ...filters, ...change });
@@ -149,14 +173,14 @@ export function JobsPage() {
         {history.error && (
           <Alert type="error" showIcon message={history.error} style={{ marginBottom: 12 }} />
         )}
-        <Table<JobView>
+        <Table<TrayJob>
           rowKey="_id"
           size="small"
           columns={columns}
-          dataSource={history.jobs}
+          dataSource={jobs}
           loading={history.loading}
           pagination={false}
-          scroll={{ x: 720 }}
+          scroll={{ x: 950 }}
           locale={{ emptyText: 'No jobs match.' }}
           onRow={(job) =>
             ({ 'data-testid': 'history-job', 'data-job': job._id }) as React.HTMLAttributes<HTMLElement>
@@ -174,4 +198,26 @@ export function JobsPage() {
       </Card>
     </div>
   );
+}
+
+/**
+ * The page's jobs as the socket keeps them (state, progress, place in line, cancel from another
+ * tab); a job started since the page was read (Run again) reads the newest page again.
+ */
+function useLiveJobs(listed: JobView[], reloadNewest: (() => void) | undefined): TrayJob[] {
+  const { jobs: live } = useJobs();
+  const byId = useMemo(() => new Map(live.map((job) => [job._id, job])), [live]);
+  const newestListed = listed[0]?.createdAt;
+  const newer = live.some((job) => newestListed !== undefined && job.createdAt > newestListed);
+  useEffect(() => {
+    if (newer) reloadNewest?.();
+  }, [newer, reloadNewest]);
+  return useMemo(() => listed.map((job) => pickLatest(job, byId.get(job._id))), [listed, byId]);
+}
+
+/** The further-along of the page's and the socket's view of a job. */
+function pickLatest(listed: JobView, live: TrayJob | undefined): TrayJob {
+  if (!live) return listed;
+  const rank = (job: JobView) => (job.state === 'queued' ? 0 : job.state === 'running' ? 1 : 2);
+  return rank(live) >= rank(listed) ? live : listed;
 }

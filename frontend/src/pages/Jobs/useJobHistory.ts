@@ -15,6 +15,7 @@ export function useJobHistory(enabled: boolean) {
   const [page, setPage] = useState<JobHistoryPage | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
+  const [version, setVersion] = useState(0);
   const before = cursors[cursors.length - 1];
 
   useEffect(() => {
@@ -32,7 +33,7 @@ export function useJobHistory(enabled: boolean) {
     return () => {
       current = false;
     };
-  }, [enabled, filters, before]);
+  }, [enabled, filters, before, version]);
 
   const filter = useCallback((next: JobFilters) => {
     setFilters(next);
@@ -42,6 +43,8 @@ export function useJobHistory(enabled: boolean) {
     if (page?.next) setCursors((all) => [...all, page.next!]);
   }, [page]);
   const newer = useCallback(() => setCursors((all) => (all.length > 1 ? all.slice(0, -1) : all)), []);
+  /** Reads the current page again (a job started meanwhile). */
+  const reload = useCallback(() => setVersion((v) => v + 1), []);
 
   return {
     filters,
@@ -53,6 +56,7 @@ export function useJobHistory(enabled: boolean) {
     hasNewer: cursors.length > 1,
     older,
     newer,
+    reload,
     pageNumber: cursors.length,
   };
 }

@@ -8,6 +8,7 @@ import { ACCEPTED_IMAGE_TYPES } from '../../images/imageTypes';
 import { scaleImage } from '../../images/scaleImage';
 import { usePickedImage } from '../../images/usePickedImage';
 import { JobModal } from '../../jobs/JobModal';
+import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { NoticeAlerts } from '../../operations/NoticeAlerts';
 import { useOperations } from '../../operations/useOperations';
 import { Paths } from '../../paths';
@@ -58,6 +59,17 @@ function MagicBrushScreen() {
   const [form, setForm] = useState<InpaintForm>(emptyInpaintForm);
   const [batch, setBatch] = useState<StartedBatch | null>(null);
   const stage = useRef<HTMLDivElement>(null);
+  // "Edit and run": the stored mask goes onto the stored image once it is shown.
+  const [startMask, setStartMask] = useState<Blob | null>(null);
+  const prefill = usePrefillFromJob('inpaint', ({ job, files }) => {
+    if (files[0]) void pick(files[0]);
+    setStartMask(files[1] ?? null);
+    setForm((current) => ({
+      ...current,
+      prompt: job.settings.prompt ?? current.prompt,
+      folder: job.batch ? job.folderId : current.folder,
+    }));
+  });
 
   const { submission, single, bulk, bulkBusy } = useInpaint((started) => {
     setBatch(started);
@@ -66,7 +78,10 @@ function MagicBrushScreen() {
     setForm((current) => ({ ...emptyInpaintForm, prompt: current.prompt, folder: current.folder }));
   });
 
-  const choose = (file: File) => void pick(file);
+  const choose = (file: File) => {
+    setStartMask(null);
+    void pick(file);
+  };
 
   // A new image: a fresh mask, zoomed to fit the card's width and the window's height below the
   // header, so a portrait image is painted whole without scrolling (the user's zoom from then on).
@@ -108,6 +123,7 @@ function MagicBrushScreen() {
       price={`${TOOL_PRICES.inpaint} credit per image`}
     >
       <NoticeAlerts operations={operations} tool="inpaint" />
+      <PrefillNotice state={prefill} />
       {operations.loaded && operations.engines?.inpaint === 'local' && (
         <Alert type="info" showIcon data-testid="prompt-unused" message={InpaintTexts.promptUnused} />
       )}
@@ -193,6 +209,7 @@ function MagicBrushScreen() {
                 brushSize={brushSize}
                 zoom={zoom}
                 onPaintedChange={setPainted}
+                initialMask={startMask}
               />
             </div>
           </>

@@ -1,5 +1,5 @@
 import type { PickedImage } from '../../images/scaleImage';
-import { forwardRef, useImperativeHandle, useRef, useState, type PointerEvent } from 'react';
+import { forwardRef, useEffect, useImperativeHandle, useRef, useState, type PointerEvent } from 'react';
 
 export interface MaskCanvasHandle {
   /** Removes everything painted. */
@@ -15,6 +15,8 @@ interface MaskCanvasProps {
   /** Display scale of the image and its mask (0.33..1). */
   zoom: number;
   onPaintedChange(painted: boolean): void;
+  /** A mask to start from ("Edit and run"): white where painted, as the server stored it. */
+  initialMask?: Blob | null;
 }
 
 interface Point {
@@ -29,7 +31,7 @@ interface Point {
  * all draw through pointer events.
  */
 export const MaskCanvas = forwardRef<MaskCanvasHandle, MaskCanvasProps>(function MaskCanvas(
-  { image, brushSize, zoom, onPaintedChange },
+  { image, brushSize, zoom, onPaintedChange, initialMask },
   ref,
 ) {
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -58,6 +60,40 @@ export const MaskCanvas = forwardRef<MaskCanvasHandle, MaskCanvasProps>(function
       return new Promise((resolve) => surface.toBlob(resolve, 'image/png'));
     },
   }));
+
+  // The stored mask drawn in as if painted: opaque white where it is light and opaque, clear elsewhere.
+  useEffect(() => {
+    if (!initialMask) return;
+    let current = true;
+    void createImageBitmap(initialMask)
+      .then((bitmap) => {
+        const surface = canvas.current;
+        const ctx = context();
+        if (!current || !surface || !ctx) return;
+        const scratch = document.createElement('canvas');
+        scratch.width = surface.width;
+        scratch.height = surface.height;
+        const reader = scratch.getContext('2d', { willReadFrequently: true });
+        if (!reader) return;
+        reader.drawImage(bitmap, 0, 0, surface.width, surface.height);
+        const pixels = reader.getImageData(0, 0, surface.width, surface.height);
+        const data = pixels.data;
+        let any = false;
+        for (let i = 0; i < data.length; i += 4) {
+          const painted = data[i + 3] >= 128 && data[i] >= 128;
+          any ||= painted;
+          data[i] = data[i + 1] = data[i + 2] = data[i + 3] = painted ? 255 : 0;
+        }
+        ctx.putImageData(pixels, 0, 0);
+        markPainted(any);
+      })
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+    // Drawn once per mask; markPainted reads only refs and the latest callback.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [initialMask]);
 
   /** Where the pointer is, in image pixels. */
   const pointOf = (event: PointerEvent<HTMLCanvasElement>): Point => {

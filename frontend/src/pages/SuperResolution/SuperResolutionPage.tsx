@@ -13,6 +13,7 @@ import { useState } from 'react';
 import { apiPost } from '../../api/client';
 import { usePickedImage } from '../../images/usePickedImage';
 import { JobModal } from '../../jobs/JobModal';
+import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { useJobSubmission } from '../../jobs/useJobSubmission';
 import { ToolNotices } from '../../operations/ToolNotices';
 import { useRequireLogin } from '../../session/useRequireLogin';
@@ -33,6 +34,10 @@ function SuperResolutionScreen() {
   const { image, reading, pick } = usePickedImage();
   const submission = useJobSubmission('superResolution');
   const [scale, setScale] = useState<SuperResolutionScale>(2);
+  const prefill = usePrefillFromJob('superResolution', ({ job, files }) => {
+    if (files[0]) void pick(files[0]);
+    if (job.settings.scale) setScale(job.settings.scale);
+  });
   // The same units the server bills: the picked image is already fitted within 1024 px.
   const cost = image
     ? quoteTool('superResolution', superResolutionUnits(image.width, image.height, scale))
@@ -60,6 +65,7 @@ function SuperResolutionScreen() {
       price={`${TOOL_PRICES.superResolution} credits per started megapixel of the result`}
     >
       <ToolNotices tool="superResolution" />
+      <PrefillNotice state={prefill} />
       <Card className="tool-card">
         <ImageDropzone
           text="Choose an image or drag it here"

@@ -14,6 +14,7 @@ import { apiUpload, errorText, NO_RESPONSE } from '../../api/client';
 import { ParentFolderField } from '../../folders/ParentFolderField';
 import { useOwnFolders } from '../../folders/useOwnFolders';
 import { usePickedImage } from '../../images/usePickedImage';
+import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { useJobs } from '../../jobs/useJobs';
 import { NoticeAlerts } from '../../operations/NoticeAlerts';
 import { useOperations } from '../../operations/useOperations';
@@ -55,6 +56,15 @@ function VideoSwapScreen() {
   const [duration, setDuration] = useState<number | null>(null);
   const [consent, setConsent] = useState(false);
   const [busy, setBusy] = useState(false);
+  // The video first, then the face (SwapVideo0, SwapVideo1); the length is read again from the file.
+  const prefill = usePrefillFromJob('faceSwapVideo', ({ job, files }) => {
+    if (files[0]) {
+      setDuration(null);
+      setVideo(files[0]);
+    }
+    if (files[1]) void face.pick(files[1]);
+    if (job.folderId) setFolder(job.folderId);
+  });
 
   const enabled = operations.flags.videoFaceSwap;
   const tooLong = duration !== null && duration > VIDEO_MAX_SECONDS;
@@ -99,6 +109,7 @@ function VideoSwapScreen() {
         tool="faceSwapVideo"
         before={<Alert type="info" showIcon message={VideoSwapTexts.beta} data-testid="beta-notice" />}
       />
+      <PrefillNotice state={prefill} />
       <Card className="tool-card">
         <ParentFolderField
           id="video-swap-folder"
