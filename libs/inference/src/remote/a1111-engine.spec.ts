@@ -16,16 +16,13 @@ describe('A1111Engine', () => {
     photo = await gradientImage(320, 240);
   });
   afterAll(() => fake.close());
-  beforeEach(() => {
-    fake.requests.length = 0;
-    fake.delayMs = 0;
-    fake.noFace = false;
-  });
+  beforeEach(() => fake.reset());
 
   const engineFor = (options: Partial<A1111EngineOptions> = {}) =>
     new A1111Engine({ baseUrl: fake.url, progressIntervalMs: 100, ...options });
   /** The requests that did work: progress polls left out. */
-  const work = (): RecordedRequest[] => fake.requests.filter((r) => r.path !== '/sdapi/v1/progress');
+  const work = (): RecordedRequest[] =>
+    fake.requests.filter((r) => r.path !== '/sdapi/v1/progress' && r.path !== '/internal/progress');
   const body = (r: RecordedRequest) => r.body as Record<string, unknown>;
   const pixel = async (image: Buffer, x: number, y: number) => {
     const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -263,7 +260,7 @@ describe('A1111Engine', () => {
   });
 
   describe('progress, timeouts and cancellation', () => {
-    it('polls /sdapi/v1/progress during a slow call, reports rising fractions, stops when done', async () => {
+    it('follows its own task on /internal/progress during a slow call, reports rising fractions, stops when done', async () => {
       fake.delayMs = 1200;
       const progress: number[] = [];
       await engineFor().generate(
@@ -271,9 +268,11 @@ describe('A1111Engine', () => {
         { onProgress: (f) => progress.push(f) },
       );
 
-      const polls = fake.requestsTo('/sdapi/v1/progress');
+      const taskId = body(fake.requestsTo('/sdapi/v1/txt2img')[0]).force_task_id;
+      expect(taskId).toMatch(/^task\(studio-[0-9a-f-]{36}\)$/);
+      const polls = fake.requestsTo('/internal/progress');
       expect(polls.length).toBeGreaterThan(2);
-      expect(polls[0].query).toBe('skip_current_image=true');
+      expect(polls.every((p) => body(p).id_task === taskId)).toBe(true);
       const during = progress.slice(0, -1);
       expect(during.length).toBeGreaterThan(0);
       expect(during.every((f) => f > 0 && f < 1)).toBe(true);
@@ -285,22 +284,35 @@ describe('A1111Engine', () => {
       expect(fake.requests.length).toBe(count);
     });
 
-    it('does not poll without an onProgress callback', async () => {
+    it('upscaling polls the global /sdapi/v1/progress, and only with an onProgress callback', async () => {
       fake.delayMs = 400;
-      await engineFor().generate({ prompt: 'x', width: 64, height: 64 });
+      await engineFor().superResolve({ image: photo });
       expect(fake.requestsTo('/sdapi/v1/progress')).toHaveLength(0);
+      await engineFor().superResolve({ image: photo }, { onProgress: () => undefined });
+      expect(fake.requestsTo('/sdapi/v1/progress').length).toBeGreaterThan(0);
     });
 
-    it('times out with a retryable error', async () => {
+    /** An engine whose log lines are kept: the background stop of an abandoned request logs its end. */
+    const logging = (options: Partial<A1111EngineOptions> = {}) => {
+      const lines: string[] = [];
+      const logger = { log: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+      return {
+        engine: engineFor({ logger, ...options }),
+        abandoned: () => waitFor(() => lines.some((l) => l.includes('abandoned'))),
+      };
+    };
+
+    it('times out with a retryable error (and stops its run on the server)', async () => {
       fake.delayMs = 3000;
       const started = Date.now();
-      const error = await rejection(
-        engineFor({ timeoutMs: 300 }).generate({ prompt: 'x', width: 64, height: 64 }),
-      );
+      const { engine, abandoned } = logging({ timeoutMs: 300 });
+      const error = await rejection(engine.generate({ prompt: 'x', width: 64, height: 64 }));
       expect(Date.now() - started).toBeLessThan(2000);
       expect(error).toBeInstanceOf(A1111Error);
       expect(error).not.toBeInstanceOf(EngineInputError);
       expect(error).toMatchObject({ kind: 'timeout' });
+      await abandoned();
+      expect(fake.interrupted).toHaveLength(1);
     });
 
     it('aborts on the signal with its reason', async () => {
@@ -308,11 +320,13 @@ describe('A1111Engine', () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
       const started = Date.now();
+      const { engine, abandoned } = logging();
       const error = await rejection(
-        engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal }),
+        engine.generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal }),
       );
       expect(Date.now() - started).toBeLessThan(2000);
       expect(error).toMatchObject({ name: 'AbortError' });
+      await abandoned();
     });
 
     it('an aborted signal stops the call before any request', async () => {
@@ -323,18 +337,6 @@ describe('A1111Engine', () => {
       expect(fake.requests).toHaveLength(0);
     });
 
-    it('interrupts the server on abort when configured', async () => {
-      fake.delayMs = 3000;
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), 200);
-      const engine = engineFor({ interruptOnAbort: true });
-      await rejection(engine.generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal }));
-      for (let i = 0; i < 50 && fake.requestsTo('/sdapi/v1/interrupt').length === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(fake.requestsTo('/sdapi/v1/interrupt')).toHaveLength(1);
-    });
-
     it('close() aborts the calls in flight with a retryable error', async () => {
       fake.delayMs = 3000;
       const engine = engineFor();
@@ -343,6 +345,126 @@ describe('A1111Engine', () => {
       await engine.close();
       expect(await call).toBeInstanceOf(A1111Error);
       await expect(engine.superResolve({ image: photo })).rejects.toBeInstanceOf(A1111Error);
+    });
+  });
+
+  describe('cancel stops this job and nobody else (the server runs one request at a time)', () => {
+    const lines: string[] = [];
+    const logger = { log: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+    beforeEach(() => (lines.length = 0));
+    const isOurs = (label: string | undefined) => label?.startsWith('task(studio-') === true;
+    const cancelled = () => new Error('cancelled by the user');
+
+    it('a running txt2img of this job is interrupted (it is the task running); rejects at once', async () => {
+      fake.delayMs = 5000;
+      const controller = new AbortController();
+      const job = rejection(
+        engineFor({ logger }).generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal }),
+      );
+      await waitFor(() => isOurs(fake.runningLabel));
+      const ours = fake.runningLabel;
+      const started = Date.now();
+      controller.abort(cancelled());
+      expect(await job).toMatchObject({ message: 'cancelled by the user' });
+      expect(Date.now() - started).toBeLessThan(500);
+      await waitFor(() => lines.some((l) => l.includes('abandoned')));
+      expect(lines.find((l) => l.includes('abandoned'))).toMatch(/abandoned: interrupted/);
+      expect(fake.interrupted).toEqual([ours]);
+      expect(fake.requestsTo('/sdapi/v1/interrupt')).toHaveLength(1);
+    });
+
+    it('a waiting txt2img is not interrupted while another client runs; once it starts, it is', async () => {
+      const other = await fake.queueOther(800);
+      fake.delayMs = 5000;
+      const controller = new AbortController();
+      const job = rejection(
+        engineFor({ logger }).generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal }),
+      );
+      await waitFor(() => fake.waitingLabels.some(isOurs));
+      const [ours] = fake.waitingLabels;
+      controller.abort(cancelled());
+      expect(await job).toMatchObject({ message: 'cancelled by the user' });
+      // The other client's request ran to its end, untouched, with its real image.
+      const { images } = await other.answer;
+      const { width } = await sharp(Buffer.from(images[0], 'base64')).metadata();
+      expect(width).toBe(64);
+      // Ours took the lock after it (A1111 works on a request whose client has gone): stopped then.
+      await waitFor(() => lines.some((l) => l.includes('abandoned')));
+      expect(lines.find((l) => l.includes('abandoned'))).toMatch(/abandoned: interrupted/);
+      expect(fake.interrupted).toEqual([ours]);
+    });
+
+    it('a server that ignores force_task_id (before 1.6) is never interrupted: the request is abandoned', async () => {
+      fake.trackTasks = false;
+      fake.delayMs = 600;
+      const controller = new AbortController();
+      const job = rejection(
+        engineFor({ logger }).generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal }),
+      );
+      await waitFor(() => fake.runningLabel !== undefined);
+      controller.abort(cancelled());
+      expect(await job).toMatchObject({ message: 'cancelled by the user' });
+      await waitFor(() => lines.some((l) => l.includes('abandoned')) || fake.interrupted.length > 0);
+      expect(lines.find((l) => l.includes('abandoned'))).toMatch(
+        /left alone: the server does not report this task/,
+      );
+      expect(fake.requestsTo('/sdapi/v1/interrupt')).toHaveLength(0);
+    });
+
+    it('an upscale (no task id on that route) is abandoned, never interrupted', async () => {
+      const other = await fake.queueOther(300);
+      fake.delayMs = 300;
+      const controller = new AbortController();
+      const job = rejection(
+        engineFor({ logger }).superResolve({ image: photo }, { signal: controller.signal }),
+      );
+      await waitFor(() => fake.waitingLabels.length === 1);
+      controller.abort(cancelled());
+      expect(await job).toMatchObject({ message: 'cancelled by the user' });
+      await other.answer;
+      // The server finishes the abandoned upscale too; nothing was interrupted on the way.
+      await waitFor(() => fake.runningLabel === undefined && fake.waitingLabels.length === 0);
+      expect(fake.requestsTo('/sdapi/v1/interrupt')).toHaveLength(0);
+      expect(fake.interrupted).toEqual([]);
+    });
+
+    it("another client's global interrupt: the half-denoised answer is a retryable failure, never a result", async () => {
+      fake.delayMs = 3000;
+      const job = rejection(engineFor({ logger }).generate({ prompt: 'x', width: 64, height: 64 }));
+      await waitFor(() => isOurs(fake.runningLabel));
+      await fetch(`${fake.url}/sdapi/v1/interrupt`, { method: 'POST' });
+      const error = await job;
+      expect(error).toBeInstanceOf(A1111Error);
+      expect(error).toMatchObject({
+        kind: 'server',
+        message: 'The A1111 generate run was interrupted on the server',
+      });
+    });
+
+    it('time spent waiting behind another client does not count toward the request timeout', async () => {
+      const other = await fake.queueOther(1000);
+      fake.delayMs = 200;
+      const started = Date.now();
+      const image = await engineFor({ timeoutMs: 700 }).generate({ prompt: 'x', width: 64, height: 64 });
+      expect(Date.now() - started).toBeGreaterThan(1000);
+      expect(image).toMatchObject({ width: 64, height: 64 });
+      await other.answer;
+    });
+
+    it('waiting longer than queueTimeoutMs is a retryable timeout (and the request is stopped once it starts)', async () => {
+      const other = await fake.queueOther(900);
+      fake.delayMs = 5000;
+      const error = await rejection(
+        engineFor({ logger, queueTimeoutMs: 300 }).generate({ prompt: 'x', width: 64, height: 64 }),
+      );
+      expect(error).toMatchObject({
+        kind: 'timeout',
+        message: expect.stringMatching(/waited more than 300 ms/),
+      });
+      await other.answer;
+      await waitFor(() => lines.some((l) => l.includes('abandoned')));
+      expect(fake.interrupted).toHaveLength(1);
+      expect(isOurs(fake.interrupted[0])).toBe(true);
     });
   });
 
@@ -432,3 +554,11 @@ describe('A1111Engine', () => {
     });
   });
 });
+
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -13,6 +13,7 @@ import {
 } from '../engine.port';
 import { EngineLogger, silentLogger } from '../logger';
 import { A1111Client, A1111Error, isRecord, noFaceError } from './a1111-client';
+import { interruptedSinceBegin, newTaskId, stopTask, TaskWatch } from './a1111-task';
 import {
   checkGenerateSize,
   decodeBase64,
@@ -83,8 +84,14 @@ export interface A1111EngineOptions {
   password?: string;
   /** Bearer token, for a proxy in front of the server (not together with username/password) */
   token?: string;
-  /** Timeout of each request in ms (the whole answer, body included). Default 120000. */
+  /**
+   * Timeout of each request in ms (the whole answer, body included). For txt2img/img2img it
+   * counts from when the server starts the request, not while it waits behind other clients'
+   * requests (see queueTimeoutMs). Default 120000.
+   */
   timeoutMs?: number;
+  /** txt2img/img2img: longest wait behind other clients' requests on the server. Default 600000. */
+  queueTimeoutMs?: number;
   /** Which capabilities to offer. Default: all four. */
   capabilities?: readonly A1111Capability[];
   /** Overrides of DEFAULT_A1111_SETTINGS */
@@ -104,12 +111,6 @@ export interface A1111EngineOptions {
   /** How often to poll /sdapi/v1/progress while a call runs, in ms. Default 500. */
   progressIntervalMs?: number;
   /**
-   * On cancellation or timeout, also POST /sdapi/v1/interrupt so the GPU stops working on the
-   * abandoned job. Only for a server dedicated to this app: it interrupts whatever job is
-   * running. Default false.
-   */
-  interruptOnAbort?: boolean;
-  /**
    * Treat a ReActor answer showing the target unchanged as "no face found" (what ReActor does
    * when it finds no face in either image). Default true.
    */
@@ -128,6 +129,12 @@ export { MAX_GENERATE_SIDE, NO_FACE_EITHER } from './remote-images';
  * Failures: HTTP 4xx → EngineInputError (the job fails without retries), a missing route →
  * CapabilityUnavailableError, 401/403, 5xx, network errors, timeouts and garbled answers →
  * A1111Error (retried). Cancellation rejects with the signal's reason.
+ *
+ * Cancellation and timeouts stop only this job's work: txt2img/img2img carry a task id and are
+ * interrupted only while /internal/progress shows that id running (see a1111-task.ts); upscaling
+ * and ReActor requests cannot be told apart from other clients' and are abandoned, never
+ * interrupted. An answer whose run was interrupted (by anyone) is a retryable failure, never a
+ * result: it holds a half-denoised image.
  */
 export class A1111Engine implements InferenceEngine {
   readonly name = 'a1111';
@@ -137,6 +144,8 @@ export class A1111Engine implements InferenceEngine {
   private readonly logger: EngineLogger;
   private readonly maxInputSide: number;
   private readonly progressIntervalMs: number;
+  private readonly timeoutMs: number;
+  private readonly queueTimeoutMs: number;
 
   constructor(private readonly options: A1111EngineOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -160,6 +169,8 @@ export class A1111Engine implements InferenceEngine {
     this.settings = { ...DEFAULT_A1111_SETTINGS, ...options.defaults };
     this.maxInputSide = options.maxInputSide ?? 2048;
     this.progressIntervalMs = options.progressIntervalMs ?? 500;
+    this.timeoutMs = timeoutMs;
+    this.queueTimeoutMs = options.queueTimeoutMs ?? 600_000;
   }
 
   /** The server's address without credentials. */
@@ -334,13 +345,19 @@ export class A1111Engine implements InferenceEngine {
     if (!this.capabilities.has(capability)) throw new CapabilityUnavailableError(capability);
   }
 
-  /** One POST with progress polling, logging and (optionally) an interrupt when abandoned. */
+  /**
+   * One POST with progress, logging, and what an abandoned request needs: txt2img/img2img are
+   * tracked by a task id (tracked()), the other routes are only abandoned.
+   */
   private async call(
     capability: A1111Capability,
     path: string,
     body: object,
     context: RunContext,
   ): Promise<unknown> {
+    if (path === '/sdapi/v1/txt2img' || path === '/sdapi/v1/img2img') {
+      return this.tracked(capability, path, body, context);
+    }
     const started = Date.now();
     const progress = context.onProgress
       ? this.client.pollProgress(context.onProgress, this.progressIntervalMs)
@@ -350,14 +367,8 @@ export class A1111Engine implements InferenceEngine {
       this.logger.log(`A1111 ${path} done in ${Date.now() - started} ms`);
       return answer;
     } catch (error) {
-      const abandoned = context.signal?.aborted || (error instanceof A1111Error && error.kind === 'timeout');
-      if (abandoned && this.options.interruptOnAbort) {
-        this.client
-          .request('POST', '/sdapi/v1/interrupt', {}, { timeoutMs: 10_000 })
-          .catch((err: unknown) => {
-            this.logger.warn(`A1111 interrupt failed: ${String(err)}`);
-          });
-      }
+      // No interrupt: nothing tells this request apart from another client's, and
+      // /sdapi/v1/interrupt would stop whichever runs. The server finishes it unread.
       if (!context.signal?.aborted) {
         this.logger.warn(`A1111 ${path} failed after ${Date.now() - started} ms: ${String(error)}`);
       }
@@ -365,6 +376,68 @@ export class A1111Engine implements InferenceEngine {
     } finally {
       progress?.stop();
     }
+  }
+
+  /**
+   * txt2img/img2img under a task id (force_task_id): its own progress, a run timeout that starts
+   * when the server starts it, an interrupt of this request only when abandoned, and no result
+   * from an interrupted run.
+   */
+  private async tracked(
+    capability: A1111Capability,
+    path: string,
+    body: object,
+    context: RunContext,
+  ): Promise<unknown> {
+    const started = Date.now();
+    const taskId = newTaskId();
+    const own = new AbortController();
+    const signal = context.signal ? AbortSignal.any([context.signal, own.signal]) : own.signal;
+    const watch = new TaskWatch({
+      client: this.client,
+      taskId,
+      path,
+      intervalMs: this.progressIntervalMs,
+      runTimeoutMs: this.timeoutMs,
+      queueTimeoutMs: this.queueTimeoutMs,
+      onProgress: context.onProgress,
+      onTimeout: (error) => own.abort(error),
+    });
+    let answer: unknown;
+    try {
+      answer = await this.client.request(
+        'POST',
+        path,
+        { ...body, force_task_id: taskId },
+        // The watch's deadlines decide; this one only catches a watch that cannot ask.
+        { signal, capability, timeoutMs: this.queueTimeoutMs + this.timeoutMs },
+      );
+    } catch (error) {
+      if (signal.aborted) {
+        void stopTask(this.client, taskId, {
+          intervalMs: this.progressIntervalMs,
+          giveUpMs: this.queueTimeoutMs + this.timeoutMs,
+        }).then(
+          (how) => this.logger.log(`A1111 ${path} ${taskId} abandoned: ${how}`),
+          (err: unknown) => this.logger.warn(`A1111 could not stop ${taskId}: ${String(err)}`),
+        );
+      } else {
+        this.logger.warn(`A1111 ${path} failed after ${Date.now() - started} ms: ${String(error)}`);
+      }
+      // Our own deadline aborts with a timeout A1111Error; the caller's abort with its reason.
+      throw context.signal?.aborted ? context.signal.reason : own.signal.aborted ? own.signal.reason : error;
+    } finally {
+      watch.stop();
+    }
+    // 200 with a half-denoised image is what an interrupted run answers. Seen while it ran, or
+    // right after: the flag still set and nothing begun since (a new request would clear it).
+    const after = await interruptedSinceBegin(this.client, { timeoutMs: 10_000 }).catch(() => undefined);
+    if (watch.sawInterrupt || (after?.interrupted && after.idle)) {
+      this.logger.warn(`A1111 ${path} ${taskId} was interrupted on the server: its image is not used`);
+      throw new A1111Error('server', `The A1111 ${capability} run was interrupted on the server`);
+    }
+    this.logger.log(`A1111 ${path} done in ${Date.now() - started} ms`);
+    return answer;
   }
 
   private done(image: EncodedImage, context: RunContext): EncodedImage {

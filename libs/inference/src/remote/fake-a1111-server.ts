@@ -18,8 +18,18 @@ import {
  * - POST /sdapi/v1/extra-single-image: the image resized by upscaling_resize
  * - POST /reactor/image: target_image with a green patch in its middle third (the "face"); with
  *   `noFace` set, target_image unchanged, as ReActor does when it finds no face
- * - GET /sdapi/v1/progress: the elapsed fraction of the running request's delay (0 when idle)
- * - GET /sdapi/v1/options, GET /reactor/models, POST /sdapi/v1/interrupt, GET /internal/ping
+ * - one work request at a time, the others wait (the `queue_lock` of modules/api/api.py); a
+ *   request whose client has gone is still worked on when its turn comes (FastAPI runs the
+ *   endpoint to its end), only its answer is dropped
+ * - txt2img/img2img take `force_task_id` and track it as modules/progress.py does:
+ *   POST /internal/progress {id_task} → {active, queued, completed, progress, …}
+ * - GET /sdapi/v1/progress: the running request's elapsed fraction of its delay, `state.job`,
+ *   `state.interrupted` (set by an interrupt, cleared when the next request begins), and
+ *   `current_task` null (api.py imports modules.progress.current_task by value, so the real
+ *   server always answers null there)
+ * - POST /sdapi/v1/interrupt is global: whatever txt2img/img2img runs, whoever sent it, stops at
+ *   once and answers 200 with its half-denoised image (grey noise here, `HALF_DENOISED_MEAN`)
+ * - GET /sdapi/v1/options, GET /reactor/models, GET /internal/ping
  * - anything else: 404 {"detail":"Not Found"}
  *
  * With `auth`, every route but /internal/ping wants that basic auth or bearer token (401
@@ -44,6 +54,9 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
 }
 
+/** What an interrupted sampler hands back in the fake: gaussian noise around this grey level. */
+export const HALF_DENOISED_MEAN = 128;
+
 /** Paths that do work (and so wait `delayMs`, and answer `failNext`). */
 const WORK = new Set([
   '/sdapi/v1/txt2img',
@@ -52,6 +65,21 @@ const WORK = new Set([
   '/reactor/image',
 ]);
 const KEPT_CHARS = 64;
+/** Work routes whose sampler an interrupt stops (the others finish regardless). */
+const SAMPLING = new Set(['/sdapi/v1/txt2img', '/sdapi/v1/img2img']);
+
+/** One work request, waiting for the lock or holding it. */
+interface WorkJob {
+  /** force_task_id (txt2img/img2img only), else a label like "/sdapi/v1/extra-single-image#3" */
+  label: string;
+  taskId?: string;
+  path: string;
+  delayMs: number;
+  started?: number;
+  interrupted: boolean;
+  begin?: () => void;
+  end?: () => void;
+}
 
 export class FakeA1111Server {
   /** Every request received, progress polls included, oldest first. */
@@ -60,8 +88,16 @@ export class FakeA1111Server {
   delayMs = 0;
   /** ReActor finds no face: /reactor/image returns the target unchanged. */
   noFace = false;
+  /** false: a server before 1.6, which ignores force_task_id (/internal/progress never knows it). */
+  trackTasks = true;
   private readonly failures: { status: number; body: unknown }[] = [];
-  private readonly running = new Set<{ started: number; delayMs: number }>();
+  /** Labels (force_task_id, or path#n) of the requests an interrupt stopped. */
+  readonly interrupted: string[] = [];
+  private current?: WorkJob;
+  private readonly waiting: WorkJob[] = [];
+  private readonly finishedTasks: string[] = [];
+  private stateInterrupted = false;
+  private counter = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly bodyLimit: number;
 
@@ -95,7 +131,64 @@ export class FakeA1111Server {
     return this.requests.filter((r) => r.path === path);
   }
 
+  /** The label of the request holding the lock (its force_task_id, else path#n). */
+  get runningLabel(): string | undefined {
+    return this.current?.label;
+  }
+
+  /** The labels of the requests waiting for the lock, first first. */
+  get waitingLabels(): string[] {
+    return this.waiting.map((job) => job.label);
+  }
+
+  /**
+   * Another client's txt2img (no force_task_id) taking `delayMs`: its HTTP answer, once it comes.
+   * Resolves when the request has reached the server.
+   */
+  async queueOther(delayMs: number): Promise<{ answer: Promise<{ images: string[] }> }> {
+    const before = this.requests.length;
+    const saved = this.delayMs;
+    this.delayMs = delayMs;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const auth = this.options.auth;
+    if (auth) {
+      headers.authorization =
+        'token' in auth
+          ? `Bearer ${auth.token}`
+          : `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+    }
+    const answer = fetch(`${this.url}/sdapi/v1/txt2img`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'another client', width: 64, height: 64 }),
+    }).then((r) => r.json() as Promise<{ images: string[] }>);
+    answer.catch(() => undefined);
+    while (!this.requests.slice(before).some((r) => r.path === '/sdapi/v1/txt2img')) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    this.delayMs = saved;
+    return { answer };
+  }
+
+  /** Between tests: no request running or waiting, knobs back to their defaults, records emptied. */
+  reset(): void {
+    for (const job of [...this.waiting.splice(0), ...(this.current ? [this.current] : [])]) {
+      job.interrupted = true;
+      job.begin?.();
+      job.end?.();
+    }
+    this.current = undefined;
+    this.stateInterrupted = false;
+    this.requests.length = 0;
+    this.interrupted.length = 0;
+    this.failures.length = 0;
+    this.delayMs = 0;
+    this.noFace = false;
+    this.trackTasks = true;
+  }
+
   async close(): Promise<void> {
+    this.reset();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await closeServer(this.server);
@@ -139,13 +232,17 @@ export class FakeA1111Server {
     if (failure) return send(res, failure.status, failure.body);
 
     try {
-      if (work) await this.delay(res);
+      const request = isObject(body) ? body : {};
+      if (work) {
+        const job = await this.work(path, request);
+        if (job.interrupted && SAMPLING.has(path)) return send(res, 200, await halfDenoised(request));
+      }
       if (res.destroyed) return;
-      const answer = await this.route(method, path, isObject(body) ? body : {});
+      const answer = await this.route(method, path, request);
       if (!answer) return send(res, 404, { detail: 'Not Found' });
       send(res, answer.status ?? 200, answer.body);
     } catch (error) {
-      if (error === CLIENT_GONE || res.destroyed) return;
+      if (res.destroyed) return;
       send(res, 500, {
         error: 'HTTPException',
         detail: error instanceof Error ? error.message : String(error),
@@ -167,9 +264,18 @@ export class FakeA1111Server {
       case 'GET /reactor/models':
         return { body: { models: ['inswapper_128.onnx'] } };
       case 'POST /sdapi/v1/interrupt':
+        // shared.state.interrupt(): global, whoever's request runs.
+        this.stateInterrupted = true;
+        if (this.current && SAMPLING.has(this.current.path) && !this.current.interrupted) {
+          this.current.interrupted = true;
+          this.interrupted.push(this.current.label);
+          this.current.end?.();
+        }
         return { body: {} };
       case 'GET /sdapi/v1/progress':
         return { body: this.progress() };
+      case 'POST /internal/progress':
+        return { body: this.taskProgress(typeof body.id_task === 'string' ? body.id_task : '') };
       case 'POST /sdapi/v1/txt2img': {
         const width = int(body.width, 512);
         const height = int(body.height, 512);
@@ -212,54 +318,109 @@ export class FakeA1111Server {
     return header === `Basic ${expected}`;
   }
 
+  /** The running request's elapsed fraction of its delay (below 1), 0 when idle. */
+  private fraction(): number {
+    const job = this.current;
+    if (!job?.started) return 0;
+    return job.delayMs > 0 ? Math.min(0.99, (Date.now() - job.started) / job.delayMs) : 0.99;
+  }
+
   /** Like A1111: 0 and job_count 0 when idle, else the running job's fraction. */
   private progress(): Record<string, unknown> {
-    const now = Date.now();
-    let progress = 0;
-    for (const job of this.running) {
-      progress = Math.max(
-        progress,
-        job.delayMs > 0 ? Math.min(0.99, (now - job.started) / job.delayMs) : 0.99,
-      );
-    }
-    const busy = this.running.size > 0;
+    const progress = this.fraction();
+    const busy = this.current !== undefined;
     return {
       progress,
       eta_relative: busy ? Math.max(0, (1 - progress) * 10) : 0,
       state: {
         skipped: false,
-        interrupted: false,
-        job: busy ? 'fake' : '',
-        job_count: this.running.size,
+        interrupted: this.stateInterrupted,
+        job: busy ? 'scripts_txt2img' : '',
+        job_count: busy ? 1 : 0,
         job_no: 0,
       },
       current_image: null,
       textinfo: null,
+      current_task: null,
     };
   }
 
-  /** Waits `delayMs`, counted as a running job; rejects with CLIENT_GONE when the client leaves. */
-  private delay(res: ServerResponse): Promise<void> {
-    const job = { started: Date.now(), delayMs: this.delayMs };
-    this.running.add(job);
-    return new Promise<void>((resolve, reject) => {
-      const finish = () => {
-        this.timers.delete(timer);
-        this.running.delete(job);
-        res.off('close', gone);
+  /** modules/progress.py progressapi: this task's place (running, waiting, done) and progress. */
+  private taskProgress(id: string): Record<string, unknown> {
+    const active = id !== '' && this.current?.taskId === id;
+    const queued = this.waiting.some((job) => job.taskId === id);
+    const completed = this.finishedTasks.includes(id);
+    if (!active) {
+      return {
+        active,
+        queued,
+        completed,
+        id_live_preview: -1,
+        textinfo: queued ? 'In queue...' : 'Waiting...',
       };
-      const gone = () => {
-        clearTimeout(timer);
-        finish();
-        reject(CLIENT_GONE);
-      };
-      const timer = setTimeout(() => {
-        finish();
-        resolve();
-      }, job.delayMs);
-      this.timers.add(timer);
-      res.on('close', gone);
+    }
+    const progress = this.fraction();
+    return {
+      active,
+      queued,
+      completed,
+      progress,
+      eta: 1,
+      live_preview: null,
+      id_live_preview: -1,
+      textinfo: null,
+    };
+  }
+
+  /**
+   * Waits for the lock, then holds it `delayMs` (less when interrupted). Whether the client is
+   * still there does not matter, as on the real server.
+   */
+  private async work(path: string, body: Record<string, unknown>): Promise<WorkJob> {
+    const taskId =
+      this.trackTasks && SAMPLING.has(path) && typeof body.force_task_id === 'string' && body.force_task_id
+        ? body.force_task_id
+        : undefined;
+    const job: WorkJob = {
+      label: taskId ?? `${path}#${++this.counter}`,
+      taskId,
+      path,
+      delayMs: this.delayMs,
+      interrupted: false,
+    };
+    await new Promise<void>((resolve) => {
+      job.begin = resolve;
+      this.waiting.push(job);
+      this.pump();
     });
+    if (!job.interrupted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => job.end?.(), job.delayMs);
+        this.timers.add(timer);
+        job.end = () => {
+          clearTimeout(timer);
+          this.timers.delete(timer);
+          resolve();
+        };
+      });
+    }
+    if (this.current === job) {
+      this.current = undefined;
+      if (taskId) this.finishedTasks.push(taskId);
+      this.pump();
+    }
+    return job;
+  }
+
+  /** The next waiting request takes the lock (shared.state.begin clears `interrupted`). */
+  private pump(): void {
+    if (this.current) return;
+    const next = this.waiting.shift();
+    if (!next) return;
+    this.current = next;
+    next.started = Date.now();
+    this.stateInterrupted = false;
+    next.begin?.();
   }
 }
 
@@ -268,7 +429,23 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeA111
   return FakeA1111Server.start(options);
 }
 
-const CLIENT_GONE = Symbol('client gone');
+/** What an interrupted txt2img/img2img answers: 200 with the half-denoised image (noise here). */
+async function halfDenoised(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const width = int(body.width, 512) || 512;
+  const height = int(body.height, 512) || 512;
+  const image = await sharp({
+    create: {
+      width,
+      height,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: HALF_DENOISED_MEAN, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  return { images: [image.toString('base64')], parameters: {}, info: '{}' };
+}
 
 function send(
   res: ServerResponse,

@@ -196,6 +196,30 @@ describe('ReplicateEngine', () => {
     expect(fake.prediction(id)?.status).toBe('canceled');
   });
 
+  it("cancel reaches only this job's prediction, at once; another client's prediction runs on", async () => {
+    fake.delayMs = 800;
+    const created = await fetch(`${fake.url}/v1/predictions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ version: 'aaa111', input: { prompt: 'another client', width: 64, height: 64 } }),
+    });
+    const other = ((await created.json()) as { id: string }).id;
+    const controller = new AbortController();
+    const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
+    await waitFor(() => fake.requestsTo(/^POST \/v1\/predictions$/).length === 2);
+    // Still `starting` (Replicate's queue): cancelled there, before it ever runs.
+    const started = Date.now();
+    controller.abort(new Error('stopped'));
+    await expect(job).rejects.toThrow('stopped');
+    expect(Date.now() - started).toBeLessThan(500);
+    await waitFor(() => fake.requestsTo(/\/cancel$/).length === 1);
+    const ours = fake.requestsTo(/\/cancel$/)[0].path.split('/')[3];
+    expect(ours).not.toBe(other);
+    expect(fake.prediction(ours)?.status).toBe('canceled');
+    await waitFor(() => fake.prediction(other)?.status === 'succeeded');
+    expect(fake.requestsTo(/\/cancel$/)).toHaveLength(1);
+  });
+
   it('a job cancelled while its prediction is being created still cancels that prediction', async () => {
     fake.hang = true;
     fake.createLatencyMs = 300;
