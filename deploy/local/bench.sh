@@ -35,6 +35,10 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" uploads "* ]] && node -r ts-node/register backend/bench/uploads.bench.ts
 # CPU per password hash at the configured scrypt cost (no services needed)
 [[ " $parts " == *" password "* ]] && node -r ts-node/register backend/bench/password-hash.bench.ts
+# the API's answers and socket pushes while the engine pool is saturated (not in the default set: minutes of CPU)
+[[ " $parts " == *" responsiveness "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/responsiveness.bench.ts; }
 # the local engine's outputs judged by dlib and PIL (no services; not in the default set: minutes of CPU)
 [[ " $parts " == *" quality "* ]] && { ensure_sr_models; ensure_quality_tools; node -r ts-node/register backend/bench/quality.bench.ts; }
+# the local engine's CPU runtimes side by side: onnxruntime-node vs tfjs-wasm, against the matmul peak (no services; not in the default set: minutes of CPU)
+[[ " $parts " == *" engines "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/engines.bench.ts; }
 exit 0
