@@ -14,15 +14,18 @@ export class HttpExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
-    const { status, text } = this.describe(exception);
+    const { status, text, extra } = this.describe(exception);
     if (status >= 500) this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    res.status(status).json(failure(text));
+    // `extra`: figures the client needs to act on the refusal (a retry's current price).
+    res.status(status).json({ ...failure(text), ...extra });
   }
 
-  private describe(exception: unknown): { status: number; text: string } {
+  private describe(exception: unknown): { status: number; text: string; extra?: Record<string, number> } {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      return { status, text: textOf(exception.getResponse(), status) };
+      const body = exception.getResponse() as { extra?: Record<string, number> } | string;
+      const extra = typeof body === 'object' && body?.extra ? body.extra : undefined;
+      return { status, text: textOf(body, status), extra };
     }
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, text: Messages.serverError };
   }

@@ -21,6 +21,7 @@ export const DomainEvents = {
   contentDownloaded: 'content.downloaded',
   jobCompleted: 'generation.completed',
   jobFailed: 'generation.failed',
+  jobCancelled: 'generation.cancelled',
   operationsChanged: 'operations.changed',
   badgesChanged: 'account.badges_changed',
   contentTakenDown: 'content.taken_down',
@@ -59,10 +60,23 @@ export interface DomainEventPayloads {
   'account.verified': AccountRef & { via: 'patreon' | 'admin' };
   'folder.created': AccountRef & { folderId: string; title: string };
   'folder.deleted': AccountRef & { folderId: string; title: string };
-  'content.deleted': AccountRef & { itemId: string; title?: string; storageKey: string };
+  'content.deleted': AccountRef & {
+    itemId: string;
+    title?: string;
+    storageKey: string;
+    /** The job that made the item: its inputs go with its last output. */
+    jobId?: string;
+  };
   'content.downloaded': AccountRef & { itemId: string; title?: string };
   'generation.completed': AccountRef & { jobId: string; tool: JobTool; items: number; cost: number };
   'generation.failed': AccountRef & { jobId: string; tool: JobTool; message: string; refunded: number };
+  /** The owner or a member of staff (`by`, audited) cancelled an open job; `refunded` came back. */
+  'generation.cancelled': AccountRef & {
+    jobId: string;
+    tool: JobTool;
+    refunded: number;
+    by: { userId: string; username: string; staff: boolean };
+  };
   /** An admin changed a maintenance notice or a feature flag. */
   'operations.changed': AccountRef & { change: string };
   /** An admin hid or deleted a user's item. */
@@ -72,6 +86,8 @@ export interface DomainEventPayloads {
     reason: string;
     mode: 'hide' | 'delete';
     by: string;
+    /** The job that made the item: its inputs are removed with it. */
+    jobId?: string;
   };
   /** An admin set a user's badges. */
   'account.badges_changed': AccountRef & { verified?: boolean; early?: boolean; by: string };

@@ -155,6 +155,9 @@ export class AccountDataService {
     await this.items.deleteMany({ owner });
     await this.batches.deleteMany({ owner });
     await this.folders.deleteMany({ owner });
+    // The jobs' stored inputs (kept for "Run again") go with them.
+    const jobs = await this.jobs.find({ owner }).select({ inputs: 1 }).lean();
+    for (const key of jobs.flatMap((job) => job.inputs)) await this.storage.delete(key);
     await this.jobs.deleteMany({ owner });
 
     // Only the display name: amounts, states and keys stay as billing wrote them.

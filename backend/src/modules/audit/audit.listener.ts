@@ -156,6 +156,21 @@ export class AuditListener {
     });
   }
 
+  /** Cancelled by the owner, or by staff: then the author is the staff member, who did it. */
+  @OnDomainEvent(DomainEvents.jobCancelled)
+  async onJobCancelled({ id, payload }: DomainEventEnvelope<'generation.cancelled'>): Promise<void> {
+    const { by } = payload;
+    await this.audit.append({
+      eventId: id,
+      category: payload.tool === 'faceSwap' ? AuditCategory.faceSwap : AuditCategory.generation,
+      author: { userId: by.userId, username: by.username },
+      message: by.staff
+        ? `Cancelled a ${TOOL_LABELS[payload.tool]} job of ${payload.username}; refunded ${payload.refunded} coins.`
+        : `${TOOL_LABELS[payload.tool]} cancelled; refunded ${payload.refunded} coins.`,
+      detail: `Job ${payload.jobId}`,
+    });
+  }
+
   @OnDomainEvent(DomainEvents.contentTakenDown)
   async onTakenDown({ id, payload }: DomainEventEnvelope<'content.taken_down'>): Promise<void> {
     await this.audit.append({

@@ -300,6 +300,7 @@ export class FoldersService {
       itemId,
       title: item.title,
       storageKey: item.storageKey,
+      ...(item.jobId ? { jobId: item.jobId } : {}),
     });
     await this.pushWithSummary({ _id: item.folder, owner: item.owner }, { removed: [itemId] });
   }
@@ -381,6 +382,7 @@ export class FoldersService {
       reason: input.reason,
       mode: input.mode,
       by: admin.username,
+      ...(item.jobId ? { jobId: item.jobId } : {}),
     });
     // The item's own push (content.taken_down) tells the grid; this one the folder's count.
     await this.pushWithSummary({ _id: item.folder, owner: item.owner }, {});

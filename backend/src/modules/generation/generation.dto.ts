@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsIn, IsMongoId, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  IsDateString,
+  IsIn,
+  IsMongoId,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 import {
   BULK_INPAINT_AMOUNT,
   CLONE_AMOUNT,
@@ -127,6 +136,14 @@ export class GenerateImageDto {
   @IsString()
   @MaxLength(2000)
   prompt!: string;
+
+  @ApiPropertyOptional({
+    description: 'The chosen tags (category key -> tag), kept for "Edit and run"; unknown ones are dropped',
+    example: { age: '20 year old', haircolor: 'blonde' },
+  })
+  @IsOptional()
+  @IsObject()
+  tags?: Record<string, unknown>;
 }
 
 export class FaceSwapVideoDto extends ToolRequestDto {

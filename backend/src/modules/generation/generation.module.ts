@@ -15,6 +15,10 @@ import { Job, JobSchema } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
 import { JobQueuesModule } from './job-queues';
 import { JobHistory } from './job-history.service';
+import { JobControlController } from './job-control.controller';
+import { JobControlService } from './job-control.service';
+import { JobCancelSignals } from './job-control.signals';
+import { JobInputs } from './job-inputs.service';
 import { QueuePositions } from './queue-positions';
 
 /** Tool requests → jobs → results: the records, queues, engines and the end of each job. */
@@ -28,12 +32,15 @@ import { QueuePositions } from './queue-positions';
     EnginesModule,
     OperationsModule,
   ],
-  controllers: [GenerationController, InpaintController, StudioToolsController],
+  controllers: [GenerationController, InpaintController, StudioToolsController, JobControlController],
   providers: [
     GenerationService,
     JobLifecycle,
     JobHistory,
     QueuePositions,
+    JobControlService,
+    JobCancelSignals,
+    JobInputs,
     InpaintService,
     UploadSlots,
     StaleUploadSweep,
@@ -42,6 +49,7 @@ import { QueuePositions } from './queue-positions';
     GenerationService,
     JobLifecycle,
     QueuePositions,
+    JobCancelSignals,
     EnginesModule,
     JobQueuesModule,
     MongooseModule,

@@ -13,6 +13,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { Queue } from 'bull';
 import { isValidObjectId, Model, Types } from 'mongoose';
 import {
+  isOpenJobState,
   JobMessages,
   JobSocketEvents,
   Messages,
@@ -179,6 +180,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       cost,
       folder: new Types.ObjectId(folderId),
       inputs,
+      units: request.units,
       params: request.params ?? {},
       outputs: [],
       attempts: 0,
@@ -194,7 +196,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   /** 'success' with the result, 'processing' while it runs, or the job's own failure message. */
   async answer(user: AuthUser, submitted: JobView, waitMs: number): Promise<ApiResponse<JobSubmitContent>> {
     const job = waitMs > 0 ? await this.waitFor(user, submitted._id, waitMs) : submitted;
-    if (job.state === 'failed') {
+    if (job.state === 'failed' || job.state === 'cancelled') {
       throw new HttpException(job.error ?? JobMessages.failed, HttpStatus.UNPROCESSABLE_ENTITY);
     }
     if (job.state === 'succeeded') return { message: 'success', content: { job, url: job.items[0]?.url } };
@@ -206,7 +208,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     const deadline = Date.now() + ms;
     for (;;) {
       const job = await this.get(user, jobId);
-      if (job.state === 'succeeded' || job.state === 'failed' || Date.now() >= deadline) return job;
+      if (!isOpenJobState(job.state) || Date.now() >= deadline) return job;
       await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
     }
   }
@@ -239,7 +241,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     if (!isValidObjectId(jobId)) return false;
     const job = await this.jobs.findById(jobId).lean();
     // A succeeded job's reservation is captured by settle(), a failed one's refunded by it.
-    return !!job && job.state !== 'failed';
+    return !!job && job.state !== 'failed' && job.state !== 'cancelled';
   }
 
   /**

@@ -22,7 +22,6 @@ import {
 } from '@studio/contracts';
 import {
   CapabilityUnavailableError,
-  EngineCrashedError,
   EngineInputError,
   type EncodedImage,
   type InferenceEngine,
@@ -32,6 +31,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FoldersService } from '../folders/folders.service';
 import { StoragePort } from '../storage/storage.port';
 import { CAPABILITY_OF, EngineRegistry } from './engine-registry';
+import { JobCancelSignals } from './job-control.signals';
 import { Job, type JobRecord } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
 import { concurrencyOf, runsQueue, toolQueueToken } from './job-queues';
@@ -76,6 +76,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
    * its prediction or prompt, so the worker that takes the job over does not pay for a second).
    */
   private readonly handBack = new AbortController();
+  /** One per job running here, aborted when its owner or staff cancels it (JobCancelSignals). */
+  private readonly cancels = new Map<string, AbortController>();
 
   constructor(
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
@@ -86,10 +88,15 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly storage: StoragePort,
     private readonly modules: ModuleRef,
     private readonly positions: QueuePositions,
+    private readonly cancelSignals: JobCancelSignals,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.engines.warmUpLocal(JobTools.filter((tool) => runsQueue(this.config, tool)));
+  async onApplicationBootstrap(): Promise<void> {
+    if (JobTools.some((tool) => runsQueue(this.config, tool))) {
+      await this.cancelSignals.subscribe((jobId) =>
+        this.cancels.get(jobId)?.abort(new Error('cancelled by its owner or staff')),
+      );
+    }
     for (const tool of JobTools) {
       if (!runsQueue(this.config, tool)) continue;
       const queue = this.modules.get<Queue>(toolQueueToken(tool), { strict: false });
@@ -139,6 +146,22 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   async run(bullJob: BullJob<{ jobId: string }>): Promise<void> {
+    // Registered before the start, so a cancel that lands any time during the run is heard.
+    const cancel = new AbortController();
+    this.cancels.set(bullJob.data.jobId, cancel);
+    try {
+      await this.runJob(bullJob, cancel.signal);
+    } finally {
+      this.cancels.delete(bullJob.data.jobId);
+    }
+  }
+
+  /**
+   * `cancelled` is aborted only after a cancel has ended the job (its refund won): what the run
+   * still computes is dropped, and it is neither retried nor failed. A run that had already stored
+   * its results still ends through the lifecycle, whose lost capture removes them.
+   */
+  private async runJob(bullJob: BullJob<{ jobId: string }>, cancelled: AbortSignal): Promise<void> {
     const job = await this.lifecycle.started(bullJob.data.jobId);
     if (!job) {
       // Ended before (a crash may have cut its announcements short), or the record is gone.
@@ -149,25 +172,23 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     // The owner sees it leave the line at once; the jobs behind it move up a place.
     this.lifecycle.pushProgress(job, job.progress);
     this.positions.announce(job.tool);
-    const progress = this.progressReporter(job, bullJob);
+    const progress = this.progressReporter(job, bullJob, cancelled);
+    // Dropped when handed back (another worker has it now) or cancelled (ended already).
+    const dropped = () => this.handedBack || cancelled.aborted;
     try {
       const engine = this.engines.engineFor(job.tool);
       if (!engine) throw new CapabilityUnavailableError(CAPABILITY_OF[job.tool]);
       const images = await this.execute(engine, job, {
         onProgress: progress.report,
-        signal: this.handBack.signal,
+        signal: AbortSignal.any([this.handBack.signal, cancelled]),
       });
       await progress.flush();
-      if (this.handedBack) return; // another worker has it now
+      if (dropped()) return;
       await this.lifecycle.succeeded(job, await this.store(job, images));
     } catch (err) {
       await progress.flush();
-      if (this.handedBack) return;
-      // A dead engine thread (out of memory, exit) would most likely die again: no retry.
-      const permanent =
-        err instanceof EngineInputError ||
-        err instanceof CapabilityUnavailableError ||
-        err instanceof EngineCrashedError;
+      if (dropped()) return;
+      const permanent = err instanceof EngineInputError || err instanceof CapabilityUnavailableError;
       const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
         this.logger.warn(`job ${job._id} attempt ${bullJob.attemptsMade + 1} failed: ${String(err)}`);
@@ -265,7 +286,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
    * latest step of a window is sent at its end), only ever upwards, writes one at a time in
    * order; `flush` drops a pending step and waits for the last write before the job ends.
    */
-  private progressReporter(job: JobRecord, bullJob: BullJob) {
+  private progressReporter(job: JobRecord, bullJob: BullJob, cancelled: AbortSignal) {
     let latest = 0;
     let sent = 0;
     let sentAt = 0;
@@ -273,7 +294,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     let writes = Promise.resolve();
     const send = () => {
       timer = undefined;
-      if (latest <= sent || this.handedBack) return;
+      if (latest <= sent || this.handedBack || cancelled.aborted) return;
       const percent = latest;
       sent = percent;
       sentAt = Date.now();
@@ -324,6 +345,5 @@ function titleOf(job: JobRecord, index: number, count: number): string {
 function userMessage(err: unknown): string {
   if (err instanceof EngineInputError) return err.message;
   if (err instanceof CapabilityUnavailableError) return JobMessages.engineUnavailable;
-  if (err instanceof EngineCrashedError) return JobMessages.engineCrashed;
   return JobMessages.failed;
 }

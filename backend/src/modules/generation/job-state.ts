@@ -4,19 +4,20 @@ import type { Job } from './job.schema';
 
 /**
  * The job state machine, in one place. A job is `queued` when recorded, `running` while a worker
- * has it (again `running` when a rerun takes it over), and ends `succeeded` or `failed`; a final
- * state never changes. Every move is one conditional update on the job's current state, so of two
+ * has it (again `running` when a rerun takes it over), and ends `succeeded`, `failed` or
+ * `cancelled` (its owner or staff stopped it while it was open); a final state never changes. Every move is one conditional update on the job's current state, so of two
  * parties ending one job (its worker, the sweep, a rerun) only the first one's update lands.
  *
  * Which final state a job gets is not the caller's wish but what the ledger did: `succeeded` only
- * once its reservation was captured, `failed` only once it was refunded (with the credits the
- * refund actually gave back). JobLifecycle settles the money first, then moves the job.
+ * once its reservation was captured, `failed` or `cancelled` only once it was refunded (with the
+ * credits the refund actually gave back). JobLifecycle settles the money first, then moves the job.
  */
 export const JOB_TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
-  queued: ['running', 'succeeded', 'failed'],
-  running: ['running', 'succeeded', 'failed'],
+  queued: ['running', 'succeeded', 'failed', 'cancelled'],
+  running: ['running', 'succeeded', 'failed', 'cancelled'],
   succeeded: [],
   failed: [],
+  cancelled: [],
 };
 
 export const isFinal = (state: JobState) => JOB_TRANSITIONS[state].length === 0;

@@ -18,6 +18,16 @@ export interface JobParams {
   durationSeconds?: number;
   /** Super resolution factor (2 when absent: jobs from before the choice). */
   scale?: 2 | 4;
+  /** Generation tags (category key -> tag) the prompt was built from, for "Edit and run". */
+  tags?: Record<string, string>;
+}
+
+/** Who cancelled a job: its owner, or a member of staff (audited with their name). */
+export interface JobCancel {
+  userId: string;
+  username: string;
+  staff: boolean;
+  at: Date;
 }
 
 /**
@@ -49,9 +59,25 @@ export class Job {
   @Prop({ type: Types.ObjectId, required: true })
   folder!: Types.ObjectId;
 
-  /** Storage keys of the uploaded inputs, removed once the job has settled. */
+  /**
+   * Storage keys of the uploaded inputs. Kept as long as the job's outputs are ("Run again", "Edit
+   * and run"): removed with the last of them, with the account, or, for a job that ended without
+   * outputs, at `inputsExpireAt`. Emptied when removed.
+   */
   @Prop({ type: [String], required: true })
   inputs!: string[];
+
+  /** When the inputs of a job that ended without outputs go (JOB_INPUTS_RETENTION_DAYS). */
+  @Prop()
+  inputsExpireAt?: Date;
+
+  /** Priced units of the request (images made, seconds of video): "Run again" quotes them again. */
+  @Prop()
+  units?: number;
+
+  /** Set (before the refund) when the owner or staff cancels the job. */
+  @Prop({ type: Object })
+  cancel?: JobCancel;
 
   @Prop({ type: Object, default: {} })
   params!: JobParams;
@@ -95,6 +121,10 @@ JobSchema.index({ state: 1 });
 // The jobs page: one owner's jobs newest first by keyset on _id (the owner leads, so the embedded
 // database narrows to the owner and reads _id in order; MongoDB uses the index as is).
 JobSchema.index({ owner: 1, _id: -1 });
+// A bulk batch's jobs (its status line, cancelling the batch).
+JobSchema.index({ 'params.batchId': 1 }, { sparse: true });
+// The retention sweep: inputs of ended jobs without outputs whose time is up.
+JobSchema.index({ inputsExpireAt: 1 }, { sparse: true });
 
 /** The ledger key of a job's reservation. */
 export const reservationKeyOf = (jobId: string) => `job:${jobId}`;

@@ -5,6 +5,7 @@ import {
   JobMessages,
   Messages,
   PromptMessages,
+  TAG_CATEGORIES,
   UPLOAD_LIMITS,
   UPLOAD_REQUEST_LIMITS,
   VIDEO_STEP_SECONDS,
@@ -47,7 +48,12 @@ export class StudioToolsController {
       author: dto.author,
       inputs: [],
       units: 1,
-      params: { prompt: withAdultAge(prompt), width: GENERATED_IMAGE_SIZE, height: GENERATED_IMAGE_SIZE },
+      params: {
+        prompt: withAdultAge(prompt),
+        width: GENERATED_IMAGE_SIZE,
+        height: GENERATED_IMAGE_SIZE,
+        ...knownTags(dto.tags),
+      },
     });
     return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
   }
@@ -96,4 +102,15 @@ export class StudioToolsController {
     });
     return this.generation.answer(user, job, 0);
   }
+}
+
+/** The chosen tags that are tags of the Generate screen (anything else is dropped), if any. */
+function knownTags(tags: Record<string, unknown> | undefined): { tags?: Record<string, string> } {
+  const known = Object.fromEntries(
+    TAG_CATEGORIES.flatMap(({ key, tags: allowed }) => {
+      const value = tags?.[key];
+      return typeof value === 'string' && allowed.includes(value) ? [[key, value]] : [];
+    }),
+  );
+  return Object.keys(known).length > 0 ? { tags: known } : {};
 }
