@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 
@@ -158,6 +159,25 @@ export const configSchema = z
     JOB_CONCURRENCY_INPAINT: z.coerce.number().int().min(1).max(64).default(1),
     JOB_CONCURRENCY_GENERATE: z.coerce.number().int().min(1).max(64).default(2),
     JOB_CONCURRENCY_FACE_SWAP_VIDEO: z.coerce.number().int().min(1).max(64).default(1),
+    /**
+     * Worker threads of the local engine pool, each running one engine task at a time (default:
+     * the cores less one, at least 1: one core stays with the API's event loop).
+     */
+    ENGINE_POOL_SIZE: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .default(Math.max(1, availableParallelism() - 1)),
+    /** Heap ceiling (MB) of each pool thread; a task beyond it fails its job, refunded. */
+    ENGINE_POOL_MEMORY_MB: z.coerce.number().int().min(32).default(2048),
+    /**
+     * Threads one engine task's model runtime may use (onnxruntime); default so that
+     * ENGINE_POOL_SIZE x ENGINE_THREADS stays within the cores less one, at least 1.
+     */
+    ENGINE_THREADS: z.coerce.number().int().min(1).max(256).optional(),
+    /** Added to the pool threads' nice value (Linux, 0-19): the API thread wins the CPU when both want it. */
+    ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(10),
     /** Tries per job for transient errors, and the first back-off delay (doubling). */
     JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
     JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(2000),

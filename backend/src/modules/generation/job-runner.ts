@@ -22,6 +22,7 @@ import {
 } from '@studio/contracts';
 import {
   CapabilityUnavailableError,
+  EngineCrashedError,
   EngineInputError,
   type EncodedImage,
   type InferenceEngine,
@@ -97,6 +98,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         this.cancels.get(jobId)?.abort(new Error('cancelled by its owner or staff')),
       );
     }
+    this.engines.warmUpLocal(JobTools.filter((tool) => runsQueue(this.config, tool)));
     for (const tool of JobTools) {
       if (!runsQueue(this.config, tool)) continue;
       const queue = this.modules.get<Queue>(toolQueueToken(tool), { strict: false });
@@ -188,7 +190,11 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     } catch (err) {
       await progress.flush();
       if (dropped()) return;
-      const permanent = err instanceof EngineInputError || err instanceof CapabilityUnavailableError;
+      // A dead engine thread (out of memory, exit) would most likely die again: no retry.
+      const permanent =
+        err instanceof EngineInputError ||
+        err instanceof CapabilityUnavailableError ||
+        err instanceof EngineCrashedError;
       const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
         this.logger.warn(`job ${job._id} attempt ${bullJob.attemptsMade + 1} failed: ${String(err)}`);
@@ -345,5 +351,6 @@ function titleOf(job: JobRecord, index: number, count: number): string {
 function userMessage(err: unknown): string {
   if (err instanceof EngineInputError) return err.message;
   if (err instanceof CapabilityUnavailableError) return JobMessages.engineUnavailable;
+  if (err instanceof EngineCrashedError) return JobMessages.engineCrashed;
   return JobMessages.failed;
 }
