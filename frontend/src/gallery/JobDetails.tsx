@@ -1,27 +1,10 @@
 import { ProfileOutlined } from '@ant-design/icons';
-import {
-  JOB_STATE_LABELS,
-  JobMessages,
-  TOOL_LABELS,
-  plural,
-  type JobTool,
-  type JobView,
-} from '@studio/contracts';
+import { JOB_STATE_LABELS, JobMessages, TOOL_LABELS, plural, type JobView } from '@studio/contracts';
 import { Button, Descriptions, Popover, Spin, Typography } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { apiGet, errorText } from '../api/client';
-import { Paths } from '../paths';
-
-/** The screen of each tool, to make another like it. */
-const TOOL_PATHS: Record<JobTool, string> = {
-  clone: Paths.home,
-  superResolution: Paths.superResolution,
-  faceSwap: Paths.swap,
-  inpaint: Paths.magic,
-  generate: Paths.generate,
-  faceSwapVideo: Paths.swapVideo,
-};
+import { editPath, inputsKept, TOOL_PATHS } from '../jobs/jobPaths';
 
 type Loaded =
   { status: 'idle' | 'loading' } | { status: 'ready'; job: JobView } | { status: 'failed'; text: string };
@@ -78,6 +61,12 @@ function JobSummary({ loaded }: { loaded: Loaded }) {
         </Descriptions.Item>
       </Descriptions>
       <Link to={TOOL_PATHS[job.tool]}>Open {TOOL_LABELS[job.tool]}</Link>
+      {inputsKept(job) && (
+        <>
+          {' · '}
+          <Link to={editPath(job)}>Edit and run</Link>
+        </>
+      )}
     </div>
   );
 }

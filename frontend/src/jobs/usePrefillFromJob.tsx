@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { formatLocalDateTime } from '../admin/format';
 import { apiGet, errorText } from '../api/client';
-import { FROM_JOB_PARAM } from './JobActions';
+import { FROM_JOB_PARAM } from './jobPaths';
 
 /** What "Edit and run" brings to a tool screen: the job and its stored inputs, in order. */
 export interface Prefill {

@@ -10,7 +10,7 @@ import {
   type JobTool,
   type JobView,
 } from '@studio/contracts';
-import { Alert, Button, Card, Input, Progress, Select, Space, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Card, Grid, Input, Progress, Select, Space, Table, Tag, Typography } from 'antd';
 import type { TableColumnsType } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { Link } from 'react-router-dom';
@@ -66,6 +66,29 @@ const columnsAt = (now: number): TableColumnsType<TrayJob> => [
   },
   { title: 'Result', key: 'result', render: (_: unknown, job) => <JobResult job={job} now={now} /> },
   { title: '', key: 'actions', width: 230, render: (_: unknown, job) => <JobActions job={job} /> },
+];
+
+/** A phone's one column: the job's facts, its result and its buttons stacked, no sideways scrolling. */
+const narrowColumnsAt = (now: number): TableColumnsType<TrayJob> => [
+  {
+    title: 'Job',
+    key: 'job',
+    render: (_: unknown, job) => (
+      <div className="history-job-card">
+        <div className="history-job-head">
+          <Typography.Text strong>
+            {job.batch?.name ? `${TOOL_LABELS[job.tool]} · ${job.batch.name}` : TOOL_LABELS[job.tool]}
+          </Typography.Text>
+          <Tag color={STATE_COLORS[job.state]}>{JOB_STATE_LABELS[job.state]}</Tag>
+        </div>
+        <Typography.Text type="secondary">
+          {formatLocalDateTime(job.createdAt)} · {plural(job.cost, 'credit')}
+        </Typography.Text>
+        <JobResult job={job} now={now} />
+        <JobActions job={job} />
+      </div>
+    ),
+  },
 ];
 
 function JobResult({ job, now }: { job: TrayJob; now: number }) {
@@ -137,7 +160,9 @@ export function JobsPage() {
   const history = useJobHistory(loggedIn);
   const jobs = useLiveJobs(history.jobs, history.pageNumber === 1 ? history.reload : undefined);
   const now = useNow(jobs.some((job) => isActive(job) && job.etaAt !== undefined));
-  const columns = useMemo(() => columnsAt(now), [now]);
+  // antd's xs is below 576 px; jsdom matches no breakpoint and gets the table.
+  const narrow = Grid.useBreakpoint().xs === true;
+  const columns = useMemo(() => (narrow ? narrowColumnsAt(now) : columnsAt(now)), [narrow, now]);
   if (!loggedIn) return null;
   const { filters, filter } = history;
   const set = (change: Partial<JobFilters>) => filter({ ...filters, ...change });
@@ -180,7 +205,7 @@ export function JobsPage() {
           dataSource={jobs}
           loading={history.loading}
           pagination={false}
-          scroll={{ x: 950 }}
+          scroll={narrow ? undefined : { x: 950 }}
           locale={{ emptyText: 'No jobs match.' }}
           onRow={(job) =>
             ({ 'data-testid': 'history-job', 'data-job': job._id }) as React.HTMLAttributes<HTMLElement>
