@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { Messages } from '@studio/contracts';
 import { failure } from './api-response';
@@ -25,14 +26,15 @@ export class HttpExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const body = exception.getResponse() as { extra?: Record<string, number> } | string;
       const extra = typeof body === 'object' && body?.extra ? body.extra : undefined;
-      return { status, text: textOf(body, status), extra };
+      // The rate limiter's text is not for people; other 429s (the open-job limit) say what to do.
+      const text = exception instanceof ThrottlerException ? Messages.tooManyRequests : textOf(body, status);
+      return { status, text, extra };
     }
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, text: Messages.serverError };
   }
 }
 
 function textOf(body: unknown, status: number): string {
-  if (status === HttpStatus.TOO_MANY_REQUESTS) return Messages.tooManyRequests;
   if (typeof body === 'string') return body;
   if (body && typeof body === 'object' && 'message' in body) {
     const message = (body as { message: unknown }).message;

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
+import { MAX_OPEN_JOBS_PER_USER } from '@studio/contracts';
 
 /**
  * Every environment variable the backend reads, validated once at boot. A bad value stops the
@@ -189,6 +190,8 @@ export const configSchema = z
     JOB_INPUTS_RETENTION_DAYS: z.coerce.number().min(0).max(365).default(7),
     /** Tool requests per minute per user, one budget across all tools. */
     JOB_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /** Jobs one user may have waiting or running at once, across tools (429 beyond it). */
+    MAX_OPEN_JOBS_PER_USER: z.coerce.number().int().min(1).default(MAX_OPEN_JOBS_PER_USER),
     /** Other per-user budgets per minute: folders made, downloads, Stripe sessions, Patreon tries. */
     FOLDER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
     DOWNLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),

@@ -177,7 +177,7 @@ export class GenerationController {
   @ApiOperation({ summary: "The caller's recent jobs, newest first (job tray)" })
   @ApiOkResponse({ description: '{message, content: JobView[]}' })
   async recent(@CurrentUser() user: AuthUser) {
-    return ok(await this.generation.recent(user));
+    return ok(await this.generation.withPlaces(await this.generation.recent(user)));
   }
 
   // Before jobs/:id, which would take 'history' for an id.
@@ -192,7 +192,8 @@ export class GenerationController {
   @ApiOkResponse({ description: '{message, content: {items: JobView[], pageSize, next: cursor | null}}' })
   @ApiBadRequestResponse({ description: 'A bad cursor, tool, state, day or page size' })
   async jobHistory(@CurrentUser() user: AuthUser, @Query() query: JobHistoryQueryDto) {
-    return ok(await this.history.page(user, query));
+    const page = await this.history.page(user, query);
+    return ok({ ...page, items: await this.generation.withPlaces(page.items) });
   }
 
   @Get('jobs/:id')
@@ -201,7 +202,8 @@ export class GenerationController {
   @ApiOkResponse({ description: '{message, content: JobView}' })
   @ApiNotFoundResponse({ description: "'Job not found' (also for another user's job)" })
   async job(@CurrentUser() user: AuthUser, @Param('id') id: string) {
-    return ok(await this.generation.get(user, id));
+    const [job] = await this.generation.withPlaces([await this.generation.get(user, id)]);
+    return ok(job);
   }
 }
 

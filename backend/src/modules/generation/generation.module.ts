@@ -20,6 +20,7 @@ import { JobControlService } from './job-control.service';
 import { JobCancelSignals } from './job-control.signals';
 import { JobInputs } from './job-inputs.service';
 import { QueuePositions } from './queue-positions';
+import { OpenJobLimit } from './open-job-limit';
 
 /** Tool requests → jobs → results: the records, queues, engines and the end of each job. */
 @Module({
@@ -38,6 +39,7 @@ import { QueuePositions } from './queue-positions';
     JobLifecycle,
     JobHistory,
     QueuePositions,
+    OpenJobLimit,
     JobControlService,
     JobCancelSignals,
     JobInputs,

@@ -34,7 +34,10 @@ import { newStorageKey, StoragePort } from '../storage/storage.port';
 import { EngineRegistry } from './engine-registry';
 import { Job, reservationKeyOf, type JobParams, type JobRecord } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
-import { jobOptions, toolQueueToken } from './job-queues';
+import { toolQueueToken } from './job-queues';
+import { jobWork } from './job-eta';
+import { OpenJobLimit } from './open-job-limit';
+import { QueuePositions } from './queue-positions';
 import { toJobView } from './job-view';
 import type { NormalizedImage } from './image-input';
 
@@ -84,6 +87,8 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     private readonly engines: EngineRegistry,
     private readonly lifecycle: JobLifecycle,
     private readonly realtime: RealtimePublisher,
+    private readonly positions: QueuePositions,
+    private readonly openJobs: OpenJobLimit,
     liveness: JobLiveness,
     @Inject(toolQueueToken('clone')) clone: Queue,
     @Inject(toolQueueToken('superResolution')) superResolution: Queue,
@@ -111,22 +116,26 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     /** Runs once every reservation has been made, before any job is recorded. */
     beforeQueue?: () => Promise<void>,
   ): Promise<JobView[]> {
+    // The per-user limit counts the whole batch, before anything is stored or reserved (429).
+    const ids = requests.map(() => new Types.ObjectId());
+    await this.openJobs.admit(user.id, ids.map(String));
     const prepared: JobRecord[] = [];
     try {
-      for (const request of requests) prepared.push(await this.reserve(user, request));
+      for (const [i, request] of requests.entries()) prepared.push(await this.reserve(user, request, ids[i]));
       await beforeQueue?.();
     } catch (err) {
       for (const job of prepared) {
         await this.ledger.refund(reservationKeyOf(String(job._id)), 'Batch not started');
         await this.dropInputs(job.inputs);
       }
+      await this.openJobs.release(user.id, ids.map(String));
       throw err;
     }
     const views: JobView[] = [];
     for (const record of prepared) {
       await this.jobs.create(record);
-      const position = await this.enqueue(record);
-      const view = toJobView(record);
+      const { position, etaSeconds } = await this.positions.enqueue(record);
+      const view: JobView = { ...toJobView(record), position: position || undefined, etaSeconds };
       this.realtime.toUser(user.id, JobSocketEvents.queued, { job: view, position });
       views.push(view);
     }
@@ -134,7 +143,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /** Checks, stores the inputs and reserves the credits of one request; queues nothing. */
-  private async reserve(user: AuthUser, request: JobRequest): Promise<JobRecord> {
+  private async reserve(user: AuthUser, request: JobRequest, jobId: Types.ObjectId): Promise<JobRecord> {
     assertActingAs(user, request.author);
     const unavailable = await this.engines.unavailability(request.tool);
     if (unavailable === 'not_configured') {
@@ -148,7 +157,6 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
       : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);
     const cost = this.ledger.quote(request.tool, request.units);
-    const jobId = new Types.ObjectId();
     const id = String(jobId);
 
     // Inputs go to storage first (a worker on another machine reads them there); no money yet.
@@ -181,7 +189,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       folder: new Types.ObjectId(folderId),
       inputs,
       units: request.units,
-      params: request.params ?? {},
+      params: { ...request.params, work: jobWork(request.tool, request.inputs, request.units) },
       outputs: [],
       attempts: 0,
       settled: false,
@@ -229,11 +237,14 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     return rows.map((row) => toJobView(row as JobRecord));
   }
 
-  /** Adds the Bull job (a no-op when one with this id exists); returns its place in the queue. */
-  private async enqueue(job: JobRecord): Promise<number> {
-    const queue = this.queues[job.tool];
-    await queue.add({ jobId: String(job._id) }, jobOptions(this.config, String(job._id)));
-    return queue.getWaitingCount();
+  /** Adds the Bull job (a no-op when one with this id exists) in its fair-share place. */
+  private async enqueue(job: JobRecord): Promise<void> {
+    await this.positions.enqueue(job);
+  }
+
+  /** Open jobs with their place in line and estimated time (queue-positions.ts). */
+  withPlaces(views: JobView[]): Promise<JobView[]> {
+    return this.positions.withPlaces(views);
   }
 
   /** Asked by the ledger's recovery before it returns an old reservation. */

@@ -109,7 +109,7 @@ describe('job progress and places in line reach the owner only (real queue, Redi
         .map((e) => e.payload as JobSocketPayloads['job.positions']);
       expect(positions.at(-1)).toEqual({
         tool: 'superResolution',
-        positions: [{ jobId: third._id, position: 1 }],
+        positions: [{ jobId: third._id, position: 1, etaSeconds: expect.any(Number) }],
       });
     });
     await next.finish();

@@ -10,8 +10,13 @@ export const toolQueueToken = (tool: JobTool) => getQueueToken(toolQueueName(too
 /** How long Bull keeps finished jobs (for the queue board and duplicate detection). */
 const KEEP_FINISHED = { age: 24 * 3600, count: 1000 };
 
-export const jobOptions = (config: AppConfig, jobId: string) => ({
+/**
+ * `priority` is the job's fair-share round (fair-share.ts): Bull serves lower numbers first and
+ * equal ones in arrival order, and keeps it across retries.
+ */
+export const jobOptions = (config: AppConfig, jobId: string, priority?: number) => ({
   jobId,
+  priority,
   attempts: config.JOB_ATTEMPTS,
   backoff: { type: 'exponential', delay: config.JOB_BACKOFF_MS },
   removeOnComplete: KEEP_FINISHED,

@@ -187,6 +187,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       await progress.flush();
       if (dropped()) return;
       await this.lifecycle.succeeded(job, await this.store(job, images));
+      this.positions.finished(job.tool, bullJob); // its pace prices the waiting jobs' ETA
     } catch (err) {
       await progress.flush();
       if (dropped()) return;

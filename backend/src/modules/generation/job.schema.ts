@@ -20,6 +20,8 @@ export interface JobParams {
   scale?: 2 | 4;
   /** Generation tags (category key -> tag) the prompt was built from, for "Edit and run". */
   tags?: Record<string, string>;
+  /** Size of the job's work for estimated times (job-eta.ts): megapixels, seconds of video. */
+  work?: number;
 }
 
 /** Who cancelled a job: its owner, or a member of staff (audited with their name). */

@@ -1,4 +1,5 @@
 import type { ModuleRef } from '@nestjs/core';
+import type { AppConfig } from '../../config/app-config';
 import type { Model } from 'mongoose';
 import { Types } from 'mongoose';
 import type { RealtimePublisher } from '../realtime/realtime.publisher';
@@ -9,16 +10,19 @@ describe('QueuePositions.announce', () => {
   const owner = new Types.ObjectId();
   const waiting = [new Types.ObjectId(), new Types.ObjectId()];
   let reads: number;
-  let pushes: { positions: { jobId: string; position: number }[] }[];
+  let pushes: { positions: { jobId: string; position: number; etaSeconds?: number }[] }[];
   let positions: QueuePositions;
 
   beforeEach(() => {
     jest.useFakeTimers();
     reads = 0;
     pushes = [];
-    // The queue's waiting list (Bull keeps the next in line at the right end) and the job records.
+    // The queue's line as its script answers (next in line first, with their Bull data; nothing
+    // running; no duration measured yet) and the job records.
+    const data = (jobId: Types.ObjectId) =>
+      JSON.stringify({ jobId: String(jobId), work: 1, bucket: 'clone' });
     const queue = {
-      client: { lrange: async () => waiting.map(String).reverse() },
+      client: { eval: async () => [2, waiting.flatMap((id) => [String(id), data(id)]), [], [], [[]]] },
       toKey: (name: string) => name,
     };
     const jobs = {
@@ -34,6 +38,7 @@ describe('QueuePositions.announce', () => {
       jobs as unknown as Model<Job>,
       realtime as unknown as RealtimePublisher,
       { get: () => queue } as unknown as ModuleRef,
+      { JOB_CONCURRENCY_CLONE: 1 } as AppConfig,
     );
   });
   afterEach(() => jest.useRealTimers());
@@ -42,9 +47,11 @@ describe('QueuePositions.announce', () => {
     positions.announce('clone');
     await jest.advanceTimersByTimeAsync(0);
     expect(reads).toBe(1);
+    // Estimated times from the clone default (0.5 s per unit, whole seconds): the second waits
+    // for the first.
     expect(pushes.at(-1)?.positions).toEqual([
-      { jobId: String(waiting[0]), position: 1 },
-      { jobId: String(waiting[1]), position: 2 },
+      { jobId: String(waiting[0]), position: 1, etaSeconds: 1 },
+      { jobId: String(waiting[1]), position: 2, etaSeconds: 1 },
     ]);
 
     // A backlog: twenty more jobs start within the window; the list is read once more, at its end.
