@@ -247,13 +247,16 @@ describe('ComfyUIEngine', () => {
 
   it('a job cancelled while its prompt is being queued still interrupts that prompt', async () => {
     fake.hang = true;
-    fake.queueLatencyMs = 300;
+    fake.queueLatencyMs = 1500;
     const controller = new AbortController();
     const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
     // ComfyUI has queued the prompt but its answer (the prompt_id) is still on the way.
     await waitFor(() => fake.requestsTo('/prompt').length === 1);
+    const aborted = Date.now();
     controller.abort(new Error('cancelled by the user'));
     await expect(job).rejects.toThrow('cancelled by the user');
+    // At once, not when the creation's answer comes.
+    expect(Date.now() - aborted).toBeLessThan(500);
     await waitFor(() => fake.interrupted.length === 1);
   });
 

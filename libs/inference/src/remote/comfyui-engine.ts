@@ -41,6 +41,7 @@ import {
   RemoteHttp,
   sleep,
   statusError,
+  untilAborted,
 } from './remote-http';
 
 const ENGINE = 'ComfyUI';
@@ -260,19 +261,21 @@ export class ComfyUIEngine implements InferenceEngine {
     const stop = new AbortController();
     let onClose: (() => void) | undefined;
     try {
-      // Not aborted mid-flight: once ComfyUI has the prompt it runs, and only the prompt_id in
-      // the answer lets a cancelled job interrupt it (checked once the id is known, below).
-      const queued = await this.http.send('POST', '/prompt', {
-        json: { prompt: graph, client_id: clientId },
-      });
-      const answer = parseJson(ENGINE, queued, 'POST /prompt');
-      if (queued.status === 400) throw promptRefused(workflow, answer);
-      this.expectOk(queued, 'POST /prompt');
-      if (!isRecord(answer) || typeof answer.prompt_id !== 'string') {
-        throw new RemoteEngineError('protocol', 'ComfyUI /prompt answered without a prompt_id');
+      // The request itself is not aborted: once ComfyUI has the prompt it runs, and only the
+      // prompt_id in the answer lets a cancelled job stop it. A cancel meanwhile rejects at once
+      // and stops the prompt when the answer names it.
+      const queueing = this.queuePrompt(workflow, graph, clientId);
+      try {
+        promptId = await untilAborted(queueing, signal);
+      } catch (error) {
+        if (signal?.aborted) {
+          queueing.then(
+            (id) => this.abandon(id),
+            () => undefined,
+          );
+        }
+        throw error;
       }
-      promptId = answer.prompt_id;
-      signal?.throwIfAborted();
       const id = promptId;
 
       const ended = new Promise<Outcome>((resolve) => {
@@ -300,14 +303,7 @@ export class ComfyUIEngine implements InferenceEngine {
       return image;
     } catch (error) {
       const abandoned = signal?.aborted || (error instanceof RemoteEngineError && error.kind === 'timeout');
-      if (abandoned && promptId) {
-        const id = promptId;
-        // In the background: the job rejects now; the server hears of it within a request or two.
-        this.stopPrompt(id).then(
-          (how) => this.logger.log(`ComfyUI prompt ${id} abandoned: ${how}`),
-          (err: unknown) => this.logger.warn(`ComfyUI could not stop prompt ${id}: ${String(err)}`),
-        );
-      }
+      if (abandoned && promptId) this.abandon(promptId);
       if (!signal?.aborted)
         this.logger.warn(
           `ComfyUI ${workflow.tool} failed after ${Date.now() - started} ms: ${String(error)}`,
@@ -318,6 +314,30 @@ export class ComfyUIEngine implements InferenceEngine {
       stop.abort();
       socket?.close();
     }
+  }
+
+  /** POST /prompt; the prompt_id, or why ComfyUI refused it. */
+  private async queuePrompt(
+    workflow: LoadedWorkflow,
+    graph: ComfyWorkflow,
+    clientId: string,
+  ): Promise<string> {
+    const queued = await this.http.send('POST', '/prompt', { json: { prompt: graph, client_id: clientId } });
+    const answer = parseJson(ENGINE, queued, 'POST /prompt');
+    if (queued.status === 400) throw promptRefused(workflow, answer);
+    this.expectOk(queued, 'POST /prompt');
+    if (!isRecord(answer) || typeof answer.prompt_id !== 'string') {
+      throw new RemoteEngineError('protocol', 'ComfyUI /prompt answered without a prompt_id');
+    }
+    return answer.prompt_id;
+  }
+
+  /** Stops an abandoned prompt in the background: the job has rejected already. */
+  private abandon(promptId: string): void {
+    this.stopPrompt(promptId).then(
+      (how) => this.logger.log(`ComfyUI prompt ${promptId} abandoned: ${how}`),
+      (err: unknown) => this.logger.warn(`ComfyUI could not stop prompt ${promptId}: ${String(err)}`),
+    );
   }
 
   /**

@@ -257,6 +257,29 @@ export async function finishRemoteFaceSwap(
   return finishRemoteImage(engine, result, FINISH_AS.faceSwapped);
 }
 
+/**
+ * `work`, or a rejection with the signal's reason as soon as it aborts; `work` itself goes on
+ * (a remote job being created, whose id the caller still needs to cancel it).
+ */
+export function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -222,13 +222,16 @@ describe('ReplicateEngine', () => {
 
   it('a job cancelled while its prediction is being created still cancels that prediction', async () => {
     fake.hang = true;
-    fake.createLatencyMs = 300;
+    fake.createLatencyMs = 1500;
     const controller = new AbortController();
     const job = engineFor().generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal });
     // Replicate has the request (the prediction exists) but its answer is still on the way.
     await waitFor(() => fake.requestsTo(/^POST \/v1\/predictions$/).length === 1);
+    const aborted = Date.now();
     controller.abort(new Error('stopped'));
     await expect(job).rejects.toThrow('stopped');
+    // At once, not when the creation's answer comes.
+    expect(Date.now() - aborted).toBeLessThan(500);
     await waitFor(() => fake.requestsTo(/\/cancel$/).length === 1);
     const id = fake.requestsTo(/\/cancel$/)[0].path.split('/')[3];
     expect(fake.prediction(id)?.status).toBe('canceled');

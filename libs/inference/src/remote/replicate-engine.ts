@@ -33,6 +33,7 @@ import {
   RemoteHttp,
   sleep,
   statusError,
+  untilAborted,
 } from './remote-http';
 
 const ENGINE = 'Replicate';
@@ -214,18 +215,28 @@ export class ReplicateEngine implements InferenceEngine {
       body.webhook_events_filter = ['completed'];
     }
     // The creation itself is not aborted: once Replicate has the request the prediction runs (and
-    // is paid for), and only the id in its answer lets a cancelled job cancel it.
-    const created = toPrediction(
-      await this.withRateLimit(
-        () => this.http.send('POST', path, { json: body }),
-        `POST ${path}`,
-        tool,
-        signal,
-      ),
-    );
+    // is paid for), and only the id in its answer lets a cancelled job cancel it. A cancel
+    // meanwhile rejects at once and cancels the prediction when the answer names it.
+    const creation = this.withRateLimit(
+      () => this.http.send('POST', path, { json: body }),
+      `POST ${path}`,
+      tool,
+      signal,
+    ).then(toPrediction);
+    let created: Prediction;
+    try {
+      created = await untilAborted(creation, signal);
+    } catch (error) {
+      if (signal?.aborted) {
+        creation.then(
+          (p) => this.cancel(p.id),
+          () => undefined,
+        );
+      }
+      throw error;
+    }
     let prediction = created;
     try {
-      signal?.throwIfAborted();
       prediction = await this.follow(created, context, started);
     } catch (error) {
       const abandoned = signal?.aborted || (error instanceof RemoteEngineError && error.kind === 'timeout');
