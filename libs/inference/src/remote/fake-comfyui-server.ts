@@ -431,20 +431,20 @@ export class FakeComfyUIServer {
         status: { status_str: status, completed: status === 'success', messages },
         meta: {},
       };
-      // The prompt worker writes the history after the executor's last socket message.
+      // main.py prompt_worker: execute() (its last message execution_success), then task_done()
+      // writes the history, then `executing` with node null.
+      const done = () => {
+        if (this.current !== job) return;
+        this.history.set(job.id, entry);
+        if (status === 'success') emit('executing', { node: null, prompt_id: job.id });
+        this.current = undefined;
+        this.pump();
+      };
       if (this.historyDelayMs > 0 && status === 'success') {
-        setTimeout(() => {
-          if (this.current === job) {
-            this.history.set(job.id, entry);
-            this.current = undefined;
-            this.pump();
-          }
-        }, this.historyDelayMs).unref();
-        return;
+        setTimeout(done, this.historyDelayMs).unref();
+      } else {
+        done();
       }
-      this.history.set(job.id, entry);
-      this.current = undefined;
-      this.pump();
     };
     record('execution_start', { prompt_id: job.id, timestamp: Date.now() });
     const failure = this.failExecution;
@@ -499,7 +499,6 @@ export class FakeComfyUIServer {
             }
             if (this.current !== job) return;
             record('execution_success', { prompt_id: job.id, timestamp: Date.now() });
-            emit('executing', { node: null, prompt_id: job.id });
             end('success', outputs);
           },
           (error: unknown) => {
