@@ -115,7 +115,7 @@ export class AccountSecurityService {
    * rest fails), then the hash is replaced and every session ends. The link proves the address,
    * so an unverified address becomes verified too.
    */
-  async resetPassword(token: string, password: string): Promise<void> {
+  async resetPassword(token: string, password: string): Promise<number> {
     // A too-weak password is refused before the link is spent, so the person can try another.
     const pending = await this.tokens.peek(token, 'resetPassword');
     const owner = pending && (await this.accounts.findById(pending.userId));
@@ -124,17 +124,20 @@ export class AccountSecurityService {
     const account = used && (await this.accounts.findById(used.userId));
     if (!used || !account || account.email !== used.email)
       throw new BadRequestException(AccountMessages.badLink);
-    await this.setNewPassword(account, password, 'reset');
+    return this.setNewPassword(account, password, 'reset');
   }
 
-  /** The owner, knowing the current password: every other session ends, this one stays. */
-  async changePassword(user: AuthUser, sessionId: string, current: string, next: string): Promise<void> {
+  /**
+   * The owner, knowing the current password: every other session ends, this one stays (the caller
+   * records the returned credentials version in it).
+   */
+  async changePassword(user: AuthUser, sessionId: string, current: string, next: string): Promise<number> {
     const account = await this.requireAccount(user.id);
     if (!(await this.hasher.verify(current, account.passwordHash))) {
       throw new BadRequestException(AccountMessages.wrongPassword);
     }
     if (current === next) throw new BadRequestException(AccountMessages.samePassword);
-    await this.setNewPassword(account, next, 'change', sessionId);
+    return this.setNewPassword(account, next, 'change', sessionId);
   }
 
   async verifyPassword(account: AccountRecord, password: string): Promise<void> {
@@ -169,9 +172,9 @@ export class AccountSecurityService {
     password: string,
     via: 'reset' | 'change',
     keepSession?: string,
-  ): Promise<void> {
+  ): Promise<number> {
     await this.assertStrong(password, [account.username, account.email]);
-    await this.replacePassword(account, password);
+    const version = await this.replacePassword(account, password);
     if (via === 'reset' && !account.emailVerified) await this.accounts.setEmailVerified(account.id);
     const ended = await this.sessions.endAllSessionsOf(account.id, { except: keepSession });
     await this.events.publish(DomainEvents.passwordChanged, {
@@ -181,17 +184,19 @@ export class AccountSecurityService {
       sessionsEnded: ended,
     });
     this.mail.dispatch(account.email, MailTemplates.passwordChanged(account.username));
+    return version;
   }
 
   /** Compare and set on the old hash: of two changes at once, one wins and the other is refused. */
-  private async replacePassword(account: AccountRecord, password: string): Promise<void> {
-    const replaced = await this.accounts.replacePasswordHash(
+  private async replacePassword(account: AccountRecord, password: string): Promise<number> {
+    const version = await this.accounts.setNewPasswordHash(
       account.id,
       account.passwordHash,
       await this.hasher.hash(password),
     );
-    if (!replaced) throw new ConflictException('The password was changed meanwhile; try again');
+    if (version === null) throw new ConflictException('The password was changed meanwhile; try again');
     // Any reset link still in a mailbox stops working with the old password.
     await this.tokens.revokeAll(account.id, 'resetPassword');
+    return version;
   }
 }

@@ -108,7 +108,12 @@ export class AccountController {
   @ApiOkResponse({ description: `{message, content: '${AccountMessages.passwordChanged}'}` })
   @ApiBadRequestResponse({ description: `${AccountMessages.wrongPassword}, or the new one is too weak` })
   async changePassword(@CurrentUser() user: AuthUser, @Body() dto: ChangePasswordDto, @Req() req: Request) {
-    await this.security.changePassword(user, req.sessionID, dto.currentPassword, dto.password);
+    req.session.credentials = await this.security.changePassword(
+      user,
+      req.sessionID,
+      dto.currentPassword,
+      dto.password,
+    );
     return ok(AccountMessages.passwordChanged);
   }
 

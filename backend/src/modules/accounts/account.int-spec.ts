@@ -29,6 +29,7 @@ import { StoragePort } from '../storage/storage.port';
 import { AccountToken } from './account-token.schema';
 import { anonymousNameOf } from './account-data.service';
 import { AccountsRepository } from './accounts.repository';
+import { SessionRevoker } from '../auth/session-revoker';
 
 const NEW_PASSWORD = 'quiet-lantern-42';
 const emailOf = (username: string) => `${username}@example.com`.toLowerCase();
@@ -359,6 +360,47 @@ describe('account basics (real FerretDB, Redis, mail catcher, stripe-mock)', () 
             .send({ currentPassword: PASSWORD, password: NEW_PASSWORD })
         ).status,
       ).toBe(401);
+    });
+
+    it('voids a login that checked the old password but stored its session after the change ended the others (HTTP and socket)', async () => {
+      const name = uniqueName('race');
+      const owner = await signIn(t, name);
+      // Hold one login between its password check and storing its session: the window in which
+      // the change's revocation reads the session list without it.
+      const revoker = t.app.get(SessionRevoker);
+      const original = revoker.remember.bind(revoker);
+      let reached!: () => void;
+      const atStore = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const spy = jest.spyOn(revoker, 'remember').mockImplementationOnce(async (userId, sid, store) => {
+        reached();
+        await held;
+        return original(userId, sid, store);
+      });
+      try {
+        const stale = request.agent(t.url);
+        const login = stale
+          .post('/api/login')
+          .send({ username: name, password: PASSWORD })
+          .then((r) => r);
+        await atStore;
+        const changed = await owner.agent
+          .post('/api/account/password')
+          .send({ currentPassword: PASSWORD, password: NEW_PASSWORD });
+        expect(changed.status).toBe(200);
+        release();
+        const answer = await login;
+        expect(answer.status).toBe(200); // it did check a password that was right at the time
+        const cookie = (answer.headers['set-cookie'] as unknown as string[])
+          .map((c) => c.split(';')[0])
+          .join('; ');
+        expect((await stale.get('/api/session')).status).toBe(401);
+        await expect(connectSocket(t, cookie)).rejects.toThrow(Messages.needLogin);
+        expect((await owner.agent.get('/api/session')).status).toBe(200);
+      } finally {
+        spy.mockRestore();
+      }
     });
   });
 

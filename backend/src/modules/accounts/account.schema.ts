@@ -42,6 +42,15 @@ export class Account {
   emailVerified!: boolean;
 
   /**
+   * Grows with every password change or reset. A login session records the version of the
+   * password it checked, and the session guard refuses a session whose version is behind: a login
+   * that checked the old password but stored its session after the change ended the listed ones
+   * cannot outlive it.
+   */
+  @Prop({ default: 0 })
+  credentialsVersion!: number;
+
+  /**
    * Credits. Only billing's AccountBalances writes the three money fields, each change one
    * conditional atomic update (see there); accounts only read the balance.
    */

@@ -54,6 +54,9 @@ export class AccountsController {
       req.session.regenerate((err) => (err ? reject(err) : resolve())),
     );
     req.session.userId = account.id;
+    // The version of the password just checked: if it changes before this session is stored,
+    // the session guard refuses it (revocation may have read the session list before).
+    req.session.credentials = account.credentialsVersion;
     req.session.userAgent = req.get('user-agent')?.slice(0, USER_AGENT_MAX);
     // Stored while listed for ending (see remember): never a live session a role change,
     // a password reset or "log out everywhere" cannot find.

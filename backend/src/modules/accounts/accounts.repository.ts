@@ -13,6 +13,8 @@ export interface AccountRecord {
   verified: boolean;
   early: boolean;
   emailVerified: boolean;
+  /** The password's version (account.schema.ts): sessions made with an older one are void. */
+  credentialsVersion: number;
   stripeCustomerId?: string;
   createdAt?: Date;
   /** Credits, as read with the account (only billing's AccountBalances writes them). */
@@ -121,6 +123,21 @@ export class AccountsRepository {
     return result.matchedCount === 1;
   }
 
+  /**
+   * A new password, swapped in only if the hash is still `current`, with the credentials version
+   * raised in the same update; returns the new version, or null when another change won.
+   */
+  async setNewPasswordHash(id: string, current: string, next: string): Promise<number | null> {
+    const updated = await this.model
+      .findOneAndUpdate(
+        { _id: id, passwordHash: current },
+        { $set: { passwordHash: next }, $inc: { credentialsVersion: 1 } },
+        { new: true },
+      )
+      .lean();
+    return updated ? (updated.credentialsVersion ?? 0) : null;
+  }
+
   async touchLogin(id: string): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { lastLoginAt: new Date() } });
   }
@@ -137,6 +154,7 @@ function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | nul
     verified: doc.verified,
     early: doc.early,
     emailVerified: doc.emailVerified ?? false,
+    credentialsVersion: doc.credentialsVersion ?? 0,
     createdAt: doc.createdAt,
     stripeCustomerId: doc.stripeCustomerId,
     balance: doc.balance ?? 0,

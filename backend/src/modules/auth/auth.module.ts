@@ -1,6 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JsonBodyGuard } from '../../common/request-origin';
+import { LiveSessions } from './live-sessions';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type Redis from 'ioredis';
@@ -66,9 +67,10 @@ export class RateLimitModule {}
       inject: [APP_CONFIG, REDIS],
       useFactory: (config: AppConfig, redis: Redis) => createSessionMiddleware(config, redis),
     },
+    LiveSessions,
     { provide: APP_GUARD, useClass: SessionGuard },
     { provide: APP_GUARD, useClass: JsonBodyGuard },
   ],
-  exports: [SESSION_MIDDLEWARE],
+  exports: [SESSION_MIDDLEWARE, LiveSessions],
 })
 export class AuthModule {}

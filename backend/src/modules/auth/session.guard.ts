@@ -8,9 +8,10 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Messages, type Role } from '@studio/contracts';
-import { AccountsRepository, type AccountRecord } from '../accounts/accounts.repository';
+import type { AccountRecord } from '../accounts/accounts.repository';
 import { PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
 import type { AuthUser } from './auth-user';
+import { LiveSessions } from './live-sessions';
 
 /** The account the session guard read for this request (balance included), for later guards. */
 const accountOfRequest = new WeakMap<Request, AccountRecord>();
@@ -28,7 +29,7 @@ export function sessionAccount(req: Request): AccountRecord | undefined {
 export class SessionGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly accounts: AccountsRepository,
+    private readonly sessions: LiveSessions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,8 +38,7 @@ export class SessionGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request & { user?: AuthUser }>();
     const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets);
 
-    const userId = req.session?.userId;
-    const account = userId ? await this.accounts.findById(userId) : null;
+    const account = await this.sessions.accountOf(req.session);
     if (account) {
       req.user = { id: account.id, username: account.username, role: account.role };
       accountOfRequest.set(req, account);

@@ -7,6 +7,8 @@ import type { AppConfig } from '../../config/app-config';
 declare module 'express-session' {
   interface SessionData {
     userId: string;
+    /** The account's credentialsVersion when this session logged in (see sessionIsCurrent). */
+    credentials?: number;
   }
 }
 
@@ -17,6 +19,15 @@ export const SESSION_MIDDLEWARE = Symbol('SESSION_MIDDLEWARE');
 export const sessionStorePrefix = (config: AppConfig) => `${config.REDIS_PREFIX}:sess:`;
 export const sessionStoreKey = (config: AppConfig, sessionId: string) =>
   `${sessionStorePrefix(config)}${sessionId}`;
+
+/**
+ * Whether a session is still worth its account: made with the account's current password. A
+ * session from before the versions existed counts as version 0.
+ */
+export const sessionIsCurrent = (
+  session: { credentials?: number } | undefined,
+  account: { credentialsVersion: number },
+) => (session?.credentials ?? 0) === account.credentialsVersion;
 
 /**
  * Sessions live in Redis so that every API instance accepts them; the browser holds only an

@@ -9,6 +9,7 @@ import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
+import { LiveSessions } from '../auth/live-sessions';
 import { SESSION_MIDDLEWARE } from '../auth/session';
 import { socketChannelKey } from './realtime.publisher';
 
@@ -41,10 +42,13 @@ export class SessionIoAdapter extends IoAdapter {
     server.adapter(createAdapter(pub, sub, { key: socketChannelKey(config) }));
 
     server.engine.use(sessionMiddleware);
+    const sessions = this.app.get(LiveSessions, { strict: false });
     server.use((socket, next) => {
-      const session = (socket.request as { session?: { userId?: string } }).session;
-      if (session?.userId) next();
-      else next(new Error(Messages.needLogin));
+      const session = (socket.request as { session?: Parameters<LiveSessions['accountOf']>[0] }).session;
+      sessions.accountOf(session).then(
+        (account) => next(account ? undefined : new Error(Messages.needLogin)),
+        (err: Error) => next(err),
+      );
     });
     return server;
   }
