@@ -11,7 +11,7 @@ export type { PooledCpuEngineOptions } from './pool/engine-pool';
 export { FaceAnalyzer, faceDistance } from './face-analyzer';
 export type { FaceAnalyzerOptions, FaceDetection, DetectedFace, Box, Point } from './face-analyzer';
 export { SuperResolver } from './super-resolution';
-export type { SuperResolverOptions } from './super-resolution';
+export type { SuperResolverOptions, SrRuntime } from './super-resolution';
 export { cloneImage, CLONE_NOISE_OPACITY } from './clone';
 export { swapFace, DEFAULT_SWAP_TUNING } from './face-swap';
 export type { SwapTuning } from './face-swap';
