@@ -54,6 +54,12 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   // CSS, JSON, SVG); images and videos are already compressed, so `compression` leaves them alone.
   app.use(compression());
   if (config.FRONTEND_ORIGIN) app.enableCors({ origin: config.FRONTEND_ORIGIN, credentials: true });
+  // API answers are personal (account, balance, exports): never stored by a browser or proxy
+  // unless a route says otherwise (the content route sets its own).
+  app.use(API_PREFIX, (_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   // Before any body is read: writes only from our own pages (cross-site request forgery).
   app.use(refuseCrossSiteWrites(config));
   // The spec's super resolution request carries its image as a data URL in JSON.

@@ -61,6 +61,8 @@ export class AccountDataService {
   /**
    * A zip, streamed as it is made: account.json, credit-history.csv, jobs.csv and each item under
    * items/<folder>/. Files are read from the storage port one at a time, when the zip reaches them.
+   * Taken-down items leave no file (the owner gets 451 on them elsewhere too): they are listed in
+   * taken-down.csv with the reason instead.
    */
   async export(user: AuthUser): Promise<Readable> {
     const account = await this.security.requireAccount(user.id);
@@ -118,7 +120,24 @@ export class AccountDataService {
     const folderNames = new Map(
       folders.map((f) => [String(f._id), `${safeName(f.title)}-${String(f._id).slice(-6)}`]),
     );
-    for (const item of items) {
+    const takenDown = items.filter((item) => item.takedown);
+    if (takenDown.length) {
+      zip.addBuffer(
+        Buffer.from(
+          toCsv(
+            ['item_id', 'title', 'taken_down_at', 'reason'],
+            takenDown.map((item) => [
+              String(item._id),
+              item.title,
+              new Date(item.takedown!.at).toISOString(),
+              item.takedown!.reason,
+            ]),
+          ),
+        ),
+        'taken-down.csv',
+      );
+    }
+    for (const item of items.filter((row) => !row.takedown)) {
       const extension = item.storageKey.split('.').pop();
       const path = `items/${folderNames.get(String(item.folder)) ?? 'unfiled'}/${String(item._id)}.${extension}`;
       zip.addReadStreamLazy(path, (done) => {

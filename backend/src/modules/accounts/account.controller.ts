@@ -118,7 +118,7 @@ export class AccountController {
   }
 
   @Get('account/export')
-  @RateLimit('downloads')
+  @RateLimit('exports')
   @ApiOperation({ summary: "A zip of the caller's items, credit history and jobs (CSV) and account details" })
   @ApiProduces('application/zip')
   @ApiOkResponse({ description: 'studio-export-<username>.zip' })

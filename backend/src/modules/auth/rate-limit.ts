@@ -16,6 +16,8 @@ const budgets = {
   downloads: { per: 'user', limit: (c: AppConfig) => c.DOWNLOAD_RATE_LIMIT_PER_MINUTE },
   checkout: { per: 'user', limit: (c: AppConfig) => c.CHECKOUT_RATE_LIMIT_PER_MINUTE },
   patreon: { per: 'user', limit: (c: AppConfig) => c.PATREON_RATE_LIMIT_PER_MINUTE },
+  // A whole account's zip is minutes of reads: a few per hour (12 parallel ones all ran before).
+  exports: { per: 'user', limit: (c: AppConfig) => c.EXPORT_RATE_LIMIT_PER_HOUR, ttlMs: 3600_000 },
 } as const;
 
 export type RateBudget = keyof typeof budgets;
@@ -27,7 +29,7 @@ const MINUTE_MS = 60_000;
 export function rateThrottlers(config: AppConfig): ThrottlerOptions[] {
   return (Object.keys(budgets) as RateBudget[]).map((name) => ({
     name,
-    ttl: MINUTE_MS,
+    ttl: (budgets[name] as { ttlMs?: number }).ttlMs ?? MINUTE_MS,
     limit: budgets[name].limit(config),
     getTracker: (req: Record<string, unknown>) => {
       const request = req as unknown as Request;

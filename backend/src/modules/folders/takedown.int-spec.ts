@@ -6,6 +6,30 @@ import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditService } from '../audit/audit.service';
 import { FoldersService } from './folders.service';
+import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
+
+/** The entries of a zip: name -> bytes. */
+function unzipEntries(data: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    fromBuffer(data, { lazyEntries: true }, (err, zip?: ZipFile) => {
+      if (err || !zip) return reject(err);
+      const files = new Map<string, Buffer>();
+      zip.on('entry', (entry: Entry) =>
+        zip.openReadStream(entry, (error, stream) => {
+          if (error || !stream) return reject(error);
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => {
+            files.set(entry.fileName, Buffer.concat(chunks));
+            zip.readEntry();
+          });
+        }),
+      );
+      zip.on('end', () => resolve(files));
+      zip.readEntry();
+    });
+  });
+}
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
@@ -35,6 +59,38 @@ describe('content takedown by admins', () => {
 
   afterAll(async () => {
     await t?.close();
+  });
+
+  it('keeps taken-down files out of the account export (hide and delete), listing them with the reason', async () => {
+    const kept = await addItem('Kept');
+    const hidden = await addItem('Hidden');
+    const removed = await addItem('Removed');
+    for (const [item, mode] of [
+      [hidden, 'hide'],
+      [removed, 'delete'],
+    ] as const) {
+      const res = await admin.agent
+        .post(`/api/admin/content/${item._id}/takedown`)
+        .send({ reason: `Taken down (${mode})`, mode });
+      expect(res.status).toBe(200);
+    }
+    const res = await owner.agent
+      .get('/api/account/export')
+      .buffer(true)
+      .parse((stream, done) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const files = await unzipEntries(res.body as Buffer);
+    const itemFiles = [...files.keys()].filter((name) => name.startsWith('items/'));
+    expect(itemFiles.some((name) => name.includes(kept._id))).toBe(true);
+    expect(itemFiles.filter((name) => name.includes(hidden._id) || name.includes(removed._id))).toEqual([]);
+    const listed = files.get('taken-down.csv')!.toString();
+    expect(listed).toContain(`${hidden._id},Hidden,`);
+    expect(listed).toContain('Taken down (delete)');
   });
 
   it('hides an item: kept, not served, the owner is told why at once', async () => {
