@@ -195,6 +195,7 @@ export const configSchema = z
     /** Other per-user budgets per minute: folders made, downloads, Stripe sessions, Patreon tries. */
     FOLDER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
     DOWNLOAD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    EXPORT_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(5),
     CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     PATREON_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(5),
     /** How often (seconds) each API instance drops sockets whose session has expired or ended. */
