@@ -12,6 +12,7 @@ export { FaceAnalyzer, faceDistance } from './face-analyzer';
 export type { FaceAnalyzerOptions, FaceDetection, DetectedFace, Box, Point } from './face-analyzer';
 export { SuperResolver } from './super-resolution';
 export type { SuperResolverOptions, SrRuntime } from './super-resolution';
+export { watchNativeRuns } from './sr-onnx';
 export { cloneImage, CLONE_NOISE_OPACITY } from './clone';
 export { swapFace, DEFAULT_SWAP_TUNING } from './face-swap';
 export type { SwapTuning } from './face-swap';

@@ -117,8 +117,9 @@ describe('super resolution on onnxruntime', () => {
     );
   });
 
-  it('runs inside a worker thread, and a cancel sent there stops it between tiles', async () => {
+  it('runs inside a worker thread, shows its native runs to another thread, and a cancel sent there stops it between tiles', async () => {
     const image = await sharp(fixture('ai-face.jpg')).resize(160, 120, { fit: 'fill' }).png().toBuffer();
+    const nativeFlag = new Int32Array(new SharedArrayBuffer(4));
     const big = await sharp(fixture('cgi-model-3.jpg')).resize(480, 480, { fit: 'fill' }).png().toBuffer();
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -126,10 +127,15 @@ describe('super resolution on onnxruntime', () => {
         tsconfig: path.resolve(__dirname, '../tsconfig.json'),
         contracts: path.resolve(__dirname, '../../contracts/src/index.ts'),
         module: path.join(__dirname, 'super-resolution.ts'),
+        onnxModule: path.join(__dirname, 'sr-onnx.ts'),
         image,
         big,
+        flag: nativeFlag,
       },
     });
+    // the flag a pool watches before terminating a thread: seen raised while the worker computes
+    let flagSeen = false;
+    const watcher = setInterval(() => (flagSeen ||= Atomics.load(nativeFlag, 0) === 1), 5);
     const messages: Record<string, unknown>[] = [];
     let sentAbort = false;
     const exited = new Promise<number>((resolve, reject) => {
@@ -145,6 +151,9 @@ describe('super resolution on onnxruntime', () => {
       worker.on('exit', resolve);
     });
     expect(await exited).toBe(0);
+    clearInterval(watcher);
+    expect(flagSeen).toBe(true);
+    expect(Atomics.load(nativeFlag, 0)).toBe(0);
     const result = messages.find((m) => 'data' in m) as { runtime: string; data: Uint8Array };
     expect(result.runtime).toBe('onnx');
     const here = new SuperResolver({ threads: 1 });
@@ -175,6 +184,7 @@ Module._resolveFilename = function (request, ...rest) {
   return resolveFilename.call(this, request === '@studio/contracts' ? workerData.contracts : request, ...rest);
 };
 const { SuperResolver } = require(workerData.module);
+require(workerData.onnxModule).watchNativeRuns(workerData.flag);
 const controller = new AbortController();
 parentPort.on('message', (message) => message === 'abort' && controller.abort());
 (async () => {

@@ -12,6 +12,19 @@ export interface SrModel {
   close(): Promise<void>;
 }
 
+/** See watchNativeRuns. */
+let nativeRunFlag: Int32Array | undefined;
+
+/**
+ * Makes this thread's onnxruntime runs visible to another thread: `flag[0]` is 1 from just before a
+ * run to just after it, 0 otherwise (Atomics on a SharedArrayBuffer). A worker pool that terminates
+ * a thread which ignores a cancel must wait while it is 1: terminating a worker thread in the middle
+ * of onnxruntime's synchronous run aborts the whole process (onnxruntime-node 1.30). `undefined` stops.
+ */
+export function watchNativeRuns(flag: Int32Array | undefined): void {
+  nativeRunFlag = flag;
+}
+
 /**
  * The compact model on onnxruntime-node's CPU provider, from the .onnx that `ensure_sr_models`
  * (deploy/local/lib.sh) writes from the same ncnn weights. `Run` is synchronous native code: it
@@ -56,7 +69,14 @@ export class OnnxSrModel implements SrModel {
       chw[2 * plane + p] = patch[k + 2];
     }
     const input = new this.ort.Tensor('float32', chw, [1, 3, height, width]);
-    const result = await this.session.run({ [this.session.inputNames[0]]: input });
+    const flag = nativeRunFlag;
+    if (flag) Atomics.store(flag, 0, 1);
+    let result: InferenceSession.ReturnType;
+    try {
+      result = await this.session.run({ [this.session.inputNames[0]]: input });
+    } finally {
+      if (flag) Atomics.store(flag, 0, 0);
+    }
     const output = result[this.session.outputNames[0]];
     try {
       const data = output.data as Float32Array;
