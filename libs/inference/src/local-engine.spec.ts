@@ -1,3 +1,6 @@
+/**
+ * @jest-environment ./libs/inference/src/sr-onnx.jest-env.cjs
+ */
 import sharp from 'sharp';
 import { JobMessages } from '@studio/contracts';
 import { CapabilityUnavailableError, EngineInputError } from './engine.port';
