@@ -227,13 +227,15 @@ export class PooledCpuEngine implements InferenceEngine {
         settle();
       };
       let started = false;
-      const onMessage = (message: { progress?: unknown; started?: boolean }) => {
-        if (message?.started) started = true;
+      let outcome: PoolOutcome | undefined;
+      const onMessage = (message: { progress?: unknown; started?: boolean; outcome?: PoolOutcome }) => {
+        if (message?.outcome) outcome = message.outcome;
+        else if (message?.started) started = true;
         else if (typeof message?.progress === 'number') onProgress?.(message.progress);
       };
       port1.on('message', onMessage);
-      // The result comes on piscina's channel, which may overtake the last progress on the port:
-      // what the thread posted before it answered is already queued there, and is read first.
+      // piscina's answer may overtake the port's messages: what the thread posted before it
+      // answered (the last progress, the outcome) is already queued on the port, and is read first.
       const drain = () => {
         for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) onMessage(m.message);
       };
@@ -260,10 +262,11 @@ export class PooledCpuEngine implements InferenceEngine {
       pool
         .run(task, { transferList: [port2, ...transfer], signal: hardStop.signal })
         .then(
-          (outcome: PoolOutcome) =>
+          () =>
             answer(() => {
-              drain();
-              if (outcome.ok) resolve(fromWire(outcome.value) as T);
+              drain(); // the outcome was posted before the task ended
+              if (!outcome) reject(new Error(`The engine pool's ${method} task ended without a result`));
+              else if (outcome.ok) resolve(fromWire(outcome.value) as T);
               else reject(toError(outcome.error));
             }),
           (error: Error) => {
