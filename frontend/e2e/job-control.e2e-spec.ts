@@ -4,7 +4,8 @@ import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test
 import { gatedSuperResolution } from '../../backend/test/gated-engine';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { EngineRegistry } from '../../backend/src/modules/generation/engine-registry';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage } from './browser';
+import type { EncodedImage, InferenceEngine, InpaintRequest, RunContext } from '@studio/inference';
+import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage } from './browser';
 
 /**
  * Cancel, place in line with its estimate, Run again and Edit and run in the browser, against the
@@ -17,6 +18,7 @@ describe('job control in the browser: cancel, place in line, run again', () => {
   let context: BrowserContext;
   let page: Page;
   let gated: ReturnType<typeof gatedSuperResolution>;
+  let inpaints: ReturnType<typeof gatedInpaint>;
   const username = uniqueName('control');
   // Two 40 px upscales cost 2 credits each (a started megapixel of the result).
   const GRANT = 100;
@@ -26,6 +28,8 @@ describe('job control in the browser: cancel, place in line, run again', () => {
     const registry = t.app.get(EngineRegistry);
     gated = gatedSuperResolution(registry.engineFor('clone')!);
     registry.override('superResolution', gated.engine);
+    inpaints = gatedInpaint(registry.engineFor('inpaint')!);
+    registry.override('inpaint', inpaints.engine);
     browser = await launchBrowser();
     await register(t, username);
     await grantCredits(t, username, GRANT);
@@ -238,4 +242,97 @@ describe('job control in the browser: cancel, place in line, run again', () => {
     await page.getByTestId('sr-cost').getByText('80 × 80 px: 2 credits').waitFor();
     console.log(`screenshot: ${await screenshot(page, 'job-control-edit-390')}`);
   });
+
+  it('cancels the rest of a bulk Magic Brush batch from its folder page: finished images stay, the rest is refunded', async () => {
+    const made = await page.request.post(`${t.url}/api/makeFolder`, {
+      data: { author: username, title: 'Bulk' },
+    });
+    const folderId = (await made.json()).content._id as string;
+    const png = (size: number, background: string) =>
+      sharp({ create: { width: size, height: size, channels: 3, background } })
+        .png()
+        .toBuffer();
+    await page.goto(`${t.url}/profile/bulkInpaints/${folderId}`);
+    const before = (await (await page.request.get(`${t.url}/api/session`)).json()).content.balance as number;
+    await balance(page)
+      .filter({ hasText: String(before) })
+      .waitFor();
+    const res = await page.request.post(`${t.url}/api/bulkInpaintImage`, {
+      multipart: {
+        author: username,
+        prompt: 'freckles',
+        amount: '3',
+        folder: folderId,
+        inpaintName: 'Three',
+        original: { name: 'a.png', mimeType: 'image/png', buffer: await png(48, '#a86') },
+        mask: { name: 'mask.png', mimeType: 'image/png', buffer: await png(48, '#fff') },
+      },
+    });
+    expect(res.status()).toBe(200);
+    await (await inpaints.nextRun()).finish();
+    await inpaints.nextRun(); // the second runs, the third waits
+    const status = page.getByTestId('batch-status');
+    await status.getByText('STATUS: Three: 1 of 3 done').waitFor();
+    await balance(page)
+      .filter({ hasText: String(before - 3) })
+      .waitFor();
+
+    // The first image's toast sits over the page's top on a phone.
+    await dismissToasts(page);
+    await status.getByRole('button', { name: /Cancel/ }).click();
+    await confirmation(page)
+      .getByText('The 2 images not made yet are dropped and 2 credits refunded. Finished images stay.')
+      .waitFor();
+    console.log(`screenshot: ${await screenshot(page, 'job-control-batch-cancel-390')}`);
+    await confirmation(page).getByRole('button', { name: 'Cancel batch' }).click();
+    await page.locator('.ant-notification-notice').filter({ hasText: '2 jobs cancelled' }).waitFor();
+    await balance(page)
+      .filter({ hasText: String(before - 1) })
+      .waitFor();
+    // The status line is gone and the finished image stays in the folder.
+    await status.waitFor({ state: 'detached' });
+    await page.getByTestId('content-item').waitFor();
+    expect(await page.getByTestId('content-item').count()).toBe(1);
+  });
 });
+
+/**
+ * A Magic Brush engine the test finishes job by job (the result is the image itself); a cancelled
+ * job's run ends at once with its signal, as the real engines do.
+ */
+function gatedInpaint(real: InferenceEngine) {
+  type Run = { finish(): void };
+  const started: Run[] = [];
+  const waiters: ((run: Run) => void)[] = [];
+  let taken = 0;
+  const engine: InferenceEngine = Object.assign(Object.create(real) as InferenceEngine, {
+    inpaint: (request: InpaintRequest, context?: RunContext) =>
+      new Promise<EncodedImage>((resolve, reject) => {
+        context?.signal?.addEventListener('abort', () => reject(new Error('cancelled')));
+        const run: Run = {
+          finish: () => {
+            void sharp(request.image)
+              .metadata()
+              .then((meta) =>
+                resolve({
+                  data: request.image,
+                  format: 'png',
+                  width: meta.width ?? 1,
+                  height: meta.height ?? 1,
+                }),
+              );
+          },
+        };
+        started.push(run);
+        const waiter = waiters.shift();
+        if (waiter) waiter(started[taken++]);
+      }),
+  });
+  return {
+    engine,
+    nextRun(): Promise<Run> {
+      if (started.length > taken) return Promise.resolve(started[taken++]);
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+  };
+}
