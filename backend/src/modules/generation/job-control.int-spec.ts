@@ -22,6 +22,7 @@ import {
   grantCredits,
   ledgerKindsOf,
   makeFolder,
+  PASSWORD,
   signIn,
   uniqueName,
   type Client,
@@ -98,12 +99,15 @@ describe('cancel, run again and the inputs of a job (real queue, Redis, database
   let inpaint: ReturnType<typeof gated>;
   let jobs: Model<Job>;
   let image: Buffer;
+  const adminName = uniqueName('boss');
 
   beforeAll(async () => {
     t = await startTestApp({
       JOB_WAIT_MS: '0',
       JOB_CONCURRENCY_SUPER_RESOLUTION: '1',
       JOB_CONCURRENCY_INPAINT: '1',
+      ADMIN_USERNAME: adminName,
+      ADMIN_PASSWORD: 'admin-password-1',
     });
     alice = await signIn(t, uniqueName('alice'));
     bob = await signIn(t, uniqueName('bob'));
@@ -475,5 +479,41 @@ describe('cancel, run again and the inputs of a job (real queue, Redis, database
     await eventually(async () => expect(await stateOf(held._id)).toBe('succeeded'));
     // A succeeded job with outputs has no expiry: its inputs live with its outputs.
     expect((await jobs.findById(held._id).lean())!.inputsExpireAt).toBeUndefined();
+  }, 60_000);
+
+  it("removes a job's inputs with a takedown of its output, and with the account", async () => {
+    const carol = await signIn(t, uniqueName('carol'));
+    await grantCredits(t, carol.username, 10);
+    const storage = t.app.get(StoragePort);
+    const cloneDone = async () => {
+      const res = await carol.agent
+        .post('/api/generateNoise')
+        .field('author', carol.username)
+        .field('amount', '1')
+        .attach('original', image, 'small.png');
+      expect(res.status).toBe(200);
+      const jobId = (res.body.content.job as JobView)._id;
+      return eventually(async () => {
+        const row = (await jobs.findById(jobId).lean())!;
+        expect(row.state).toBe('succeeded');
+        expect(await storage.exists(row.inputs[0])).toBe(true);
+        return row;
+      });
+    };
+
+    const taken = await cloneDone();
+    const admin = await signIn(t, adminName, 'admin-password-1');
+    const takedown = await admin.agent
+      .post(`/api/admin/content/${taken.outputs[0]._id}/takedown`)
+      .send({ reason: 'Reported', mode: 'hide' });
+    expect(takedown.status).toBe(200);
+    await eventually(async () => expect((await jobs.findById(taken._id).lean())!.inputs).toEqual([]));
+    expect(await storage.exists(taken.inputs[0])).toBe(false);
+
+    const kept = await cloneDone();
+    const deleted = await carol.agent.delete('/api/account').send({ password: PASSWORD });
+    expect(deleted.status).toBe(200);
+    expect(await storage.exists(kept.inputs[0])).toBe(false);
+    expect(await jobs.findById(kept._id).lean()).toBeNull();
   }, 60_000);
 });
