@@ -69,6 +69,33 @@ describe('usePrefillFromJob ("Edit and run")', () => {
     expect(screen.getByTitle('Model #1')).toBeInTheDocument();
   });
 
+  it('fills video face swap with the video (its length read again), the face and the folder', async () => {
+    // jsdom has no object URLs; the video preview needs one.
+    URL.createObjectURL = jest.fn(() => 'blob:video');
+    URL.revokeObjectURL = jest.fn();
+    const job = jobView({
+      tool: 'faceSwapVideo',
+      state: 'failed',
+      folderId: FOLDER,
+      inputCount: 2,
+      cost: 24,
+    });
+    await openAt(`/swapvideo?from=${job._id}`, {
+      [`GET /api/jobs/${job._id}`]: ok(job),
+      [`GET /api/jobs/${job._id}/inputs/0`]: file('video/mp4'),
+      [`GET /api/jobs/${job._id}/inputs/1`]: file('image/png'),
+    });
+    const video = await screen.findByTestId('video-preview');
+    Object.defineProperty(video, 'duration', { configurable: true, value: 12 });
+    fireEvent(video, new Event('loadedmetadata'));
+    expect(await screen.findByTestId('video-length')).toHaveTextContent('Length 12.0 s');
+    expect(await screen.findByTestId('image-preview')).toHaveAttribute(
+      'src',
+      `data:image/png;base64,${btoa('input-1.png')}`,
+    );
+    expect(screen.getByTitle('Model #1')).toBeInTheDocument();
+  });
+
   it('fills Generate with the tags of the job, and sends the tags with the next request', async () => {
     const category = TAG_CATEGORIES.find((c) => c.key !== 'age')!;
     const tag = category.tags[category.tags.length - 1];
@@ -137,7 +164,7 @@ describe('usePrefillFromJob ("Edit and run")', () => {
     expect(sentForm(callsTo(fetchMock, 'POST /api/inpaintImage')[0]).get('prompt')).toBe('red silk dress');
   });
 
-  it("refuses a job of another tool, and says when the job's inputs are gone", async () => {
+  it('refuses a job of another tool without reading its inputs', async () => {
     const other = jobView({ tool: 'faceSwap', state: 'succeeded', inputCount: 2 });
     const fetchMock = await openAt(`/superresolution?from=${other._id}`, {
       [`GET /api/jobs/${other._id}`]: ok(other),
