@@ -278,6 +278,8 @@ describe('cancel, run again and the inputs of a job (real queue, Redis, database
     const res = await support.agent.post(`/api/jobs/${bobs._id}/cancel`);
     expect(res.status).toBe(200);
     expect(res.body.content).toMatchObject({ cancelled: 1, refunded: bobs.cost });
+    // Staff learn the job's state, not its content.
+    expect(res.body.content.jobs[0]).toMatchObject({ state: 'cancelled', items: [], settings: {} });
     expect(await balanceOf(bob)).toBe(before);
     const view = (await bob.agent.get(`/api/jobs/${bobs._id}`)).body.content as JobView;
     expect(view).toMatchObject({ state: 'cancelled', cancelledByStaff: true });

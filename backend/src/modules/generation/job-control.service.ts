@@ -1,4 +1,11 @@
-import { ConflictException, GoneException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import {
+  ConflictException,
+  ForbiddenException,
+  GoneException,
+  Injectable,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Queue } from 'bull';
@@ -15,6 +22,7 @@ import {
 import type { AuthUser } from '../auth/auth-user';
 import { LedgerService } from '../billing/ledger.service';
 import { FoldersService } from '../folders/folders.service';
+import { OperationsService } from '../operations/operations.service';
 import { StoragePort, type StoredObject } from '../storage/storage.port';
 import { GenerationService, type JobInput } from './generation.service';
 import { Job, type JobParams, type JobRecord } from './job.schema';
@@ -56,6 +64,7 @@ export class JobControlService {
     private readonly storage: StoragePort,
     private readonly signals: JobCancelSignals,
     private readonly positions: QueuePositions,
+    private readonly operations: OperationsService,
     private readonly modules: ModuleRef,
   ) {}
 
@@ -64,7 +73,7 @@ export class JobControlService {
     const job = await this.requireJob(user, jobId, { staff: true });
     const outcome = await this.cancelOne(user, job);
     if (!outcome.cancelled) throw new ConflictException(JobMessages.alreadyEnded);
-    return { cancelled: 1, refunded: outcome.refunded, jobs: [toJobView(outcome.job!)] };
+    return { cancelled: 1, refunded: outcome.refunded, jobs: [viewFor(user, outcome.job!)] };
   }
 
   /**
@@ -90,7 +99,7 @@ export class JobControlService {
       .find({ _id: { $in: children.map((job) => job._id) } })
       .sort({ _id: 1 })
       .lean<JobRecord[]>();
-    return { cancelled, refunded, jobs: after.map(toJobView) };
+    return { cancelled, refunded, jobs: after.map((job) => viewFor(user, job)) };
   }
 
   /**
@@ -100,6 +109,10 @@ export class JobControlService {
    */
   async retry(user: AuthUser, jobId: string, expectedCost: number): Promise<JobView> {
     const job = await this.requireJob(user, jobId, { staff: false });
+    // The upload route's feature flag holds for a run again too.
+    if (job.tool === 'faceSwapVideo' && !(await this.operations.flags()).videoFaceSwap) {
+      throw new ForbiddenException(JobMessages.videoSwapOff);
+    }
     const inputs = await this.storedInputs(job);
     const units = job.units ?? (await unitsOf(job, inputs));
     const cost = this.ledger.quote(job.tool, units);
@@ -185,6 +198,12 @@ export class JobControlService {
       }),
     );
   }
+}
+
+/** A job as the caller may see it: staff cancelling another user's job get its state, not its content. */
+function viewFor(user: AuthUser, job: JobRecord): JobView {
+  const view = toJobView(job);
+  return String(job.owner) === user.id ? view : { ...view, items: [], settings: {} };
 }
 
 const contentTypeOf = (key: string) =>
