@@ -35,6 +35,8 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" uploads "* ]] && node -r ts-node/register backend/bench/uploads.bench.ts
 # CPU per password hash at the configured scrypt cost (no services needed)
 [[ " $parts " == *" password "* ]] && node -r ts-node/register backend/bench/password-hash.bench.ts
+# fair share: user B's one job behind user A's backlog of 6 clone jobs, beside B alone on an idle queue
+[[ " $parts " == *" fairness "* ]] && node -r ts-node/register backend/bench/fairness.bench.ts
 # the API's answers and socket pushes while the engine pool is saturated (not in the default set: minutes of CPU)
 [[ " $parts " == *" responsiveness "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/responsiveness.bench.ts; }
 # the local engine's outputs judged by dlib and PIL (no services; not in the default set: minutes of CPU)

@@ -47,7 +47,7 @@ describe('fair share across retries and stalled jobs (real Bull queues on Redis)
       { name },
       {
         jobId: name,
-        priority: await fairShareTag(queue, owner),
+        priority: await fairShareTag(queue, owner, name),
         attempts: 2,
         backoff: { type: 'fixed', delay: 50 },
       },
@@ -73,6 +73,20 @@ describe('fair share across retries and stalled jobs (real Bull queues on Redis)
     second.end();
     for (let n = 3; n <= 6; n++) (await worker.run(n)).end();
     expect(worker.served()).toEqual(['a1', 'b1', 'a1', 'a2', 'a3', 'a4']);
+  }, 30_000);
+
+  it('a user whose earlier jobs have all finished joins the round being served', async () => {
+    const queue = open('returning');
+    const worker = drivenWorker(queue);
+    await add(queue, 'bob', 'b0');
+    (await worker.run(1)).end();
+    await eventually(async () => expect(await queue.getCompletedCount()).toBe(1));
+    for (const name of ['a1', 'a2', 'a3', 'a4']) await add(queue, 'alice', name);
+    const running = await worker.run(2);
+    await add(queue, 'bob', 'b1'); // bob was served before, but has nothing open: next after a1
+    running.end();
+    for (let n = 3; n <= 6; n++) (await worker.run(n)).end();
+    expect(worker.served()).toEqual(['b0', 'a1', 'b1', 'a2', 'a3', 'a4']);
   }, 30_000);
 
   it('a stalled job (its worker died) goes back to the head of the line; the others keep their rounds', async () => {

@@ -117,7 +117,7 @@ export class QueuePositions {
   async enqueue(job: JobRecord): Promise<JobPlace> {
     const queue = this.queueOf(job.tool);
     const jobId = String(job._id);
-    const priority = await fairShareTag(queue, String(job.owner));
+    const priority = await fairShareTag(queue, String(job.owner), jobId);
     const data: LineData = { jobId, work: job.params?.work ?? 1, bucket: etaBucket(job.tool, job.params) };
     await queue.add(data, jobOptions(this.config, jobId, priority));
     try {
