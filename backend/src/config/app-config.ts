@@ -177,8 +177,11 @@ export const configSchema = z
      * ENGINE_POOL_SIZE x ENGINE_THREADS stays within the cores less one, at least 1.
      */
     ENGINE_THREADS: z.coerce.number().int().min(1).max(256).optional(),
-    /** Added to the pool threads' nice value (Linux, 0-19): the API thread wins the CPU when both want it. */
-    ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(10),
+    /**
+     * Added to the pool threads' nice value (Linux, 0-19): the API thread wins the CPU when both
+     * want it; 19 (the lowest priority) measured better than 10 (README, responsiveness bench).
+     */
+    ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(19),
     /** Tries per job for transient errors, and the first back-off delay (doubling). */
     JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
     JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(2000),

@@ -1,0 +1,387 @@
+/**
+ * Responsiveness benchmark (issue 24): does the studio stay live while its engines compute?
+ *
+ * The app is booted in this process as `npm start` runs it (WORKER_INLINE: the job processors and
+ * the engine pool live in the API's process). Three users keep the pool saturated with the heaviest
+ * local mix (4x super resolution of a 1024 px image, face swaps of the fixture faces, Magic Brush on
+ * a 1024 px image with a 130 px round mask), each keeping JOBS_OPEN jobs open. Meanwhile:
+ *  - a sampler calls GET /api/health and GET /api/jobs (the job tray's page data, as one of the
+ *    busy users) every SAMPLE_MS; its numbers are printed beside the same sampler on the idle app.
+ *    The sampler runs on a thread of its own, so a stalled event loop cannot delay its sending
+ *    (no coordinated omission): a stall shows as the latency of the calls sent into it;
+ *  - socket clients on that thread time each job.progress push: the app's emit time is taken
+ *    where the job runner hands the push to the gateway (JobLifecycle.pushProgress, wrapped here),
+ *    the receipt where the client's handler runs; both are wall-clock times of this one process
+ *    (performance.timeOrigin + performance.now()), so no clocks are compared across machines;
+ *  - Bull's 'stalled' and 'global:stalled' events of every tool queue are counted.
+ * BENCH_SECONDS (default 120) is the loaded stretch; BENCH_IDLE_SAMPLES (default 150) the idle one.
+ */
+import 'reflect-metadata';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import sharp from 'sharp';
+import { io, type Socket } from 'socket.io-client';
+import { JobSocketEvents, JobTools, SocketEvents } from '@studio/contracts';
+import { PooledCpuEngine } from '@studio/inference';
+import { createApp } from '../api/src/create-app';
+import { loadConfig } from '../src/config/app-config';
+import { EngineRegistry } from '../src/modules/generation/engine-registry';
+import { toolQueueName } from '../src/modules/generation/job-queues';
+import { JobLifecycle } from '../src/modules/generation/job-lifecycle.service';
+import { benchUser } from './bench-client';
+import { percentile } from './timing';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 120);
+const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 150);
+const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 150);
+const USERS = 3;
+const JOBS_OPEN = 2;
+const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
+const GOALS = { p99: 50, max: 200, socket: 100 };
+
+const wallNow = () => performance.timeOrigin + performance.now();
+
+interface Inputs {
+  portrait1024: Buffer;
+  face: Buffer;
+  target: Buffer;
+  mask: Buffer;
+}
+
+async function inputs(): Promise<Inputs> {
+  const target = readFileSync(join(FIXTURES, 'cgi-model-3.jpg'));
+  const portrait1024 = await sharp(target).resize(1024, 1024, { fit: 'cover' }).png().toBuffer();
+  const circle = Buffer.from(
+    '<svg width="1024" height="1024"><circle cx="512" cy="400" r="130" fill="white"/></svg>',
+  );
+  return {
+    portrait1024,
+    face: readFileSync(join(FIXTURES, 'ai-face.jpg')),
+    target,
+    mask: await sharp(circle).png().toBuffer(),
+  };
+}
+
+/** One multipart tool request; the job id. */
+async function submit(
+  base: string,
+  cookie: string,
+  path: string,
+  files: Record<string, Buffer>,
+  fields: Record<string, string>,
+): Promise<string> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  for (const [name, data] of Object.entries(files)) {
+    form.append(name, new Blob([data], { type: 'application/octet-stream' }), `${name}.bin`);
+  }
+  const res = await fetch(`${base}${path}`, { method: 'POST', body: form, headers: { cookie } });
+  const body = (await res.json()) as { content: { job: { _id: string } } };
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body.content.job._id;
+}
+
+/**
+ * The sampler and the socket timers, on their own thread (plain JS: this thread's require and
+ * fetch). It reports when asked to stop.
+ */
+const SAMPLER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const { io } = require('socket.io-client');
+const { base, cookie, sampleMs, samples, sockets } = workerData;
+const wall = () => performance.timeOrigin + performance.now();
+const latencies = { health: [], jobs: [] };
+const received = [];
+const clients = sockets.map((c) => {
+  const s = io(base, { transports: ['websocket'], extraHeaders: { cookie: c } });
+  s.on('job.progress', (p) => received.push({ key: p.jobId + ':' + p.progress, at: wall() }));
+  return s;
+});
+let stop = false;
+let failures = 0;
+parentPort.on('message', (m) => { if (m === 'stop') stop = true; });
+async function call(kind, path, headers) {
+  const t0 = performance.now();
+  try {
+    const res = await fetch(base + path, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) failures++;
+  } catch { failures++; }
+  latencies[kind].push(performance.now() - t0);
+}
+(async () => {
+  await Promise.all(clients.map((s) => new Promise((r) => s.once('session.ready', r))));
+  parentPort.postMessage({ ready: true });
+  const pending = [];
+  let next = performance.now();
+  for (let i = 0; (samples === 0 || i < samples) && !stop; i++) {
+    // on schedule whatever the answers do: calls are not held back by slow ones
+    pending.push(call('health', '/api/health', {}), call('jobs', '/api/jobs', { cookie }));
+    next += sampleMs;
+    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+  }
+  await Promise.all(pending);
+  for (const s of clients) s.close();
+  parentPort.postMessage({ latencies, received, failures });
+})();
+`;
+
+interface SamplerReport {
+  latencies: { health: number[]; jobs: number[] };
+  received: { key: string; at: number }[];
+  failures: number;
+}
+
+function startSampler(base: string, cookie: string, samples: number, sockets: string[]) {
+  const worker = new Worker(SAMPLER, {
+    eval: true,
+    workerData: { base, cookie, sampleMs: SAMPLE_MS, samples, sockets },
+  });
+  let ready!: () => void;
+  const isReady = new Promise<void>((r) => (ready = r));
+  const report = new Promise<SamplerReport>((resolve, reject) => {
+    worker.on('message', (m: { ready?: boolean } & SamplerReport) => (m.ready ? ready() : resolve(m)));
+    worker.on('error', reject);
+  });
+  return {
+    ready: isReady,
+    stop: () => worker.postMessage('stop'),
+    report: report.finally(() => worker.terminate()),
+  };
+}
+
+const stats = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 0.5) ?? NaN,
+    p99: percentile(sorted, 0.99) ?? NaN,
+    max: sorted.at(-1) ?? NaN,
+  };
+};
+const ms = (v: number) => `${v.toFixed(1)} ms`.padStart(10);
+
+async function main(): Promise<void> {
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    PASSWORD_SCRYPT_LOG_N: '10',
+    JOB_WAIT_MS: '0',
+    JOB_RATE_LIMIT_PER_MINUTE: '100000',
+    REDIS_PREFIX: `resp${Date.now().toString(36)}`,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const registry = app.get(EngineRegistry);
+  const pool = registry.engineFor('superResolution');
+  if (!(pool instanceof PooledCpuEngine)) throw new Error('super resolution is not on the local engine pool');
+  console.log(
+    `cores ${availableParallelism()} | engine pool: ${pool.size} thread(s) x ${pool.threads} model thread(s), heap ceiling ${pool.memoryMb} MB, nice +${config.ENGINE_POOL_NICE}`,
+  );
+  const warm = performance.now();
+  await pool.warmup();
+  console.log(`pool threads warmed up in ${((performance.now() - warm) / 1000).toFixed(1)} s`);
+
+  // Emit times of progress pushes, as the job runner hands them to the gateway.
+  const lifecycle = app.get(JobLifecycle);
+  const emitted = new Map<string, number>();
+  const push = lifecycle.pushProgress.bind(lifecycle);
+  let timing = false;
+  lifecycle.pushProgress = (job, progress) => {
+    if (timing) emitted.set(`${String(job._id)}:${progress}`, wallNow());
+    push(job, progress);
+  };
+  // Stalled jobs, as Bull reports them on every tool queue (this process's and any other's).
+  let stalled = 0;
+  for (const tool of JobTools) {
+    const queue = app.get<Queue>(getQueueToken(toolQueueName(tool)), { strict: false });
+    queue.on('stalled', () => stalled++);
+    queue.on('global:stalled', () => stalled++);
+  }
+
+  const users = await Promise.all(
+    Array.from({ length: USERS }, (_, i) => benchUser(app, base, `resp${i}x`, 1_000_000)),
+  );
+  const folders = await Promise.all(
+    users.map(async ({ username, cookie }) => {
+      const res = await fetch(`${base}/api/makeFolder`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ author: username, title: 'bench' }),
+      });
+      return ((await res.json()) as { content: { _id: string } }).content._id;
+    }),
+  );
+  const files = await inputs();
+  const mix = [
+    (u: number) =>
+      submit(
+        base,
+        users[u].cookie,
+        '/api/superResolution',
+        { original: files.portrait1024 },
+        {
+          author: users[u].username,
+          scale: '4',
+        },
+      ),
+    (u: number) =>
+      submit(
+        base,
+        users[u].cookie,
+        '/api/faceSwap',
+        { Swap0: files.face, Swap1: files.target },
+        {
+          author: users[u].username,
+          folder: folders[u],
+          consent: 'true',
+        },
+      ),
+    (u: number) =>
+      submit(
+        base,
+        users[u].cookie,
+        '/api/inpaintImage',
+        { original: files.portrait1024, mask: files.mask },
+        {
+          author: users[u].username,
+          prompt: 'skin',
+        },
+      ),
+  ];
+
+  // Idle: the same sampler against the same app, no job anywhere.
+  const idleSampler = startSampler(base, users[0].cookie, IDLE_SAMPLES, []);
+  const idle = await idleSampler.report;
+
+  // Loaded: every user keeps JOBS_OPEN jobs open, cycling through the mix.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const done = { succeeded: 0, failed: 0, byTool: new Map<string, number>() };
+  let loading = true;
+  const waiters = new Map<string, () => void>();
+  const ended = new Set<string>();
+  const userSockets: Socket[] = [];
+  for (const { cookie } of users) {
+    const socket = io(base, { transports: ['websocket'], extraHeaders: { cookie } });
+    await new Promise((resolve) => socket.once(SocketEvents.ready, resolve));
+    const end = (ok: boolean) => (p: { job: { _id: string; tool: string } }) => {
+      if (ok) done.succeeded++;
+      else done.failed++;
+      done.byTool.set(p.job.tool, (done.byTool.get(p.job.tool) ?? 0) + 1);
+      ended.add(p.job._id);
+      waiters.get(p.job._id)?.();
+    };
+    socket.on(JobSocketEvents.completed, end(true));
+    socket.on(JobSocketEvents.failed, end(false));
+    userSockets.push(socket);
+  }
+  const sampler = startSampler(
+    base,
+    users[0].cookie,
+    0,
+    users.map((u) => u.cookie),
+  );
+  await sampler.ready;
+  const runUser = async (u: number, lane: number) => {
+    for (let k = u + lane; loading; k++) {
+      const jobId = await mix[k % mix.length](u);
+      // (a job may end before its submit's answer is read)
+      if (!ended.has(jobId)) await new Promise<void>((resolve) => waiters.set(jobId, resolve));
+    }
+  };
+  const lanes = users.flatMap((_, u) => Array.from({ length: JOBS_OPEN }, (_, lane) => runUser(u, lane)));
+  const gc = { count: 0, total: 0, max: 0, major: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.total += entry.duration;
+      gc.max = Math.max(gc.max, entry.duration);
+      const { detail } = entry as { detail?: { kind?: number } };
+      if (detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major++;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  const loadAverage = loadavg()[0];
+  loop.enable();
+  timing = true;
+  const t0 = performance.now();
+  const saturation: number[] = [];
+  while (performance.now() - t0 < SECONDS * 1000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    saturation.push(pool.stats().tasks >= pool.size ? 1 : 0);
+  }
+  timing = false;
+  sampler.stop();
+  loop.disable();
+  gcObserver.disconnect();
+  const loadAfter = loadavg()[0];
+  loading = false;
+  const loaded = await sampler.report;
+  console.log(`loaded stretch over; waiting for the ${USERS * JOBS_OPEN} jobs in flight to finish`);
+  await Promise.all(lanes);
+
+  const socketLatencies = loaded.received
+    .map(({ key, at }) => (emitted.has(key) ? at - emitted.get(key)! : NaN))
+    .filter((v) => Number.isFinite(v));
+  const rows = [
+    ['GET /api/health', stats(idle.latencies.health), stats(loaded.latencies.health)],
+    ['GET /api/jobs', stats(idle.latencies.jobs), stats(loaded.latencies.jobs)],
+  ] as const;
+  console.log(
+    `\nloaded for ${SECONDS} s by ${USERS} users x ${JOBS_OPEN} open jobs; pool busy (every thread on a task) in ${Math.round((100 * saturation.reduce((a, b) => a + b, 0)) / saturation.length)} % of seconds`,
+  );
+  console.log(
+    `jobs finished: ${done.succeeded} succeeded, ${done.failed} failed (${[...done.byTool].map(([t, n]) => `${t} ${n}`).join(', ')})`,
+  );
+  console.log(
+    `${'route'.padEnd(18)}${'idle p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)} |${'loaded p50'.padStart(11)}${'p99'.padStart(10)}${'max'.padStart(10)}   n idle/loaded`,
+  );
+  for (const [route, a, b] of rows) {
+    console.log(
+      `${route.padEnd(18)}${ms(a.p50)}${ms(a.p99)}${ms(a.max)} |${ms(b.p50).padStart(11)}${ms(b.p99)}${ms(b.max)}   ${a.n}/${b.n}`,
+    );
+  }
+  const s = stats(socketLatencies);
+  console.log(
+    `socket job.progress, emit -> client: p50 ${ms(s.p50)} p99 ${ms(s.p99)} max ${ms(s.max)} (${s.n} of ${emitted.size} pushes emitted while sampling)`,
+  );
+  console.log(
+    `API event loop delay while loaded: p50 ${ms(loop.percentile(50) / 1e6)} p99 ${ms(loop.percentile(99) / 1e6)} max ${ms(loop.max / 1e6)}`,
+  );
+  console.log(
+    `API thread GC pauses while loaded: ${gc.count} (${gc.major} major), ${gc.total.toFixed(0)} ms in all, longest ${gc.max.toFixed(1)} ms`,
+  );
+  console.log(
+    `machine load average (1 min) at start/end of the loaded stretch: ${loadAverage.toFixed(1)} / ${loadAfter.toFixed(1)} on ${availableParallelism()} cores`,
+  );
+  console.log(`failed sampler calls: idle ${idle.failures}, loaded ${loaded.failures}`);
+  console.log(`jobs reported stalled: ${stalled}`);
+  const health = rows[0][2];
+  const jobs = rows[1][2];
+  const verdict = [
+    ['p99 < 50 ms', Math.max(health.p99, jobs.p99) < GOALS.p99],
+    ['max < 200 ms', Math.max(health.max, jobs.max) < GOALS.max],
+    ['socket < 100 ms', s.max < GOALS.socket],
+    ['0 stalled', stalled === 0],
+  ] as const;
+  console.log(`goals: ${verdict.map(([goal, met]) => `${goal} ${met ? 'met' : 'MISSED'}`).join(' | ')}`);
+
+  for (const socket of userSockets) socket.close();
+  await app.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
