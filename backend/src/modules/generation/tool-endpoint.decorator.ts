@@ -17,6 +17,10 @@ export const ToolEndpoints = () =>
       description:
         'The upload is larger than its limit (refused from Content-Length, or as soon as it is exceeded)',
     }),
-    ApiResponse({ status: 429, description: 'Too many tool requests, or too many uploads in progress' }),
+    ApiResponse({
+      status: 429,
+      description:
+        'Too many tool requests, too many uploads in progress, or too many open jobs (MAX_OPEN_JOBS_PER_USER)',
+    }),
     ApiResponse({ status: 503, description: "'This tool is not available right now' (no engine)" }),
   );
