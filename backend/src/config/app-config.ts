@@ -179,7 +179,7 @@ export const configSchema = z
     ENGINE_THREADS: z.coerce.number().int().min(1).max(256).optional(),
     /**
      * Added to the pool threads' nice value (Linux, 0-19): the API thread wins the CPU when both
-     * want it; 19 (the lowest priority) measured better than 10 (README, responsiveness bench).
+     * want it, and engines take only what it leaves (10 and 19 measured alike: README).
      */
     ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(19),
     /** Tries per job for transient errors, and the first back-off delay (doubling). */

@@ -18,7 +18,6 @@ export { swapFace, DEFAULT_SWAP_TUNING } from './face-swap';
 export type { SwapTuning } from './face-swap';
 export { AI_GENERATED_MARK, IPTC_COMPOSITE_WITH_AI } from './provenance';
 export type { EngineLogger } from './logger';
-export { SerialQueue } from './serial-queue';
 export { inpaintImage, decodeMask, INPAINT_RADIUS } from './inpaint';
 export type { BinaryMask } from './inpaint';
 export {

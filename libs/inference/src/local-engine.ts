@@ -51,8 +51,10 @@ const SWAP_JPEG_QUALITY = 92;
 /**
  * The engine that runs on the worker's own CPU: clones (sharp), 2x super resolution (ESRGAN-slim),
  * face swap on images and videos (Human's face mesh, landmark warp and blend; ffmpeg for videos), on
- * tfjs' wasm backend, and inpainting (OpenCV.js). Models load on first use or on `warmup()`. Safe to call concurrently: model work is serialised through one
- * in-process queue, image encoding and decoding (sharp) runs in parallel.
+ * tfjs' wasm backend, and inpainting (OpenCV.js). Models load on first use or on `warmup()`. Safe to call concurrently: model work is serialised through the
+ * thread's queue (tf-runtime's modelQueue), image encoding and decoding (sharp) runs in parallel.
+ * It computes on the calling thread: the backend runs it inside the engine pool's worker threads
+ * (pool/engine-pool.ts), one instance per thread.
  */
 export class LocalCpuEngine implements InferenceEngine {
   readonly name = 'local-cpu';
