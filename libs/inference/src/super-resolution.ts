@@ -164,12 +164,13 @@ export class SuperResolver {
           scale === 4
             ? Float32Array.from(x4.data)
             : resizeFloat(x4.data, x4.width, x4.height, 3, width, height);
-        result = backProject(estimate, width, height, input, this.backProjection);
+        result = backProject(estimate, width, height, input, this.backProjection, context.signal);
       } catch (error) {
         if (context.signal?.aborted) throw error;
         this.logger.warn(`Super-resolution model failed, Lanczos resize instead: ${describe(error)}`);
       }
     }
+    context.signal?.throwIfAborted(); // before a PNG encode a cancel would have to wait out
     const pipeline = fromRgb(result ?? input);
     if (!result) pipeline.resize(width, height, { kernel: 'lanczos3' });
     const data = await pipeline.png().toBuffer();
@@ -370,8 +371,10 @@ export function backProject(
   height: number,
   input: RgbImage,
   rounds: number,
+  signal?: AbortSignal,
 ): RgbImage {
   for (let round = 0; round < rounds; round++) {
+    signal?.throwIfAborted(); // a round at 4x of 1024 px takes seconds
     const down = resizeFloat(estimate, width, height, 3, input.width, input.height);
     for (let i = 0; i < down.length; i++) down[i] = input.data[i] - down[i];
     resizeFloat(down, input.width, input.height, 3, width, height, estimate);
