@@ -10,11 +10,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { API_PREFIX, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
-import {
-  bodyParsers,
-  IMAGE_JSON_BODY_LIMIT,
-  REPLICATE_WEBHOOK_BODY_LIMIT,
-} from '../../src/common/body-parsing';
+import { bodyParsers, JSON_UPLOAD_PATHS, REPLICATE_WEBHOOK_BODY_LIMIT } from '../../src/common/body-parsing';
 import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
 import { refuseCrossSiteWrites } from '../../src/common/request-origin';
 import { createValidationPipe } from '../../src/common/validation';
@@ -62,10 +58,11 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   });
   // Before any body is read: writes only from our own pages (cross-site request forgery).
   app.use(refuseCrossSiteWrites(config));
-  // The spec's super resolution request carries its image as a data URL in JSON.
-  app.use(`${API_PREFIX}/superResolution`, ...bodyParsers(IMAGE_JSON_BODY_LIMIT));
   app.use(`${API_PREFIX}/replicate/webhook`, ...bodyParsers(REPLICATE_WEBHOOK_BODY_LIMIT));
-  for (const parser of bodyParsers(config.JSON_BODY_LIMIT)) app.use(parser);
+  // Tool routes whose JSON form carries an image are read by their upload interceptor instead,
+  // after their checks and the user's upload slot (one accounting for every way a file arrives).
+  for (const parser of bodyParsers(config.JSON_BODY_LIMIT, (req) => JSON_UPLOAD_PATHS.has(req.path)))
+    app.use(parser);
   app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
   mountQueueBoard(app);
 

@@ -37,6 +37,7 @@ import {
   type FeatureFlags,
   type JobTool,
 } from '@studio/contracts';
+import { IMAGE_JSON_BODY_LIMIT, readJsonBody } from '../../common/body-parsing';
 import { TakesFiles } from '../../common/request-origin';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { AuthUser } from '../auth/auth-user';
@@ -178,6 +179,17 @@ export class UploadInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
+    if (req.is('json')) {
+      // A data-URL image in JSON: read only now, after the checks and the upload slot.
+      return from(
+        readJsonBody(req, res, IMAGE_JSON_BODY_LIMIT)
+          .catch((err: unknown) => {
+            closeAfterAnswer(req, res);
+            throw err;
+          })
+          .then(() => lastValueFrom(next.handle(), { defaultValue: undefined })),
+      );
+    }
     if (!req.is('multipart')) return next.handle();
     const rule = this.reflector.get<UploadRule>(UPLOAD_RULE, context.getHandler());
     const dir = join(uploadTempRoot(this.config), randomUUID());

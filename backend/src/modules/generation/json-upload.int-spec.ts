@@ -1,0 +1,53 @@
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { JobMessages, UPLOAD_REQUEST_LIMITS } from '@studio/contracts';
+import { grantCredits, signIn, uniqueName } from '../../../test/clients';
+import { startTestApp, type TestApp } from '../../../test/test-app';
+
+/**
+ * Issue 25 point 5: a JSON body carrying a data-URL image (the spec's super resolution request) is
+ * accounted like a multipart upload: the user's upload slots are taken before its body is read,
+ * so a request beyond them is refused at once instead of being parsed into memory first.
+ */
+describe('JSON image uploads share the upload slots', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ JOB_RATE_LIMIT_PER_MINUTE: '1000' });
+  });
+  afterAll(() => t.close());
+
+  /** Starts a JSON upload that declares 16 MB and sends only its first bytes. */
+  function trickle(cookie: string): { req: ClientRequest } {
+    const url = new URL('/api/superResolution', t.url);
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'content-length': String(16 * 1024 * 1024) },
+    });
+    req.on('error', () => undefined); // destroyed at the end
+    req.write('{"original":"data:image/png;base64,');
+    return { req };
+  }
+
+  it('refuses the upload beyond the slots before reading its body, and frees a slot when one ends', async () => {
+    const user = await signIn(t, uniqueName('json'));
+    await grantCredits(t, user.username, 100);
+    const holding = Array.from({ length: UPLOAD_REQUEST_LIMITS.concurrentPerUser }, () =>
+      trickle(user.cookie),
+    );
+    // A small, complete upload: refused with 429 once every holder has its slot (before that it
+    // gets a slot itself and is judged on its bytes: 400, not an image).
+    const small = () =>
+      user.agent.post('/api/superResolution').send({ original: 'data:image/png;base64,AAAA' });
+    let answer = await small();
+    for (let attempt = 0; attempt < 100 && answer.status !== 429; attempt++) answer = await small();
+    expect(answer.status).toBe(429);
+    expect(answer.body.content).toBe(JobMessages.tooManyUploads);
+    // The holders are still open, unanswered: their bodies never completed.
+    for (const h of holding) expect(h.req.destroyed).toBe(false);
+    holding[0].req.destroy();
+    // Once a holder goes away its slot is free again: the next upload is read.
+    answer = await small();
+    for (let attempt = 0; attempt < 100 && answer.status === 429; attempt++) answer = await small();
+    expect(answer.status).toBe(400);
+    for (const h of holding) h.req.destroy();
+  });
+});
