@@ -176,8 +176,8 @@ describe('Generate on Replicate (fake predictions API; webhook back to the studi
     const limited = await user.agent.post('/api/generateImage').send(PROMPT);
     expect(limited.status).toBe(422);
     await eventually(async () => expect(await balanceOf(user)).toBe(9));
-    // three job attempts, each waiting out three 429s before giving up
-    expect(fake.requestsTo(/^POST \/v1\/predictions$/).length).toBe(2 + 3 * 4);
+    // three job attempts, each waiting out eight 429s (rateLimitRetries' default) before giving up
+    expect(fake.requestsTo(/^POST \/v1\/predictions$/).length).toBe(2 + 3 * 9);
     fake.rateLimitNext(0);
     // Three submissions, one reachability probe: the answer is cached (ENGINE_PROBE_CACHE_MS).
     expect(fake.requestsTo(/^GET \/v1\/account$/)).toHaveLength(1);

@@ -227,7 +227,9 @@ export function errorDetail(text: string): string | undefined {
     });
     return truncate(parts.join('; '));
   }
-  for (const key of ['error', 'errors', 'message'] as const) {
+  // A1111's exception handler answers {error: the class name, detail, body, errors: str(e)}:
+  // the message is in `errors`, the class name alone says little.
+  for (const key of ['errors', 'message', 'error'] as const) {
     const value = parsed[key];
     if (typeof value === 'string' && value) return truncate(value);
   }

@@ -131,24 +131,49 @@ describe('A1111Engine', () => {
       const face = await gradientImage(200, 200);
       const swapped = await engineFor().faceSwap({ face, target: photo });
 
-      const [request] = work();
+      // The swap without restoration (it alone shows whether a face was swapped), then the
+      // configured restorer (CodeFormer) through extras at ×1.
+      const [request, restore] = work();
       expect(request.path).toBe('/reactor/image');
       expect(body(request)).toMatchObject({
         source_faces_index: [0],
         face_index: [0],
         model: 'inswapper_128.onnx',
-        face_restorer: 'CodeFormer',
+        face_restorer: 'None',
         scale: 1,
         save_to_file: 0,
       });
       expect(body(request).source_image).toEqual(expect.stringMatching(/^iVBORw0KGgo.*chars\)$/));
       expect(body(request).target_image).toEqual(expect.stringMatching(/^iVBORw0KGgo/));
+      expect(restore.path).toBe('/sdapi/v1/extra-single-image');
+      expect(body(restore)).toMatchObject({
+        upscaling_resize: 1,
+        upscaler_1: 'None',
+        codeformer_visibility: 1,
+        gfpgan_visibility: 0,
+      });
       expect(swapped).toMatchObject({ format: 'jpeg', width: 320, height: 240 });
       const meta = await sharp(swapped.data).metadata();
       expect(meta.exif?.toString('latin1')).toContain(`${AI_GENERATED_MARK} image: face swap`);
-      const [r, g, b] = await pixel(swapped.data, 160, 120); // the fake's green "face"
+      const [r, g, b] = await pixel(swapped.data, 160, 120); // the fake's green "face", restored (lighter)
       expect(g).toBeGreaterThan(200);
-      expect(r + b).toBeLessThan(60);
+      expect(Math.abs(r - 128)).toBeLessThan(20);
+      expect(Math.abs(b - 128)).toBeLessThan(20);
+    });
+
+    it('faceSwap: a target restored but not swapped (restore-on-unswapped) fails as no_face_target, never delivered', async () => {
+      // The swap is asked without restoration, so an unswapped target comes back unchanged; the
+      // old request (face_restorer CodeFormer) got the restored target and delivered it.
+      fake.noFace = true;
+      fake.restoreUnswapped = true;
+      const error = await rejection(engineFor().faceSwap({ face: photo, target: photo }));
+      expect(error).toBeInstanceOf(EngineInputError);
+      expect(error).toMatchObject({ code: 'no_face_target', message: NO_FACE_EITHER });
+      expect(work().map((r) => r.path)).toEqual(['/reactor/image']); // nothing restored
+      // Without a restorer configured: no extras request at all.
+      fake.noFace = false;
+      await engineFor({ defaults: { faceRestorer: 'None' } }).faceSwap({ face: photo, target: photo });
+      expect(work().map((r) => r.path)).toEqual(['/reactor/image', '/reactor/image']);
     });
 
     it('faceSwap: the target returned unchanged (ReActor found no face) is no_face_target', async () => {
@@ -493,6 +518,25 @@ describe('A1111Engine', () => {
         expect(error).toMatchObject({ kind: 'server', status });
         expect((error as Error).message).toContain('CUDA out of memory');
       }
+    });
+
+    it("the error's message (`errors`) is reported, not its class name (`error`); a proxy's HTML page by its status", async () => {
+      // modules/api/api.py handle_exception: {error: type(e).__name__, detail, body, errors: str(e)}
+      fake.failNext(500, {
+        error: 'OutOfMemoryError',
+        detail: '',
+        body: '',
+        errors: 'CUDA out of memory. Tried to allocate 2.00 GiB',
+      });
+      expect(((await rejection(generate())) as Error).message).toBe(
+        'A1111 POST /sdapi/v1/txt2img failed with HTTP 500: CUDA out of memory. Tried to allocate 2.00 GiB',
+      );
+      fake.failNext(502, 'html');
+      const proxied = await rejection(generate());
+      expect(proxied).toMatchObject({ name: 'A1111Error', kind: 'server', status: 502 });
+      expect((proxied as Error).message).toBe(
+        'A1111 POST /sdapi/v1/txt2img failed with HTTP 502: 502 Bad Gateway 502 Bad Gateway nginx/1.24.0',
+      );
     });
 
     it('429 (busy) is retryable', async () => {

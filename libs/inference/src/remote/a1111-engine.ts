@@ -299,7 +299,11 @@ export class A1111Engine implements InferenceEngine {
       upscaler: 'None',
       scale: 1,
       upscale_visibility: 1,
-      face_restorer: s.faceRestorer,
+      // Restoration comes after, through extras. ReActor answers only {image} (no swap count);
+      // restored, an unswapped target can differ from the target too (swap_face enhances on its
+      // gender-mismatch path without a swap; ComfyUI's node always restores), so only the bare
+      // swap shows whether a face was swapped.
+      face_restorer: 'None',
       restorer_visibility: 1,
       codeformer_weight: 0.5,
       restore_first: 1,
@@ -324,8 +328,32 @@ export class A1111Engine implements InferenceEngine {
     if (this.options.detectUnchangedFaceSwap ?? true) {
       await refuseUnchanged(decodeBase64(swapped), target.base64);
     }
-    const result = await finishImage(swapped, FINISH_AS.faceSwapped);
+    const restored = await this.restoreFaces(swapped, context);
+    const result = await finishImage(restored, FINISH_AS.faceSwapped);
     return this.done(result, context);
+  }
+
+  /**
+   * The faces of a swapped image restored with `faceRestorer` (A1111's own CodeFormer/GFPGAN, the
+   * ones ReActor would call) through /sdapi/v1/extra-single-image without upscaling.
+   */
+  private async restoreFaces(image: string, context: RunContext): Promise<string> {
+    const restorer = this.settings.faceRestorer;
+    if (!restorer || restorer === 'None') return image;
+    const body = {
+      image,
+      resize_mode: 0,
+      upscaling_resize: 1,
+      upscaler_1: 'None',
+      upscaler_2: 'None',
+      extras_upscaler_2_visibility: 0,
+      gfpgan_visibility: /gfpgan/i.test(restorer) ? 1 : 0,
+      codeformer_visibility: /codeformer/i.test(restorer) ? 1 : 0,
+      codeformer_weight: 0.5,
+      show_extras_results: true,
+    };
+    const answer = await this.call('faceSwap', '/sdapi/v1/extra-single-image', body, context);
+    return stringField(answer, 'image', 'extra-single-image');
   }
 
   async clone(_request: CloneRequest, _context?: RunContext): Promise<EncodedImage[]> {

@@ -98,6 +98,24 @@ describe('ComfyUIEngine', () => {
     }
   });
 
+  it('faceSwap: a target restored but not swapped (ReActor restores regardless) fails as no face', async () => {
+    // The node restores whether or not it swapped (nodes.py reactor.execute): the result differs
+    // from the target either way; studio:swapped (before ReActorRestoreFace) shows no swap.
+    fake.noFace = true;
+    fake.restoreUnswapped = true;
+    const error = await rejection(engineFor().faceSwap({ face: photo, target: photo }));
+    expect(error).toMatchObject({ code: 'no_face_target', message: NO_FACE_EITHER });
+    // A swap: the restored image is the result, read from studio:output (not the preview).
+    fake.noFace = false;
+    fake.requests.length = 0;
+    const swapped = await engineFor().faceSwap({ face: photo, target: photo });
+    const views = fake.requestsTo('/view').map((r) => r.query.get('type'));
+    expect(views.sort()).toEqual(['output', 'temp']);
+    const { data, info } = await sharp(swapped.data).raw().toBuffer({ resolveWithObject: true });
+    const o = (120 * info.width + 160) * info.channels;
+    expect([data[o], data[o + 1], data[o + 2]].map((v) => Math.round(v / 16))).toEqual([8, 16, 8]);
+  });
+
   it('node_errors from POST /prompt become a clear permanent failure', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'comfy-wf-'));
     try {
@@ -120,6 +138,16 @@ describe('ComfyUIEngine', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a proxy's HTML error page on POST /prompt is a retryable server error with its status", async () => {
+    fake.htmlErrorNext('POST /prompt', 502);
+    const error = await rejection(engineFor().generate({ prompt: 'x', width: 64, height: 64 }));
+    expect(error).toBeInstanceOf(RemoteEngineError);
+    expect(error).toMatchObject({ kind: 'server', status: 502 });
+    expect((error as Error).message).toBe(
+      'ComfyUI POST /prompt failed with HTTP 502: 502 Bad Gateway 502 Bad Gateway nginx/1.24.0',
+    );
   });
 
   it('an execution_error names the node and the exception, without retries', async () => {

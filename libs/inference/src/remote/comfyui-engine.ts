@@ -31,6 +31,7 @@ import {
   prepareMask,
   roundTo8,
   upscaleFactor,
+  refuseUnchanged,
 } from './remote-images';
 import {
   finishRemoteFaceSwap,
@@ -167,7 +168,7 @@ export class ComfyUIEngine implements InferenceEngine {
       seed: randomSeed(),
       size: { width: roundTo8(width), height: roundTo8(height) },
     });
-    const bytes = await this.run(workflow, graph, context);
+    const { output: bytes } = await this.run(workflow, graph, context);
     return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.generated(width, height)), context);
   }
 
@@ -185,7 +186,7 @@ export class ComfyUIEngine implements InferenceEngine {
       image: imageName,
       mask: maskName,
     });
-    const bytes = await this.run(workflow, graph, context);
+    const { output: bytes } = await this.run(workflow, graph, context);
     return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.inpainted(image)), context);
   }
 
@@ -194,7 +195,7 @@ export class ComfyUIEngine implements InferenceEngine {
     const scale = upscaleFactor(request.scale);
     const image = await prepareImage(request.image, this.maxInputSide);
     const name = await this.upload(Buffer.from(image.base64, 'base64'), context.signal);
-    const bytes = await this.run(workflow, workflow.fill({ image: name }), context);
+    const { output: bytes } = await this.run(workflow, workflow.fill({ image: name }), context);
     return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.upscaled(image, scale)), context);
   }
 
@@ -208,8 +209,19 @@ export class ComfyUIEngine implements InferenceEngine {
       this.upload(Buffer.from(face.base64, 'base64'), context.signal),
       this.upload(Buffer.from(target.base64, 'base64'), context.signal),
     ]);
-    const bytes = await this.run(workflow, workflow.fill({ image: targetName, face: faceName }), context);
-    return this.done(await finishRemoteFaceSwap(ENGINE, bytes, target.base64), context);
+    const { output, swapped } = await this.run(
+      workflow,
+      workflow.fill({ image: targetName, face: faceName }),
+      context,
+      workflow.nodesMarked('swapped'),
+    );
+    if (!swapped) {
+      // A workflow without studio:swapped: only the result to compare (see the README).
+      return this.done(await finishRemoteFaceSwap(ENGINE, output, target.base64), context);
+    }
+    // The swap before restoration decides: restoration alone changes an unswapped face.
+    await refuseUnchanged(swapped, target.base64);
+    return this.done(await finishRemoteImage(ENGINE, output, FINISH_AS.faceSwapped), context);
   }
 
   async clone(_request: CloneRequest, _context?: RunContext): Promise<EncodedImage[]> {
@@ -251,7 +263,12 @@ export class ComfyUIEngine implements InferenceEngine {
    * /history polling always (slower with the socket) so a lost socket never hangs the job. Returns
    * the bytes of the first image of the output node.
    */
-  private async run(workflow: LoadedWorkflow, graph: ComfyWorkflow, context: RunContext): Promise<Buffer> {
+  private async run(
+    workflow: LoadedWorkflow,
+    graph: ComfyWorkflow,
+    context: RunContext,
+    swappedNodes: string[] = [],
+  ): Promise<{ output: Buffer; swapped?: Buffer }> {
     const { signal } = context;
     signal?.throwIfAborted();
     const clientId = randomUUID();
@@ -299,8 +316,16 @@ export class ComfyUIEngine implements InferenceEngine {
         signal,
       );
       const image = await this.resultImage(workflow, entry, signal);
+      const swapped =
+        swappedNodes.length > 0 ? await this.firstImage(swappedNodes, entry, signal) : undefined;
+      if (swappedNodes.length > 0 && !swapped) {
+        throw new EngineInputError(
+          'bad_request',
+          `The ComfyUI workflow for ${workflow.tool} produced no image in its "studio:swapped" node`,
+        );
+      }
       this.logger.log(`ComfyUI ${workflow.tool} done in ${Date.now() - started} ms`);
-      return image;
+      return { output: image, swapped };
     } catch (error) {
       const abandoned = signal?.aborted || (error instanceof RemoteEngineError && error.kind === 'timeout');
       if (abandoned && promptId) this.abandon(promptId);
@@ -323,9 +348,11 @@ export class ComfyUIEngine implements InferenceEngine {
     clientId: string,
   ): Promise<string> {
     const queued = await this.http.send('POST', '/prompt', { json: { prompt: graph, client_id: clientId } });
-    const answer = parseJson(ENGINE, queued, 'POST /prompt');
-    if (queued.status === 400) throw promptRefused(workflow, answer);
-    this.expectOk(queued, 'POST /prompt');
+    // The status first: a proxy's error page (502 HTML) is a server failure, not a garbled answer.
+    if (queued.status === 400 && isJson(queued)) {
+      throw promptRefused(workflow, parseJson(ENGINE, queued, 'POST /prompt'));
+    }
+    const answer = this.expectOk(queued, 'POST /prompt');
     if (!isRecord(answer) || typeof answer.prompt_id !== 'string') {
       throw new RemoteEngineError('protocol', 'ComfyUI /prompt answered without a prompt_id');
     }
@@ -469,8 +496,22 @@ export class ComfyUIEngine implements InferenceEngine {
     entry: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<Buffer> {
+    const image = await this.firstImage(workflow.outputNodes, entry, signal);
+    if (image) return image;
+    throw new EngineInputError(
+      'bad_request',
+      `The ComfyUI workflow for ${workflow.tool} produced no image in its "studio:output" node`,
+    );
+  }
+
+  /** The first image of the first of `nodes` that has one in the history entry, through /view. */
+  private async firstImage(
+    nodes: string[],
+    entry: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Buffer | undefined> {
     const outputs = isRecord(entry.outputs) ? entry.outputs : {};
-    for (const node of workflow.outputNodes) {
+    for (const node of nodes) {
       const output = outputs[node];
       const images = isRecord(output) && Array.isArray(output.images) ? output.images : [];
       const first = images.find((image) => isRecord(image) && typeof image.filename === 'string');
@@ -489,10 +530,7 @@ export class ComfyUIEngine implements InferenceEngine {
       }
       return answer.body;
     }
-    throw new EngineInputError(
-      'bad_request',
-      `The ComfyUI workflow for ${workflow.tool} produced no image in its "studio:output" node`,
-    );
+    return undefined;
   }
 
   private async getJson(
@@ -651,6 +689,15 @@ function interrupted(data: Record<string, unknown>): RemoteEngineError {
 }
 
 /** POST /prompt answered 400: the workflow does not validate on that server. */
+function isJson(answer: RemoteAnswer): boolean {
+  try {
+    JSON.parse(answer.body.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function promptRefused(workflow: LoadedWorkflow, answer: unknown): EngineInputError {
   const parts: string[] = [];
   const body = isRecord(answer) ? answer : {};

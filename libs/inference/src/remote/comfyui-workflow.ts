@@ -15,13 +15,18 @@ import { join } from 'node:path';
  * | `studio:mask`   | `image`: the uploaded mask, white = repaint          | inpaint            |
  * | `studio:face`   | `image`: the uploaded face to use                    | faceSwap           |
  * | `studio:output` | nothing; its images are the result                   | every tool         |
+ * | `studio:swapped`| nothing; the swap before face restoration (optional) | faceSwap           |
  *
  * Everything else (checkpoint, sampler, steps, upscale model, ReActor settings) is the file's.
+ *
+ * `studio:swapped` (a PreviewImage of the swap node's image, before a ReActorRestoreFace node):
+ * ReActor's node restores faces whether or not it swapped one (comfyui-reactor-node nodes.py,
+ * `reactor.execute`), so only the image before restoration shows whether a face was swapped.
  */
 export const COMFYUI_TOOLS = ['generate', 'inpaint', 'superResolve', 'faceSwap'] as const;
 export type ComfyTool = (typeof COMFYUI_TOOLS)[number];
 
-export type ComfyMarker = 'prompt' | 'seed' | 'size' | 'image' | 'mask' | 'face' | 'output';
+export type ComfyMarker = 'prompt' | 'seed' | 'size' | 'image' | 'mask' | 'face' | 'output' | 'swapped';
 
 /** The markers each tool's workflow must have. */
 export const REQUIRED_MARKERS: Record<ComfyTool, readonly ComfyMarker[]> = {
@@ -32,7 +37,7 @@ export const REQUIRED_MARKERS: Record<ComfyTool, readonly ComfyMarker[]> = {
 };
 
 /** The inputs a marker fills; the first that the node has (or the first) is set. */
-const MARKER_INPUTS: Record<Exclude<ComfyMarker, 'output' | 'size'>, readonly string[]> = {
+const MARKER_INPUTS: Record<Exclude<ComfyMarker, 'output' | 'size' | 'swapped'>, readonly string[]> = {
   prompt: ['text', 'prompt'],
   seed: ['seed', 'noise_seed'],
   image: ['image'],
@@ -99,6 +104,16 @@ export class LoadedWorkflow {
   /** Ids of the nodes whose images are the result. */
   get outputNodes(): string[] {
     return this.markers.get('output') ?? [];
+  }
+
+  /** Ids of the nodes titled `studio:<marker>` (none: []). */
+  nodesMarked(marker: ComfyMarker): string[] {
+    return this.markers.get(marker) ?? [];
+  }
+
+  /** The class_type and inputs of the first node of `class_type`, if any (read-only use). */
+  nodeOfClass(classType: string): { class_type: string; inputs: Record<string, unknown> } | undefined {
+    return Object.values(this.graph).find((node) => node.class_type === classType);
   }
 
   /** A copy of the workflow with the studio's values set. */

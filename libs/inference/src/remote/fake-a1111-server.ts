@@ -7,6 +7,8 @@ import {
   paintMaskPng,
   patchFacePng,
   readBodyUpTo,
+  restoreFacePng,
+  sendHtmlError,
 } from './fake-server-kit';
 
 /**
@@ -86,8 +88,14 @@ export class FakeA1111Server {
   readonly requests: RecordedRequest[] = [];
   /** How long work routes take before answering, in ms. */
   delayMs = 0;
-  /** ReActor finds no face: /reactor/image returns the target unchanged. */
+  /** ReActor finds no face: /reactor/image returns the target unchanged (but see restoreUnswapped). */
   noFace = false;
+  /**
+   * ReActor restores faces (face_restorer other than "None") even when it swapped none (as its
+   * swap_face does on the gender-mismatch path, and ComfyUI's ReActor node always): with `noFace`
+   * the target comes back restored, not unchanged.
+   */
+  restoreUnswapped = false;
   /** false: a server before 1.6, which ignores force_task_id (/internal/progress never knows it). */
   trackTasks = true;
   private readonly failures: { status: number; body: unknown }[] = [];
@@ -118,7 +126,10 @@ export class FakeA1111Server {
     return new FakeA1111Server(server, options, url);
   }
 
-  /** The next work request answers `status` with `body` (JSON) instead of working. */
+  /**
+   * The next work request answers `status` with `body` (JSON) instead of working; `body` 'html':
+   * a reverse proxy's HTML error page (nginx's 502 when the server behind it fell over).
+   */
   failNext(
     status: number,
     body: unknown = { error: 'HTTPException', detail: `Fake failure ${status}` },
@@ -184,6 +195,7 @@ export class FakeA1111Server {
     this.failures.length = 0;
     this.delayMs = 0;
     this.noFace = false;
+    this.restoreUnswapped = false;
     this.trackTasks = true;
   }
 
@@ -229,7 +241,10 @@ export class FakeA1111Server {
     }
     const work = method === 'POST' && WORK.has(path);
     const failure = work ? this.failures.shift() : undefined;
-    if (failure) return send(res, failure.status, failure.body);
+    if (failure) {
+      if (failure.body === 'html') return sendHtmlError(res, failure.status);
+      return send(res, failure.status, failure.body);
+    }
 
     try {
       const request = isObject(body) ? body : {};
@@ -243,9 +258,12 @@ export class FakeA1111Server {
       send(res, answer.status ?? 200, answer.body);
     } catch (error) {
       if (res.destroyed) return;
+      // modules/api/api.py handle_exception: the class name in `error`, the message in `errors`.
       send(res, 500, {
-        error: 'HTTPException',
-        detail: error instanceof Error ? error.message : String(error),
+        error: error instanceof Error ? error.name : 'Exception',
+        detail: '',
+        body: '',
+        errors: error instanceof Error ? error.message : String(error),
       });
     }
   }
@@ -295,7 +313,12 @@ export class FakeA1111Server {
       case 'POST /sdapi/v1/extra-single-image': {
         if (typeof body.image !== 'string') return invalid('image', 'field required');
         const factor = typeof body.upscaling_resize === 'number' ? body.upscaling_resize : 2;
-        return { body: { image: await upscale(decodeImage(body.image), factor), html_info: '' } };
+        let image = await upscale(decodeImage(body.image), factor);
+        // The extras' face restoration (codeformer_visibility / gfpgan_visibility above 0).
+        if (Number(body.codeformer_visibility ?? 0) > 0 || Number(body.gfpgan_visibility ?? 0) > 0) {
+          image = (await restoreFacePng(Buffer.from(image, 'base64'))).toString('base64');
+        }
+        return { body: { image, html_info: '' } };
       }
       case 'POST /reactor/image': {
         if (typeof body.source_image !== 'string' || typeof body.target_image !== 'string') {
@@ -303,7 +326,11 @@ export class FakeA1111Server {
         }
         decodeImage(body.source_image);
         const target = decodeImage(body.target_image);
-        return { body: { image: this.noFace ? await reencode(target) : await patchFace(target) } };
+        const restorer = typeof body.face_restorer === 'string' ? body.face_restorer : 'None';
+        const restores = restorer !== 'None' && (!this.noFace || this.restoreUnswapped);
+        let image = this.noFace ? await reencode(target) : await patchFace(target);
+        if (restores) image = (await restoreFacePng(Buffer.from(image, 'base64'))).toString('base64');
+        return { body: { image } };
       }
       default:
         return undefined;

@@ -9,6 +9,8 @@ import {
   paintMaskPng,
   patchFacePng,
   readBody,
+  restoreFacePng,
+  sendHtmlError,
 } from './fake-server-kit';
 
 /**
@@ -79,6 +81,7 @@ const KNOWN = new Set([
   'UpscaleModelLoader',
   'ImageUpscaleWithModel',
   'ReActorFaceSwap',
+  'ReActorRestoreFace',
 ]);
 
 export class FakeComfyUIServer {
@@ -97,8 +100,19 @@ export class FakeComfyUIServer {
   historyDelayMs = 0;
   /** How long the answer to POST /prompt takes; the prompt is queued (and runs) from the start. */
   queueLatencyMs = 0;
-  /** ReActor finds no face: the target comes back unchanged. */
+  /** ReActor finds no face: the target comes back unchanged (but see restoreUnswapped). */
   noFace = false;
+  /**
+   * As the real ReActorFaceSwap node (nodes.py `reactor.execute`): its face_restore_model runs
+   * whether or not a face was swapped, so with `noFace` the target comes back restored, not
+   * unchanged. Off: an unswapped target comes back unchanged, as before.
+   */
+  restoreUnswapped = false;
+  /**
+   * Requests ('POST /prompt') answered once by a reverse proxy's HTML error page with this status
+   * (nginx's 502 while ComfyUI restarts), as `htmlErrorNext` sets them.
+   */
+  private readonly htmlErrors = new Map<string, number>();
   /** false: /ws refuses the upgrade (404), clients must poll /history. */
   websocket = true;
   /** The ids of prompts that were interrupted. */
@@ -203,6 +217,11 @@ export class FakeComfyUIServer {
     for (const ws of this.sockets.values()) ws.terminate();
   }
 
+  /** The next `route` request ('POST /prompt') gets a proxy's HTML error page with `status`. */
+  htmlErrorNext(route: string, status = 502): void {
+    this.htmlErrors.set(route, status);
+  }
+
   /** Between tests: nothing queued or running, knobs back to their defaults, records emptied. */
   reset(): void {
     this.pending.length = 0;
@@ -213,6 +232,7 @@ export class FakeComfyUIServer {
     this.requests.length = 0;
     this.interrupted.length = 0;
     this.deleted.length = 0;
+    this.htmlErrors.clear();
     Object.assign(this, {
       delayMs: 0,
       hang: false,
@@ -222,6 +242,7 @@ export class FakeComfyUIServer {
       historyDelayMs: 0,
       failExecution: undefined,
       noFace: false,
+      restoreUnswapped: false,
     });
   }
 
@@ -259,6 +280,11 @@ export class FakeComfyUIServer {
     }
     this.requests.push({ method, path: url.pathname, query: url.searchParams, body, headers: req.headers });
     if (!this.authorized(req.headers.authorization)) return send(res, 401, { error: 'Unauthorized' });
+    const htmlError = this.htmlErrors.get(`${method} ${url.pathname}`);
+    if (htmlError) {
+      this.htmlErrors.delete(`${method} ${url.pathname}`);
+      return sendHtmlError(res, htmlError);
+    }
 
     const history = /^\/history\/([^/]+)$/.exec(url.pathname);
     if (method === 'GET' && history) {
@@ -529,6 +555,8 @@ export class FakeComfyUIServer {
       return this.uploads.get(String(job.prompt[id]?.inputs.image)) ?? Buffer.alloc(0);
     };
     let image: Buffer;
+    /** Images by the node that made them (face swap, restoration), for the save nodes fed by them. */
+    const byNode = new Map<string, Buffer>();
     const latent = find('EmptyLatentImage');
     const inpaint = find('VAEEncodeForInpaint');
     const upscale = find('ImageUpscaleWithModel');
@@ -547,6 +575,17 @@ export class FakeComfyUIServer {
     } else if (swap) {
       const target = loaded(swap.inputs.input_image);
       image = this.noFace ? await sharp(target).png().toBuffer() : await patchFacePng(target);
+      const restoresInNode = String(swap.inputs.face_restore_model ?? 'none') !== 'none';
+      if (restoresInNode && (!this.noFace || this.restoreUnswapped)) image = await restoreFacePng(image);
+      const swapId = Object.keys(job.prompt).find((id) => job.prompt[id] === swap)!;
+      byNode.set(swapId, image);
+      // ReActorRestoreFace nodes: restoration of their input, the swap's image.
+      for (const [id, node] of Object.entries(job.prompt)) {
+        if (node.class_type !== 'ReActorRestoreFace') continue;
+        const from = Array.isArray(node.inputs.image) ? String(node.inputs.image[0]) : '';
+        if (byNode.has(from)) byNode.set(id, await restoreFacePng(byNode.get(from)!));
+      }
+      image = byNode.get([...byNode.keys()].at(-1)!)!;
     } else {
       image = await gradientPng(64, 64);
     }
@@ -557,7 +596,8 @@ export class FakeComfyUIServer {
       const prefix = String(node.inputs.filename_prefix ?? 'ComfyUI');
       const subfolder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
       const filename = `${prefix.split('/').pop()}_${String(this.counter).padStart(5, '0')}_.png`;
-      this.outputs.set(`${type}/${subfolder}/${filename}`, image);
+      const from = Array.isArray(node.inputs.images) ? String(node.inputs.images[0]) : '';
+      this.outputs.set(`${type}/${subfolder}/${filename}`, byNode.get(from) ?? image);
       outputs[id] = { images: [{ filename, subfolder, type }] };
     }
     return outputs;

@@ -1,7 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import sharp from 'sharp';
-import { closeServer, listenLocally, paintMaskPng, patchFacePng, readBody } from './fake-server-kit';
+import {
+  closeServer,
+  listenLocally,
+  paintMaskPng,
+  patchFacePng,
+  readBody,
+  sendHtmlError,
+} from './fake-server-kit';
 import { signReplicateWebhook } from './replicate-webhook';
 
 /**
@@ -68,7 +75,13 @@ export class FakeReplicateServer {
   readonly deliveries: { predictionId: string; status: number }[] = [];
   private readonly predictions = new Map<string, FakePrediction>();
   private readonly files = new Map<string, Buffer>();
-  private rateLimited: { times: number; retryAfterSeconds: number } = { times: 0, retryAfterSeconds: 0 };
+  /** Files uploaded through POST /v1/files, by id (DELETE /v1/files/{id} removes them). */
+  readonly uploads = new Map<string, { name: string; contentType: string; bytes: Buffer }>();
+  private rateLimited: { times: number; retryAfterSeconds: number | null } = {
+    times: 0,
+    retryAfterSeconds: 0,
+  };
+  private htmlErrors: number[] = [];
   private failures: string[] = [];
 
   private constructor(
@@ -88,9 +101,17 @@ export class FakeReplicateServer {
     return new FakeReplicateServer(server, options, url);
   }
 
-  /** The next `times` API calls answer 429 with Retry-After `retryAfterSeconds`. */
-  rateLimitNext(times: number, retryAfterSeconds = 0): void {
+  /**
+   * The next `times` API calls answer 429 with Retry-After `retryAfterSeconds`; null: without
+   * Retry-After (as a proxy's or a burst limit's 429 may come).
+   */
+  rateLimitNext(times: number, retryAfterSeconds: number | null = 0): void {
     this.rateLimited = { times, retryAfterSeconds };
+  }
+
+  /** The next API call gets a reverse proxy's HTML error page with `status` (a Cloudflare/nginx 502). */
+  htmlErrorNext(status = 502): void {
+    this.htmlErrors.push(status);
   }
 
   /** The next prediction fails with this error (the model's own message). */
@@ -116,7 +137,14 @@ export class FakeReplicateServer {
     const method = req.method ?? 'GET';
     const raw = await readBody(req);
     let body: unknown;
-    if (raw.length > 0) {
+    const type = req.headers['content-type'] ?? '';
+    let form: FormData | undefined;
+    if (type.startsWith('multipart/form-data')) {
+      form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+      body = Object.fromEntries(
+        [...form.entries()].map(([k, v]) => [k, typeof v === 'string' ? v : `(file ${v.size} bytes)`]),
+      );
+    } else if (raw.length > 0) {
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
@@ -139,17 +167,20 @@ export class FakeReplicateServer {
         status: 401,
       });
     }
+    const htmlError = this.htmlErrors.shift();
+    if (htmlError) return sendHtmlError(res, htmlError);
     if (this.rateLimited.times > 0) {
       this.rateLimited.times--;
+      const seconds = this.rateLimited.retryAfterSeconds;
       return send(
         res,
         429,
         {
           title: 'Request was throttled',
-          detail: `Request was throttled. Your rate limit resets in ~${this.rateLimited.retryAfterSeconds}s.`,
+          detail: `Request was throttled.${seconds === null ? '' : ` Your rate limit resets in ~${seconds}s.`}`,
           status: 429,
         },
-        { 'retry-after': String(this.rateLimited.retryAfterSeconds) },
+        seconds === null ? {} : { 'retry-after': String(seconds) },
       );
     }
     if (method === 'GET' && path === '/v1/account') {
@@ -159,6 +190,18 @@ export class FakeReplicateServer {
         name: 'Studio Ops',
         github_url: null,
       });
+    }
+    if (method === 'POST' && path === '/v1/files') return this.createFile(res, form);
+    const upload = /^\/v1\/files\/([\w-]+)$/.exec(path);
+    if (upload && method === 'DELETE') {
+      this.uploads.delete(upload[1]);
+      res.writeHead(204).end();
+      return;
+    }
+    if (upload && method === 'GET') {
+      const file = this.uploads.get(upload[1]);
+      if (!file) return send(res, 404, { title: 'Not found', detail: 'Not found', status: 404 });
+      return send(res, 200, this.fileView(upload[1], file));
     }
     const model = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
     if (method === 'POST' && (path === '/v1/predictions' || model)) {
@@ -180,6 +223,36 @@ export class FakeReplicateServer {
       if (method === 'GET' && !one[2]) return send(res, 200, this.view(prediction));
     }
     send(res, 404, { title: 'Not found', detail: 'Not found', status: 404 });
+  }
+
+  /** POST /v1/files: multipart with the file in `content` (and optional JSON `metadata`). */
+  private async createFile(res: ServerResponse, form: FormData | undefined): Promise<void> {
+    const content = form?.get('content');
+    if (!content || typeof content === 'string') {
+      return send(res, 400, { title: 'Bad request', detail: 'content: a file is required', status: 400 });
+    }
+    const id = randomBytes(13).toString('hex').slice(0, 26);
+    const file = {
+      name: content.name || 'file',
+      contentType: content.type || 'application/octet-stream',
+      bytes: Buffer.from(await content.arrayBuffer()),
+    };
+    this.uploads.set(id, file);
+    send(res, 201, this.fileView(id, file));
+  }
+
+  private fileView(id: string, file: { name: string; contentType: string; bytes: Buffer }) {
+    return {
+      id,
+      name: file.name,
+      content_type: file.contentType,
+      size: file.bytes.length,
+      checksums: { sha256: createHash('sha256').update(file.bytes).digest('hex') },
+      metadata: {},
+      created_at: new Date().toISOString(),
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+      urls: { get: `${this.url}/v1/files/${id}` },
+    };
   }
 
   private create(res: ServerResponse, version: string, body: Record<string, unknown>): void {
@@ -323,6 +396,12 @@ export class FakeReplicateServer {
   private async render(p: FakePrediction): Promise<Buffer> {
     const image = (key: string) => {
       const text = String(p.input[key]);
+      // A files API URL (urls.get of an upload), else a data URL.
+      const upload = text.startsWith(`${this.url}/v1/files/`)
+        ? this.uploads.get(text.slice(text.lastIndexOf('/') + 1))
+        : undefined;
+      if (upload) return upload.bytes;
+      if (!text.startsWith('data:')) throw new Error(`cannot fetch ${text.slice(0, 80)}`);
       return Buffer.from(text.slice(text.indexOf(',') + 1), 'base64');
     };
     switch (p.kind) {

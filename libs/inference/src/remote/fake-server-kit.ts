@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 
@@ -89,6 +89,43 @@ export async function patchFacePng(image: Buffer): Promise<Buffer> {
   };
   return sharp(image)
     .composite([{ input: patch, left: Math.round(width / 3), top: Math.round(height / 3) }])
+    .png()
+    .toBuffer();
+}
+
+/** A reverse proxy's error page (nginx's, as HTML), as it comes back when the server behind it fails. */
+export function htmlErrorPage(status: number): string {
+  const reason = STATUS_CODES[status] ?? 'Error';
+  return (
+    `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n` +
+    `<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n`
+  );
+}
+
+/** Answers with htmlErrorPage(status) (text/html). */
+export function sendHtmlError(res: ServerResponse, status: number): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = htmlErrorPage(status);
+  res.writeHead(status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/**
+ * What the fakes' face restoration (CodeFormer/GFPGAN) does: the middle third, where the fakes put
+ * a face, lightened halfway to white (PNG). Like the real restorers it changes a face that was
+ * not swapped as well as one that was.
+ */
+export async function restoreFacePng(image: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const [x0, y0] = [Math.round(info.width / 3), Math.round(info.height / 3)];
+  const [w, h] = [Math.max(1, Math.round(info.width / 3)), Math.max(1, Math.round(info.height / 3))];
+  for (let y = y0; y < Math.min(info.height, y0 + h); y++) {
+    for (let x = x0; x < Math.min(info.width, x0 + w); x++) {
+      const o = (y * info.width + x) * info.channels;
+      for (let c = 0; c < info.channels; c++) data[o + c] = Math.round((data[o + c] + 255) / 2);
+    }
+  }
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } })
     .png()
     .toBuffer();
 }

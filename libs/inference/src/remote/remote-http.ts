@@ -90,7 +90,7 @@ export class RemoteHttp {
   }
 
   /** `path` is relative to the base URL; an absolute URL is fetched as it is (result files). */
-  async send(method: 'GET' | 'POST', path: string, opts: SendOptions = {}): Promise<RemoteAnswer> {
+  async send(method: 'GET' | 'POST' | 'DELETE', path: string, opts: SendOptions = {}): Promise<RemoteAnswer> {
     const { signal } = opts;
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
     const engine = this.options.engine;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -137,6 +138,56 @@ describe('ReplicateEngine', () => {
     expect(error).toBeInstanceOf(RemoteEngineError);
     expect(error).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterMs: 0 });
     expect(fake.requestsTo(/^POST \/v1\/predictions$/)).toHaveLength(3); // the first try and 2 waits
+  });
+
+  it('a 429 without Retry-After is waited out with growing back-off, not given up after a few seconds', async () => {
+    // Without Retry-After the old adapter waited 1 + 2 + 4 s and gave up at the fourth 429.
+    fake.rateLimitNext(5, null);
+    const image = await engineFor({ rateLimitBackoffMs: 20 }).generate({
+      prompt: 'x',
+      width: 64,
+      height: 64,
+    });
+    expect(image.width).toBe(64);
+    expect(fake.requestsTo(/^POST \/v1\/predictions$/)).toHaveLength(6);
+  });
+
+  it("a proxy's HTML error page is reported with its status, not as unreadable JSON", async () => {
+    fake.htmlErrorNext(502);
+    const error = await rejection(engineFor().generate({ prompt: 'x', width: 64, height: 64 }));
+    expect(error).toBeInstanceOf(RemoteEngineError);
+    expect(error).toMatchObject({ kind: 'server', status: 502 });
+    expect((error as Error).message).toBe(
+      'Replicate POST /v1/predictions failed with HTTP 502: 502 Bad Gateway 502 Bad Gateway nginx/1.24.0',
+    );
+  });
+
+  it('a 4 MB input goes through the files API (its urls.get in the input), not a data URL; deleted after', async () => {
+    const side = 1160;
+    const noise = await sharp(randomBytes(side * side * 3), {
+      raw: { width: side, height: side, channels: 3 },
+    })
+      .png()
+      .toBuffer();
+    expect(noise.length).toBeGreaterThan(4_000_000);
+    // The fake makes its output from the uploaded bytes (a URL it cannot read fails the prediction).
+    const result = await engineFor().superResolve({ image: noise, scale: 2 });
+    expect(result).toMatchObject({ width: side * 2, height: side * 2 });
+    const [upload] = fake.requestsTo(/^POST \/v1\/files$/);
+    expect(upload.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    expect(upload.body).toEqual({ content: `(file ${noise.length} bytes)` });
+    const [create] = fake.requestsTo(/^POST \/v1\/models\/.*\/predictions$/);
+    const input = (create.body as { input: Record<string, unknown> }).input;
+    expect(input.image).toMatch(new RegExp(`^${fake.url}/v1/files/\\w+$`));
+    await waitFor(() => fake.requestsTo(/^DELETE \/v1\/files\/\w+$/).length === 1);
+    expect(fake.uploads.size).toBe(0);
+    // Small inputs stay inline.
+    await engineFor().superResolve({ image: photo, scale: 2 });
+    const small = fake.requestsTo(/^POST \/v1\/models\/.*\/predictions$/)[1].body as {
+      input: Record<string, string>;
+    };
+    expect(small.input.image).toMatch(/^data:image\/png;base64,/);
+    expect(fake.requestsTo(/^POST \/v1\/files$/)).toHaveLength(1);
   });
 
   it("a failed prediction: the model's error for the user; out of memory is retried", async () => {

@@ -39,6 +39,11 @@ import {
 const ENGINE = 'Replicate';
 /** Where Replicate serves prediction output files (https://replicate.delivery/…). */
 const REPLICATE_FILES_HOST = 'replicate.delivery';
+/**
+ * Inputs up to this size go inline as data URLs; larger ones through the files API. Replicate
+ * recommends data URLs only for small files (about 1 MB); its clients refuse them past 10 MB.
+ */
+export const DATA_URL_MAX_BYTES = 1_000_000;
 
 export const REPLICATE_TOOLS = ['generate', 'inpaint', 'superResolve', 'faceSwap'] as const;
 export type ReplicateTool = (typeof REPLICATE_TOOLS)[number];
@@ -70,8 +75,13 @@ export interface ReplicateEngineOptions {
   /** A whole prediction, ms. Default 600000. */
   jobTimeoutMs?: number;
   requestTimeoutMs?: number;
-  /** 429s waited out (Retry-After, else doubling from 1 s) before the job's own retry takes over. Default 3. */
+  /**
+   * 429s waited out before the job's own retry takes over: for their Retry-After, else with
+   * exponential back-off (see rateLimitBackoffMs). Default 8 (about 2.5 min without Retry-After).
+   */
   rateLimitRetries?: number;
+  /** First wait after a 429 without Retry-After, ms; doubled each time, with jitter. Default 2000. */
+  rateLimitBackoffMs?: number;
   /** Longest single wait for a 429, ms. Default 30000. */
   maxRetryAfterMs?: number;
   maxInputSide?: number;
@@ -150,7 +160,7 @@ export class ReplicateEngine implements InferenceEngine {
     const mask = await prepareMask(request.mask, image.width, image.height);
     const bytes = await this.predict(
       'inpaint',
-      { prompt: request.prompt, image: dataUrl(image), mask: `data:image/png;base64,${mask.base64}` },
+      { prompt: request.prompt, image: inputFile(image), mask: inputFile(mask) },
       context,
     );
     return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.inpainted(image)), context);
@@ -160,7 +170,7 @@ export class ReplicateEngine implements InferenceEngine {
     this.model('superResolve');
     const scale = upscaleFactor(request.scale);
     const image = await prepareImage(request.image, this.options.maxInputSide ?? 2048);
-    const bytes = await this.predict('superResolve', { image: dataUrl(image), scale }, context);
+    const bytes = await this.predict('superResolve', { image: inputFile(image), scale }, context);
     return this.done(await finishRemoteImage(ENGINE, bytes, FINISH_AS.upscaled(image, scale)), context);
   }
 
@@ -173,7 +183,7 @@ export class ReplicateEngine implements InferenceEngine {
     ]);
     const bytes = await this.predict(
       'faceSwap',
-      { input_image: dataUrl(target), swap_image: dataUrl(face) },
+      { input_image: inputFile(target), swap_image: inputFile(face) },
       context,
     );
     return this.done(await finishRemoteFaceSwap(ENGINE, bytes, target.base64), context);
@@ -197,8 +207,72 @@ export class ReplicateEngine implements InferenceEngine {
     return model;
   }
 
-  /** Creates the prediction, follows it to its end and downloads its first output. */
+  /**
+   * Creates the prediction, follows it to its end and downloads its first output. Input images
+   * go inline as data URLs, or through the files API past DATA_URL_MAX_BYTES (deleted after).
+   */
   private async predict(
+    tool: ReplicateTool,
+    input: Record<string, unknown>,
+    context: RunContext,
+  ): Promise<Buffer> {
+    const uploaded: string[] = [];
+    try {
+      return await this.predictWith(tool, await this.sendFiles(input, uploaded, context.signal), context);
+    } finally {
+      for (const url of uploaded) this.deleteFile(url);
+    }
+  }
+
+  /** `input` with its InputFiles as data URLs or files API URLs (their URLs pushed on `uploaded`). */
+  private async sendFiles(
+    input: Record<string, unknown>,
+    uploaded: string[],
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (!(value instanceof InputFile)) {
+        out[key] = value;
+      } else if (value.bytes.length <= DATA_URL_MAX_BYTES) {
+        out[key] = `data:${value.mime};base64,${value.bytes.toString('base64')}`;
+      } else {
+        out[key] = await this.uploadFile(value, key, signal);
+        uploaded.push(out[key] as string);
+      }
+    }
+    return out;
+  }
+
+  /** POST /v1/files (multipart `content`): the file's `urls.get`, which a prediction's input may name. */
+  private async uploadFile(file: InputFile, key: string, signal?: AbortSignal): Promise<string> {
+    const extension = file.mime.split('/')[1];
+    const created = await this.withRateLimit(
+      () => {
+        const form = new FormData();
+        form.append('content', new Blob([file.bytes], { type: file.mime }), `${key}.${extension}`);
+        return this.http.send('POST', '/v1/files', { form, signal });
+      },
+      'POST /v1/files',
+      undefined,
+      signal,
+    );
+    const url = isRecord(created) && isRecord(created.urls) ? created.urls.get : undefined;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
+      throw new RemoteEngineError('protocol', 'Replicate POST /v1/files answered without urls.get');
+    }
+    return url;
+  }
+
+  /** Uploaded inputs are not needed once the prediction ended (Replicate would keep them a day). */
+  private deleteFile(url: string): void {
+    if (new URL(url).origin !== new URL(this.url).origin) return; // only ever the API's own files
+    this.http
+      .send('DELETE', url, { timeoutMs: 10_000 })
+      .catch((err: unknown) => this.logger.warn(`Replicate file delete failed: ${String(err)}`));
+  }
+
+  private async predictWith(
     tool: ReplicateTool,
     input: Record<string, unknown>,
     context: RunContext,
@@ -306,15 +380,16 @@ export class ReplicateEngine implements InferenceEngine {
       .catch((err: unknown) => this.logger.warn(`Replicate cancel of ${id} failed: ${String(err)}`));
   }
 
-  /** Sends, waiting out 429s (Retry-After, else doubling from 1 s) a few times; other answers mapped. */
+  /** Sends, waiting out 429s (Retry-After, else exponential back-off) a few times; other answers mapped. */
   private async withRateLimit(
     send: () => Promise<RemoteAnswer>,
     where: string,
     tool: ReplicateTool | undefined,
     signal?: AbortSignal,
   ): Promise<unknown> {
-    const retries = this.options.rateLimitRetries ?? 3;
+    const retries = this.options.rateLimitRetries ?? 8;
     const cap = this.options.maxRetryAfterMs ?? 30_000;
+    const base = this.options.rateLimitBackoffMs ?? 2000;
     for (let attempt = 0; ; attempt++) {
       const answer = await send();
       try {
@@ -322,7 +397,10 @@ export class ReplicateEngine implements InferenceEngine {
       } catch (error) {
         if (!(error instanceof RemoteEngineError) || error.kind !== 'rate_limited' || attempt >= retries)
           throw error;
-        const wait = Math.min(cap, error.retryAfterMs ?? 1000 * 2 ** attempt);
+        // Without Retry-After (a proxy's or a burst limit's 429): doubling waits with jitter, so
+        // the workers that were limited together do not all come back at the same moment.
+        const backoff = Math.min(cap, base * 2 ** attempt) * (0.5 + Math.random() / 2);
+        const wait = Math.round(Math.min(cap, error.retryAfterMs ?? backoff));
         this.logger.warn(`Replicate rate limit on ${where}: waiting ${wait} ms`);
         await sleep(wait, signal);
       }
@@ -441,11 +519,20 @@ function logProgress(logs: unknown): number {
   return last ? Math.min(0.99, Number(last[1]) / 100) : 0;
 }
 
-function dataUrl(image: PreparedImage): string {
-  const mime = image.base64.startsWith('/9j/')
-    ? 'image/jpeg'
-    : image.base64.startsWith('UklG')
-      ? 'image/webp'
-      : 'image/png';
-  return `data:${mime};base64,${image.base64}`;
+/** An input image, sent as a data URL or through the files API depending on its size. */
+class InputFile {
+  readonly bytes: Buffer;
+  readonly mime: string;
+  constructor(image: PreparedImage) {
+    this.bytes = Buffer.from(image.base64, 'base64');
+    this.mime = image.base64.startsWith('/9j/')
+      ? 'image/jpeg'
+      : image.base64.startsWith('UklG')
+        ? 'image/webp'
+        : 'image/png';
+  }
+}
+
+function inputFile(image: PreparedImage): InputFile {
+  return new InputFile(image);
 }
