@@ -201,6 +201,19 @@ export const configSchema = z
     EXPORT_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(5),
     CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     PATREON_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+    /**
+     * Login throttling per account name (README, security): failed attempts allowed at once, then
+     * one attempt per delay doubling from the base to the cap; forgotten after the window.
+     */
+    LOGIN_FREE_FAILURES: z.coerce.number().int().min(1).default(10),
+    LOGIN_DELAY_BASE_MS: z.coerce.number().int().min(1).default(1000),
+    LOGIN_DELAY_MAX_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+    LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().min(1).default(15),
+    /**
+     * A tool upload whose body sends nothing for this long is answered 408 and its connection
+     * closed, freeing the user's upload slot (a trickled body held one for minutes).
+     */
+    UPLOAD_IDLE_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
     /** How often (seconds) each API instance drops sockets whose session has expired or ended. */
     SOCKET_SESSION_CHECK_SECONDS: z.coerce.number().min(0.05).max(3600).default(60),
     /**

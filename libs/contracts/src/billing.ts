@@ -98,8 +98,12 @@ export const STAFF_CREDIT_LIMITS = {
   admin: { perCall: 5_000, perDay: 20_000 },
 } as const;
 
-/** Admin grants and upward adjustments above this wait for another admin's approval. */
+/**
+ * Admin grants and upward adjustments above this wait for another admin's approval: judged on the
+ * sum of what the admin gave directly over the last CREDIT_APPROVAL_WINDOW_HOURS, this one included.
+ */
 export const CREDIT_APPROVAL_THRESHOLD = 1_000;
+export const CREDIT_APPROVAL_WINDOW_HOURS = 24;
 
 /** A grant or adjustment above the threshold, waiting for (or decided by) a second admin. */
 export interface CreditApproval {
@@ -125,6 +129,9 @@ export type CreditChangeAnswer =
 
 export const CreditMessages = {
   selfCredit: 'You cannot change your own balance: ask another staff member',
+  /** Staff and the accounts they promoted (or that promoted them) never credit each other. */
+  promotedLink:
+    'You cannot change the balance of an account you promoted or that promoted you: ask another staff member',
   selfCreditInBulk: 'Your own spends are in this window: ask another staff member to reimburse this window',
   perCall: (max: number) => `You may give at most ${max} credits at once`,
   perDay: (max: number, left: number) =>
@@ -149,6 +156,7 @@ export const PaymentMessages = {
   cancelled: 'Payment cancelled!',
   pleaseWait: 'Please wait while we handle your payment.',
   notConfigured: 'Payments are not configured on this server.',
+  checkoutNotFound: 'Checkout session not found',
   credited: (coins: number) => `${formatCount(coins)} coins added to your balance.`,
   patreonLinked: 'Patreon Linked!',
   patreonFailed: 'Something went wrong...',

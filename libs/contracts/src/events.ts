@@ -119,6 +119,7 @@ export interface DomainEventPayloads {
   /** Changed by the owner (`change`, other sessions end) or by a mailed reset link (`reset`, all end). */
   'account.password_changed': AccountRef & { via: 'change' | 'reset'; sessionsEnded: number };
   /** The owner deleted the account: content removed, ledger entries kept under an anonymous name. */
+  /** `username` is the pseudonym (deleted-…) the account's ledger entries now carry, not its name. */
   'account.deleted': AccountRef & { items: number; ledgerEntries: number };
 }
 

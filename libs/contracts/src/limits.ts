@@ -4,6 +4,13 @@ export const USERNAME_MIN = 3;
 export const USERNAME_MAX = 32;
 /** Letters, digits, dot, dash and underscore; must start with a letter or digit. */
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/**
+ * Deleted accounts' ledger entries and audit lines carry `deleted-<random hex>`: nobody may
+ * register a name with this prefix (any letter case), so no refund or lookup meant for a deleted
+ * account can reach a look-alike.
+ */
+export const RESERVED_USERNAME_PREFIX = 'deleted-';
+export const RESERVED_USERNAME_PATTERN = /^(?!deleted-)/i;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;
 export const EMAIL_MAX = 254;
@@ -40,12 +47,13 @@ export const PATREON_REDIRECT_MS = 5000;
 export const DOWNLOAD_LINK_CLEANUP_MS = 100;
 export const ADMIN_CHART_DAYS = 30;
 
-export type UsernameProblem = 'length' | 'characters';
+export type UsernameProblem = 'length' | 'characters' | 'reserved';
 
 /** Returns what is wrong with a user name, or null when it is acceptable. */
 export function usernameProblem(username: string): UsernameProblem | null {
   if (username.length < USERNAME_MIN || username.length > USERNAME_MAX) return 'length';
   if (!USERNAME_PATTERN.test(username)) return 'characters';
+  if (!RESERVED_USERNAME_PATTERN.test(username)) return 'reserved';
   return null;
 }
 

@@ -8,10 +8,12 @@ export const Messages = {
   loggedIn: 'Logged in!',
   loggedOut: 'Logged out.',
   wrongCredentials: 'Wrong username or password',
+  loginDelayed: (seconds: number) => `Too many failed logins for this account: try again in ${seconds} s`,
   mustBeAdult: 'You must confirm that you are 18 or older',
   usernameLength: 'Username must be 3 to 32 characters long',
   usernameCharacters:
     'Username may use letters, digits, dot, dash and underscore, starting with a letter or digit',
+  usernameReserved: 'Usernames starting with "deleted-" are reserved for deleted accounts',
   passwordLength: 'Password must be at least 8 characters long',
   invalidEmail: 'Email address is not valid',
   needLogin: 'You need to be logged in',

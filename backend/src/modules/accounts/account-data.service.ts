@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectModel } from '@nestjs/mongoose';
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Model, Types } from 'mongoose';
 import { ZipFile } from 'yazl';
-import { DomainEvents, SocketRooms } from '@studio/contracts';
+import { DomainEvents, RESERVED_USERNAME_PREFIX, SocketRooms } from '@studio/contracts';
 import type { AuthUser } from '../auth/auth-user';
 import { SessionRevoker } from '../auth/session-revoker';
 import { PaymentsPort } from '../billing/payments.port';
@@ -23,9 +23,12 @@ import { AccountTokens } from './account-tokens';
 import { AccountsRepository } from './accounts.repository';
 import { toCsv } from './csv';
 
-/** The name a deleted account's ledger entries keep: stable per account, says nothing about it. */
-export const anonymousNameOf = (userId: string) =>
-  `deleted-${createHash('sha256').update(userId).digest('hex').slice(0, 12)}`;
+/**
+ * The name a deleted account's ledger entries and audit lines keep: random, drawn once per
+ * deletion (nothing derived from the id or name, so nothing to reverse), under a prefix nobody
+ * may register (RESERVED_USERNAME_PREFIX).
+ */
+export const newAnonymousName = () => `${RESERVED_USERNAME_PREFIX}${randomBytes(8).toString('hex')}`;
 
 /** A folder title as a zip folder name: no path separators, dots first or control characters. */
 const safeName = (title: string) =>
@@ -179,11 +182,10 @@ export class AccountDataService {
     for (const key of jobs.flatMap((job) => job.inputs)) await this.storage.delete(key);
     await this.jobs.deleteMany({ owner });
 
-    // Only the display name: amounts, states and keys stay as billing wrote them.
-    const anonymised = await this.ledger.updateMany(
-      { userId: owner },
-      { $set: { username: anonymousNameOf(account.id) } },
-    );
+    // Only the display name: amounts, states and keys stay as billing wrote them. A retried
+    // deletion draws a new name and sets it on every entry again, so they always share one.
+    const anonymousName = newAnonymousName();
+    const anonymised = await this.ledger.updateMany({ userId: owner }, { $set: { username: anonymousName } });
 
     if (account.stripeCustomerId) {
       const payments = this.moduleRef.get(PaymentsPort, { strict: false });
@@ -194,7 +196,8 @@ export class AccountDataService {
     await this.tokens.revokeAll(account.id);
     await this.events.publish(DomainEvents.accountDeleted, {
       userId: account.id,
-      username: account.username,
+      // The pseudonym: the event (and the audit line made from it) keeps the id, not the name.
+      username: anonymousName,
       items: items.length,
       ledgerEntries: anonymised.modifiedCount,
     });

@@ -20,6 +20,7 @@ import { linkIn, mailsTo, waitForMail } from '../../../test/mailbox';
 import { stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
+import { AuditEntry } from '../audit/audit-entry.schema';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { PaymentsPort } from '../billing/payments.port';
 import { LedgerEntry } from '../billing/ledger-entry.schema';
@@ -27,7 +28,7 @@ import { ContentItem } from '../folders/content-item.schema';
 import { FoldersService } from '../folders/folders.service';
 import { StoragePort } from '../storage/storage.port';
 import { AccountToken } from './account-token.schema';
-import { anonymousNameOf } from './account-data.service';
+import { createHash } from 'node:crypto';
 import { AccountsRepository } from './accounts.repository';
 import { SessionRevoker } from '../auth/session-revoker';
 
@@ -530,12 +531,38 @@ describe('account basics (real FerretDB, Redis, mail catcher, stripe-mock)', () 
       const ledger = t.app.get<Model<LedgerEntry>>(getModelToken(LedgerEntry.name));
       const entries = await ledger.find({ userId: new Types.ObjectId(account.id) }).lean();
       expect(entries.length).toBeGreaterThan(0);
-      expect(entries.map((e) => e.username)).toEqual(entries.map(() => anonymousNameOf(account.id)));
+      // One pseudonym on every entry, under the reserved prefix, and not derived from the id
+      // (it was sha256(id)[:12], which anyone knowing the id could recompute).
+      const pseudonym = entries[0].username;
+      expect(pseudonym).toMatch(/^deleted-[0-9a-f]{16}$/);
+      expect(entries.map((e) => e.username)).toEqual(entries.map(() => pseudonym));
+      const sha = createHash('sha256').update(account.id).digest('hex');
+      expect(sha).not.toContain(pseudonym.slice('deleted-'.length, 'deleted-'.length + 12));
       expect(entries.reduce((sum, e) => sum + e.amount, 0)).toBe(10);
+      // The audit log keeps the id and the pseudonym: the deletion line and every earlier line
+      // the account wrote; its name is nowhere in them.
       await eventually(async () => {
-        const log = await t.app.get(AuditService).page({ user: client.username });
-        expect(JSON.stringify(log)).toContain(`Deleted their account ${client.username}.`);
+        const log = await t.app.get(AuditService).page({ user: pseudonym });
+        expect(JSON.stringify(log)).toContain('Deleted their account.');
       });
+      const audit = t.app.get<Model<AuditEntry>>(getModelToken(AuditEntry.name));
+      const lines = await audit.find({ 'author.userId': account.id }).lean();
+      expect(lines.length).toBeGreaterThan(1);
+      const shown = lines.map(({ author, message, detail }) => ({ author, message, detail }));
+      expect(JSON.stringify(shown)).not.toContain(client.username);
+      expect(shown.map((line) => line.message)).toContain(`Registered account ${pseudonym}.`);
+      expect(lines.map((line) => line.author?.username)).toEqual(lines.map(() => pseudonym));
+      // Nobody can take the pseudonym (or any deleted- name) to receive what was meant for it.
+      const taken = await request(t.url)
+        .post('/api/register')
+        .send({
+          email: `${uniqueName('x')}@example.com`,
+          username: pseudonym,
+          password: PASSWORD,
+          adult: true,
+        });
+      expect(taken.status).toBe(400);
+      expect(taken.body.content).toBe(Messages.usernameReserved);
     });
   });
 });

@@ -28,6 +28,13 @@ export class Account {
   @Prop()
   seededAdmin?: boolean;
 
+  /**
+   * Every admin who ever gave this account a staff role (kept after a demotion): staff never
+   * credit an account they promoted, nor the one who promoted them (SupportCreditsService).
+   */
+  @Prop({ type: [String], default: undefined })
+  promotedBy?: string[];
+
   @Prop({ default: false })
   verified!: boolean;
 

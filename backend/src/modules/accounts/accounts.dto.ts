@@ -15,6 +15,7 @@ import {
   Messages,
   PASSWORD_MAX,
   PASSWORD_MIN,
+  RESERVED_USERNAME_PATTERN,
   USERNAME_MAX,
   USERNAME_MIN,
   USERNAME_PATTERN,
@@ -39,6 +40,7 @@ export class RegisterDto {
   @MinLength(USERNAME_MIN, { message: Messages.usernameLength })
   @MaxLength(USERNAME_MAX, { message: Messages.usernameLength })
   @Matches(USERNAME_PATTERN, { message: Messages.usernameCharacters })
+  @Matches(RESERVED_USERNAME_PATTERN, { message: Messages.usernameReserved })
   username!: string;
 
   @ApiProperty({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX })

@@ -21,6 +21,7 @@ import { AccountController } from './account.controller';
 import { Account, AccountSchema } from './account.schema';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
+import { LoginThrottle } from './login-throttle';
 import { AccountsService } from './accounts.service';
 import { StaffUsersController } from './staff-users.controller';
 import { StaffUsersService } from './staff-users.service';
@@ -52,6 +53,7 @@ import { StaffUsersService } from './staff-users.service';
     AccountSecurityService,
     AccountSessions,
     AccountDataService,
+    LoginThrottle,
   ],
   // The Mongoose models too: billing owns the money fields of the account document.
   exports: [AccountsRepository, AccountsService, MongooseModule],

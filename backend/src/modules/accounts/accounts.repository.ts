@@ -74,10 +74,24 @@ export class AccountsRepository {
    * Sets the role only if the account still has `expected` (compare and set, one write), so a
    * concurrent change cannot slip through; answers whether it did.
    */
-  async changeRole(id: string, expected: Role, role: Role): Promise<boolean> {
+  async changeRole(id: string, expected: Role, role: Role, by?: string): Promise<boolean> {
     if (!isValidObjectId(id)) return false;
-    const result = await this.model.updateOne({ _id: id, role: expected }, { $set: { role } });
+    // Who gave a staff role is kept in the same write, so no credit can slip in between.
+    const result = await this.model.updateOne(
+      { _id: id, role: expected },
+      role !== 'user' && by ? { $set: { role }, $addToSet: { promotedBy: by } } : { $set: { role } },
+    );
     return result.matchedCount === 1;
+  }
+
+  /** The ids of the accounts `id` promoted to staff and of the admins who promoted `id`. */
+  async promotionLinksOf(id: string): Promise<string[]> {
+    if (!isValidObjectId(id)) return [];
+    const [self, promoted] = await Promise.all([
+      this.model.findById(id).select({ promotedBy: 1 }).lean(),
+      this.model.find({ promotedBy: id }).select({ _id: 1 }).lean(),
+    ]);
+    return [...(self?.promotedBy ?? []), ...promoted.map((row) => String(row._id))];
   }
 
   /** The current balance (billing's AccountBalances is the only writer of it). */

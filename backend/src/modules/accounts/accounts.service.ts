@@ -21,6 +21,7 @@ import { FoldersService } from '../folders/folders.service';
 import { MailService } from '../mail/mail.service';
 import type { AuthUser } from '../auth/auth-user';
 import { AccountRecord, AccountsRepository, isDuplicateKeyError } from './accounts.repository';
+import { LoginThrottle } from './login-throttle';
 import type { LoginDto, RegisterDto } from './accounts.dto';
 import { AccountSecurityService } from './account-security.service';
 import { PasswordHasher } from './password-hasher';
@@ -43,6 +44,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly security: AccountSecurityService,
     private readonly mail: MailService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly throttle: LoginThrottle,
   ) {
     this.hasher = new PasswordHasher(config.PASSWORD_SCRYPT_LOG_N);
   }
@@ -119,6 +121,19 @@ export class AccountsService implements OnApplicationBootstrap {
   }
 
   async login(dto: LoginDto, ctx: RequestContext): Promise<AccountRecord> {
+    // Per account name, before the password is checked: a refused attempt tests nothing.
+    await this.throttle.begin(dto.username);
+    let failed = true;
+    try {
+      const account = await this.checkLogin(dto, ctx);
+      failed = false;
+      return account;
+    } finally {
+      await this.throttle.end(dto.username, failed);
+    }
+  }
+
+  private async checkLogin(dto: LoginDto, ctx: RequestContext): Promise<AccountRecord> {
     const account = await this.accounts.findByUsername(dto.username);
     if (!account) {
       await this.hasher.verify(dto.password, await this.getDummyHash());

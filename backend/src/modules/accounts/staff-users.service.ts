@@ -54,7 +54,7 @@ export class StaffUsersService {
     if (!(ASSIGNABLE_ROLES as readonly string[]).includes(previousRole)) {
       throw new ForbiddenException(RoleMessages.adminRole);
     }
-    if (!(await this.accounts.changeRole(account.id, previousRole, role))) {
+    if (!(await this.accounts.changeRole(account.id, previousRole, role, admin.id))) {
       throw new ConflictException(RoleMessages.changedMeanwhile);
     }
     if (previousRole !== role) {

@@ -229,11 +229,13 @@ export class AuditListener {
 
   @OnDomainEvent(DomainEvents.accountDeleted)
   async onAccountDeleted({ id, payload }: DomainEventEnvelope<'account.deleted'>): Promise<void> {
+    // payload.username is the deleted account's pseudonym (deleted-…), never its name.
+    await this.audit.anonymiseAuthor(payload.userId, payload.username);
     await this.audit.append({
       eventId: id,
       category: AuditCategory.account,
       author: { userId: payload.userId, username: payload.username },
-      message: `Deleted their account ${payload.username}.`,
+      message: 'Deleted their account.',
       detail: `${plural(payload.items, 'item')} removed; ledger entries kept under an anonymous name: ${payload.ledgerEntries}`,
     });
   }

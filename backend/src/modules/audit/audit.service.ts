@@ -65,6 +65,48 @@ export class AuditService {
   ) {}
 
   /** Writes the entry (once per event id) and pushes it to the admins' live feed. */
+  /**
+   * A deleted account's lines keep its id and a pseudonym, not its name: the author of every line
+   * it wrote becomes the pseudonym, and its name, wherever a line quotes it as a whole name
+   * ("Registered account alice.", "Changed the role of alice ..."), too. The name is read from the
+   * lines themselves, so the deletion event need not carry it. Run again, it changes nothing more.
+   */
+  async anonymiseAuthor(userId: string, pseudonym: string): Promise<void> {
+    const authored = await this.model.find({ 'author.userId': userId }).select({ author: 1 }).lean();
+    const names = [...new Set(authored.map((row) => row.author?.username ?? ''))].filter(
+      (name) => name && name !== pseudonym,
+    );
+    for (const name of names) {
+      const escaped = name.replace(/[.-]/g, (c) => `\\${c}`);
+      // A whole name: not part of a longer one (names use letters, digits, '.', '-', '_'; a '.'
+      // right after it ends a sentence unless a name character follows).
+      const whole = new RegExp(`(?<![A-Za-z0-9._-])${escaped}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9._-])`, 'gi');
+      const quoting = await this.model
+        .find({
+          $or: [
+            { message: { $regex: escaped, $options: 'i' } },
+            { detail: { $regex: escaped, $options: 'i' } },
+          ],
+        })
+        .select({ message: 1, detail: 1 })
+        .lean();
+      for (const row of quoting) {
+        const message = row.message.replace(whole, pseudonym);
+        const detail = row.detail?.replace(whole, pseudonym);
+        if (message !== row.message || detail !== row.detail) {
+          await this.model.updateOne(
+            { _id: row._id },
+            { $set: { message, ...(detail !== undefined ? { detail } : {}) } },
+          );
+        }
+      }
+    }
+    await this.model.updateMany(
+      { 'author.userId': userId },
+      { $set: { 'author.username': pseudonym, authorKey: pseudonym.toLowerCase() } },
+    );
+  }
+
   async append(entry: NewAuditEntry): Promise<LogEntry | null> {
     const createdOn = entry.createdOn ?? new Date();
     const row = withoutUndefined({

@@ -91,15 +91,32 @@ describe('billing with stripe-mock and signed webhooks', () => {
       expect(await balanceOf(username)).toBe(400);
     });
 
-    it("tells the success page what the caller's checkout credited: null until the webhook, then the coins", async () => {
+    it("tells the success page what the caller's checkout credited: null until the webhook, then the coins; 404 for an unknown or another user's session", async () => {
       const buyer = await signIn(t);
       const other = await signIn(t);
-      const sessionId = `cs_test_outcome_${buyer.username}`;
+      await markEmailVerified(t, buyer.username);
+      // The session id stripe-mock gave the checkout started through the API.
+      const spy = jest.spyOn(t.app.get(PaymentsPort), 'createCheckout');
+      let sessionId: string;
+      try {
+        const started = await buyer.agent
+          .post('/api/createCheckoutSession')
+          .send({ coin_id: 'coins-200', coin_amount: 3 });
+        expect(started.status).toBe(200);
+        sessionId = (await spy.mock.results[0].value).id;
+      } finally {
+        spy.mockRestore();
+      }
       const outcome = (client: typeof buyer, id = sessionId) => client.agent.get(`/api/checkout/${id}`);
 
       const pending = await outcome(buyer);
       expect(pending.status).toBe(200);
       expect(pending.body).toEqual({ message: 'success', content: { sessionId, credited: null } });
+      // Any other id, or the buyer's id asked by someone else, is not found (it answered 200 null).
+      const unknown = await outcome(buyer, `cs_test_never_${buyer.username}`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ message: 'error', content: PaymentMessages.checkoutNotFound });
+      expect((await outcome(other)).status).toBe(404);
       const event = signedEvent('checkout.session.completed', {
         id: sessionId,
         payment_status: 'paid',
@@ -108,7 +125,7 @@ describe('billing with stripe-mock and signed webhooks', () => {
       expect((await postWebhook(event)).status).toBe(200);
       expect((await outcome(buyer)).body.content).toEqual({ sessionId, credited: 600 });
       // Another user learns nothing about it; a malformed id is refused; the anonymous must log in.
-      expect((await outcome(other)).body.content).toEqual({ sessionId, credited: null });
+      expect((await outcome(other)).status).toBe(404);
       const malformed = await outcome(buyer, 'not-a-session');
       expect(malformed.status).toBe(400);
       expect(malformed.body).toEqual({ message: 'error', content: 'Not a checkout session id' });

@@ -9,6 +9,7 @@ import {
 import {
   AccountMessages,
   COIN_PRODUCT_ID,
+  PaymentMessages,
   COINS_PER_PACK,
   PACKS_MAX,
   PACKS_MIN,
@@ -16,7 +17,9 @@ import {
   plural,
   type CheckoutOutcome,
 } from '@studio/contracts';
+import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { REDIS } from '../../infrastructure/redis.module';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
 import { LedgerService } from './ledger.service';
@@ -26,6 +29,9 @@ export const PAYMENT_PROVIDER_ACTOR = { username: 'stripe' };
 
 /** The ledger key of a checkout's purchase: one credit per Stripe session, however often it is told. */
 const purchaseKey = (sessionId: string) => `stripe-checkout:${sessionId}`;
+
+/** Stripe ends an open checkout session after at most 24 hours; its owner is kept a while longer. */
+const CHECKOUT_OWNER_TTL_SECONDS = 3 * 86_400;
 
 /** Buying coins: checkout, crediting on the provider's word (webhook), the billing portal. */
 @Injectable()
@@ -37,7 +43,13 @@ export class PaymentsService {
     private readonly ledger: LedgerService,
     private readonly accounts: AccountsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
+
+  /** Marks a checkout session as the user's own (per user, so one id can never name another's). */
+  private ownerKey(userId: string, sessionId: string): string {
+    return `${this.config.REDIS_PREFIX}:checkout-owner:{${userId}}:${sessionId}`;
+  }
 
   get configured(): boolean {
     return this.payments.configured;
@@ -66,6 +78,7 @@ export class PaymentsService {
       successUrl: `${base}/stripe/success/{CHECKOUT_SESSION_ID}`,
       cancelUrl: `${base}/stripe/canceled`,
     });
+    await this.redis.set(this.ownerKey(user.id, session.id), '1', 'EX', CHECKOUT_OWNER_TTL_SECONDS);
     return session.url;
   }
 
@@ -129,9 +142,17 @@ export class PaymentsService {
    * What one of the caller's checkouts has credited so far (null until its webhook lands). The
    * success page asks on arrival, since the webhook often lands before the browser is back.
    */
+  /**
+   * Only for a session the caller started here (or one that credited them): an unknown id, or
+   * another user's, is 404, the same answer for both, so nothing is learnt about other sessions.
+   */
   async checkoutOutcome(user: AuthUser, sessionId: string): Promise<CheckoutOutcome> {
     const purchase = await this.ledger.appliedEntry(user.id, purchaseKey(sessionId));
-    return { sessionId, credited: purchase?.amount ?? null };
+    if (purchase) return { sessionId, credited: purchase.amount };
+    if (!(await this.redis.exists(this.ownerKey(user.id, sessionId)))) {
+      throw new NotFoundException(PaymentMessages.checkoutNotFound);
+    }
+    return { sessionId, credited: null };
   }
 
   private publicUrl(origin: string): string {

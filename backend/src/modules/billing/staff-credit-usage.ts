@@ -32,6 +32,26 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECRBY', KEYS[1], counted
 return 1
 `;
 
+/**
+ * The same for a rolling window: a sorted set of the actor's operations scored by time, each
+ * member `<operation>|<amount>`. Entries older than the window are dropped, the rest summed; the
+ * amount is added only if the sum stays within the limit. A replay (the member exists) counts nothing.
+ */
+const RESERVE_WINDOW = `
+local now = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[4]))
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return {1, 0} end
+local used = 0
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  used = used + tonumber(string.match(member, '|(%d+)$'))
+end
+local amount = tonumber(string.match(ARGV[1], '|(%d+)$'))
+if used + amount > tonumber(ARGV[2]) then return {0, used} end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return {1, used + amount}
+`;
+
 export interface UsageSlot {
   /** The UTC day counted against, YYYY-MM-DD. */
   day: string;
@@ -79,6 +99,39 @@ export class StaffCreditUsage {
   /** Undoes a reservation whose credit did not happen (refused, rejected, failed). */
   async release(actorId: string, slot: UsageSlot): Promise<void> {
     await this.redis.eval(RELEASE, 2, ...this.keys(actorId, slot));
+  }
+
+  /**
+   * Adds `amount` to what the actor gave over the last `windowMs` (a rolling window, not a
+   * calendar day) if the sum stays within `limit`; atomic across requests and API instances.
+   */
+  async reserveWindow(
+    actorId: string,
+    operation: string,
+    amount: number,
+    limit: number,
+    windowMs: number,
+    now = Date.now(),
+  ): Promise<{ ok: boolean; used: number }> {
+    const [ok, used] = (await this.redis.eval(
+      RESERVE_WINDOW,
+      1,
+      this.windowKey(actorId),
+      `${operation}|${amount}`,
+      String(limit),
+      String(now),
+      String(windowMs),
+    )) as [number, number];
+    return { ok: ok === 1, used };
+  }
+
+  /** Undoes a window reservation whose credit did not happen. */
+  async releaseWindow(actorId: string, operation: string, amount: number): Promise<void> {
+    await this.redis.zrem(this.windowKey(actorId), `${operation}|${amount}`);
+  }
+
+  private windowKey(actorId: string): string {
+    return `${this.prefix}:{${actorId}}:window`;
   }
 
   private keys(actorId: string, slot: UsageSlot): [string, string] {

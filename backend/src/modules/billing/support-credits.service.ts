@@ -10,6 +10,7 @@ import { Model, Types } from 'mongoose';
 import { randomUUID } from 'node:crypto';
 import {
   CREDIT_APPROVAL_THRESHOLD,
+  CREDIT_APPROVAL_WINDOW_HOURS,
   CreditMessages,
   DomainEvents,
   STAFF_CREDIT_LIMITS,
@@ -37,11 +38,14 @@ interface CreditChangeInput {
 const APPROVALS_LISTED = 50;
 
 const BULK_WINDOW_MAX_DAYS = 31;
+const APPROVAL_WINDOW_MS = CREDIT_APPROVAL_WINDOW_HOURS * 3_600_000;
 
 /**
  * Credit tools for support staff (reimburse) and admins (grant, adjust). Staff never credit
- * themselves; what they give is capped per call and per UTC day by role (STAFF_CREDIT_LIMITS);
- * admin grants above CREDIT_APPROVAL_THRESHOLD wait for a second admin.
+ * themselves, nor an account they promoted to staff or that promoted them; what they give is capped
+ * per call and per UTC day by role (STAFF_CREDIT_LIMITS); admin grants that would take what the
+ * admin gave over a rolling CREDIT_APPROVAL_WINDOW_HOURS above CREDIT_APPROVAL_THRESHOLD wait for
+ * a second admin.
  */
 @Injectable()
 export class SupportCreditsService {
@@ -131,6 +135,8 @@ export class SupportCreditsService {
     }
     const requester = { userId: request.requestedBy.userId!, username: request.requestedBy.username };
     if (request.state === 'approved') {
+      // Checked before the credit, also on a retried approval: a role may have changed meanwhile.
+      await this.refuseLinked(approver, String(request.userId));
       const outcome = await this.ledger.credit({
         key: `approval:${String(request._id)}`,
         userId: String(request.userId),
@@ -189,6 +195,10 @@ export class SupportCreditsService {
     const spends = await this.unreimbursedSpends(input.tool, input.from, input.to);
     if (spends.some((s) => s.userId === actor.id)) {
       throw new ForbiddenException(CreditMessages.selfCreditInBulk);
+    }
+    const linked = new Set(await this.accounts.promotionLinksOf(actor.id));
+    if (spends.some((s) => linked.has(s.userId))) {
+      throw new ForbiddenException(CreditMessages.promotedLink);
     }
     const paid = new Map<string, number>();
     for (const spend of spends) {
@@ -251,22 +261,58 @@ export class SupportCreditsService {
   ): Promise<CreditChangeAnswer> {
     const account = await this.requireAccount(input.username);
     if (account.id === actor.id) throw new ForbiddenException(CreditMessages.selfCredit);
+    if (input.amount > 0) await this.refuseLinked(actor, account.id);
     const limits = STAFF_CREDIT_LIMITS[actor.role === 'admin' ? 'admin' : 'support'];
     const key = `${kind}:${actor.id}:${input.requestId ?? randomUUID()}`;
-    const staff = { userId: actor.id, username: actor.username };
     // Taking credits away (a downward adjustment) gives nothing, so only increases are capped.
     const gives = input.amount > 0;
     if (gives && input.amount > limits.perCall) {
       throw new ForbiddenException(CreditMessages.perCall(limits.perCall));
     }
-    if (gives && kind !== 'reimbursement' && input.amount > CREDIT_APPROVAL_THRESHOLD) {
-      return this.requestApproval(actor, kind, account, input, key, limits.perDay);
+    if (gives && kind !== 'reimbursement') {
+      // The threshold holds for the sum over the window, so three grants of 1,000 are no way
+      // around a second admin; a grant that would pass it waits for approval like a large one.
+      const windowOperation = `${key}:${account.id}`;
+      // A request id that already became an approval request stays one, even once the window has room.
+      const asked = await this.approvals.findOne({ requestKey: key }).lean();
+      if (asked) return { username: asked.username, amount: asked.amount, pending: toApprovalView(asked) };
+      const direct =
+        input.amount <= CREDIT_APPROVAL_THRESHOLD &&
+        (
+          await this.usage.reserveWindow(
+            actor.id,
+            windowOperation,
+            input.amount,
+            CREDIT_APPROVAL_THRESHOLD,
+            APPROVAL_WINDOW_MS,
+          )
+        ).ok;
+      if (!direct) return this.requestApproval(actor, kind, account, input, key, limits.perDay);
+      try {
+        return await this.apply(actor, kind, account, input, key, limits.perDay);
+      } catch (err) {
+        await this.usage.releaseWindow(actor.id, windowOperation, input.amount);
+        throw err;
+      }
     }
+    return this.apply(actor, kind, account, input, key, limits.perDay);
+  }
+
+  private async apply(
+    actor: AuthUser,
+    kind: StaffKind,
+    account: { id: string; username: string },
+    input: CreditChangeInput,
+    key: string,
+    perDay: number,
+  ): Promise<CreditChangeAnswer> {
+    const staff = { userId: actor.id, username: actor.username };
+    const gives = input.amount > 0;
     // Counted per request id, user and amount: the same id sent again with another amount or
     // for another user (at once, or after a crash between counting and crediting) is counted on
     // its own, not passed as a replay of what was counted first.
     const slot = { day: StaffCreditUsage.today(), operation: `${key}:${account.id}:${input.amount}` };
-    if (gives) await this.reserveUsage(actor, slot, input.amount, limits.perDay);
+    if (gives) await this.reserveUsage(actor, slot, input.amount, perDay);
     let outcome;
     try {
       outcome = await this.ledger.credit({
@@ -354,6 +400,13 @@ export class SupportCreditsService {
   ) {
     const { ok, used } = await this.usage.reserve(actor.id, slot, amount, perDay);
     if (!ok) throw new ForbiddenException(CreditMessages.perDay(perDay, Math.max(0, perDay - used)));
+  }
+
+  /** No credit between staff and the accounts they promoted, or that promoted them. */
+  private async refuseLinked(actor: AuthUser, userId: string): Promise<void> {
+    if ((await this.accounts.promotionLinksOf(actor.id)).includes(userId)) {
+      throw new ForbiddenException(CreditMessages.promotedLink);
+    }
   }
 
   private async requireAccount(username: string) {
