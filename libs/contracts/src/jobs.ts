@@ -228,5 +228,6 @@ export const JobMessages = {
   unexpectedFile: 'This tool does not take a file named',
   badUpload: 'The upload could not be read',
   uploadAborted: 'The upload was interrupted',
+  uploadIdle: 'The upload stalled: no data arrived for too long',
   tooManyUploads: 'Wait for your uploads in progress to finish',
 } as const;

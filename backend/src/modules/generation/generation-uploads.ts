@@ -5,6 +5,7 @@ import {
   ExecutionContext,
   ForbiddenException,
   HttpException,
+  RequestTimeoutException,
   HttpStatus,
   Inject,
   Injectable,
@@ -175,6 +176,10 @@ export class UploadInterceptor implements NestInterceptor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  private get idleMs(): number {
+    return this.config.UPLOAD_IDLE_SECONDS * 1000;
+  }
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
@@ -182,7 +187,7 @@ export class UploadInterceptor implements NestInterceptor {
     if (req.is('json')) {
       // A data-URL image in JSON: read only now, after the checks and the upload slot.
       return from(
-        readJsonBody(req, res, IMAGE_JSON_BODY_LIMIT)
+        whileNotIdle(req, this.idleMs, readJsonBody(req, res, IMAGE_JSON_BODY_LIMIT))
           .catch((err: unknown) => {
             closeAfterAnswer(req, res);
             throw err;
@@ -202,7 +207,7 @@ export class UploadInterceptor implements NestInterceptor {
           // Gone before this point, the request would never close again: nothing would end the
           // read below nor remove the folder.
           if (res.closed) throw new BadRequestException(JobMessages.uploadAborted);
-          const { fields, files } = await receive(req, rule, dir);
+          const { fields, files } = await receive(req, rule, dir, this.idleMs);
           req.body = fields;
           (req as Request & { files: UploadedFile[] }).files = files;
         } catch (err) {
@@ -237,8 +242,38 @@ export class StaleUploadSweep implements OnApplicationBootstrap {
   }
 }
 
+/**
+ * `reading`, unless the request sends no byte for `idleMs`: then 408 (the caller closes the
+ * connection after the answer, which frees the upload slot).
+ */
+function whileNotIdle<T>(req: Request, idleMs: number, reading: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let arm = () => {};
+  const idle = new Promise<never>((_, reject) => {
+    arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => reject(new RequestTimeoutException(JobMessages.uploadIdle)), idleMs);
+    };
+  });
+  req.on('data', arm);
+  arm();
+  return Promise.race([reading, idle]).finally(() => {
+    clearTimeout(timer);
+    req.off('data', arm);
+  });
+}
+
 /** Fields and files of one multipart body, or the first limit it broke (nothing more is read). */
 function receive(
+  req: Request,
+  rule: UploadRule,
+  dir: string,
+  idleMs: number,
+): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
+  return whileNotIdle(req, idleMs, readMultipart(req, rule, dir));
+}
+
+function readMultipart(
   req: Request,
   rule: UploadRule,
   dir: string,
