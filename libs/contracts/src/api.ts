@@ -1,4 +1,6 @@
 import type { LogEntry } from './audit';
+import type { JobTool } from './jobs';
+import type { EngineReadiness } from './operations';
 import type { Role } from './roles';
 
 /** Every JSON answer has this shape (spec section 7); errors carry the human message in content. */
@@ -67,6 +69,17 @@ export interface HealthContent {
   redis: ServiceState;
   /** The mail transport: 'up' (SMTP answers), 'down', or 'log' (no SMTP_URL: mails go to the log). */
   mail: ServiceState | 'log';
+  /**
+   * Per tool: its engine's kind and readiness (remote engines probed, answers cached for
+   * ENGINE_PROBE_CACHE_MS; 'ready' for the local engine, 'not_configured' without one) and the
+   * jobs on the remote server (every client's) when it tells. Any not ready: status 'degraded'.
+   */
+  engines: {
+    tool: JobTool;
+    kind: string;
+    readiness: EngineReadiness | 'not_configured';
+    remoteQueued?: number;
+  }[];
   uptimeSeconds: number;
   version: string;
 }

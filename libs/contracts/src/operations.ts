@@ -52,6 +52,9 @@ export type SetFlagsRequest = Partial<FeatureFlags>;
 export const OperationsSocketEvents = { changed: 'operations.changed' } as const;
 
 /** GET /api/admin/engines: per tool, its engine and whether that engine answers. */
+/** Whether a remote engine can take a tool's jobs; see ToolEngineStatus.readiness. */
+export type EngineReadiness = 'unreachable' | 'unauthorised' | 'models_missing' | 'ready';
+
 export interface ToolEngineStatus {
   tool: JobTool;
   /** ENGINE_<TOOL>: local, a1111, comfyui, replicate */
@@ -60,6 +63,13 @@ export interface ToolEngineStatus {
   available: boolean;
   /** Remote engines (ComfyUI, Replicate): the probe's answer. */
   reachable?: boolean;
+  /**
+   * Remote engines: the first obstacle to this tool's jobs ('unreachable', 'unauthorised',
+   * 'models_missing': see `missing`), or 'ready'.
+   */
+  readiness?: EngineReadiness;
+  /** What the server lacks for this tool ("ReActor model inswapper_128.onnx"). */
+  missing?: string[];
   /** The GPU and its free memory, the account, or why the server does not answer. */
   detail?: string;
   gpu?: { name: string; vramFreeBytes: number; vramTotalBytes: number };

@@ -83,9 +83,19 @@ export interface InferenceEngine {
   status?(): Promise<EngineStatus>;
 }
 
+/**
+ * Whether a remote engine can take jobs, the first obstacle found: no answer ('unreachable'), the
+ * credentials refused ('unauthorised'), a model, node or extension a tool needs is not on the
+ * server ('models_missing', see EngineStatus.missing), else 'ready'.
+ */
+export type EngineReadiness = 'unreachable' | 'unauthorised' | 'models_missing' | 'ready';
+
 /** What a remote engine's server says about itself. */
 export interface EngineStatus {
   reachable: boolean;
+  readiness?: EngineReadiness;
+  /** What the server lacks, per capability ("ReActor model inswapper_128.onnx"). */
+  missing?: { capability: Capability; what: string }[];
   /** One line for people: the GPU and its free memory, the account, or why it does not answer. */
   detail: string;
   gpu?: { name: string; vramFreeBytes: number; vramTotalBytes: number };

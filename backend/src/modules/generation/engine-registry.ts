@@ -89,12 +89,20 @@ export class EngineRegistry implements OnApplicationShutdown {
     return status.reachable ? null : 'unreachable';
   }
 
-  /** Per tool: the engine kind and, for remote engines, a fresh probe (the operations page). */
-  async statusOf(tool: JobTool): Promise<{ kind: string; available: boolean; status?: EngineStatus }> {
+  /**
+   * Per tool: the engine kind and, for remote engines, a probe: fresh (the operations page), or
+   * one up to `maxAgeMs` old (the public health check, so it cannot make the studio hammer them).
+   */
+  async statusOf(
+    tool: JobTool,
+    maxAgeMs = 0,
+  ): Promise<{ kind: string; available: boolean; status?: EngineStatus }> {
     const kind = this.overrides.has(tool) ? 'override' : this.kindFor(tool);
     const engine = this.engineFor(tool);
-    if (!engine || !engine.status || !REMOTE_KINDS.has(kind)) return { kind, available: engine !== null };
-    return { kind, available: true, status: await this.probe(kind, engine, 0) };
+    // A1111 too (it is not probed before jobs: see unavailability()).
+    const probed = REMOTE_KINDS.has(kind) || kind === 'a1111';
+    if (!engine || !engine.status || !probed) return { kind, available: engine !== null };
+    return { kind, available: true, status: await this.probe(kind, engine, maxAgeMs) };
   }
 
   private probe(kind: string, engine: InferenceEngine, maxAgeMs: number): Promise<EngineStatus> {

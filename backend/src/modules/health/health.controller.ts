@@ -3,11 +3,14 @@ import { InjectConnection } from '@nestjs/mongoose';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type Redis from 'ioredis';
 import type { Connection } from 'mongoose';
-import type { HealthContent, ServiceState } from '@studio/contracts';
+import { JobTools, type HealthContent, type ServiceState } from '@studio/contracts';
 import { ok } from '../../common/api-response';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { Public } from '../auth/auth.decorators';
+import { EngineRegistry } from '../generation/engine-registry';
 import { MailService } from '../mail/mail.service';
+import { toolReadiness } from '../operations/engines-status.service';
 
 const PROBE_TIMEOUT_MS = 2000;
 
@@ -18,29 +21,62 @@ export class HealthController {
     @InjectConnection() private readonly db: Connection,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly mail: MailService,
+    private readonly engines: EngineRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('health')
   @Public()
-  @ApiOperation({ summary: 'Liveness with the state of the database, Redis and the mail transport' })
+  @ApiOperation({
+    summary:
+      "Liveness with the state of the database, Redis, the mail transport and each tool's engine " +
+      '(reachable, authorised, models present, jobs queued there)',
+  })
   @ApiOkResponse({
-    description: '{message, content: {status, database, redis, mail, uptimeSeconds, version}}',
+    description: '{message, content: {status, database, redis, mail, engines, uptimeSeconds, version}}',
   })
   async health() {
-    const [database, redis, mail] = await Promise.all([
+    const [database, redis, mail, engines] = await Promise.all([
       probe(() => this.db.db!.admin().ping()),
       probe(() => this.redis.ping()),
       this.mail.state(),
+      this.engineStates(),
     ]);
+    const enginesReady = engines.every((e) => e.readiness === 'ready' || e.readiness === 'not_configured');
     const content: HealthContent = {
-      status: database === 'up' && redis === 'up' && mail !== 'down' ? 'ok' : 'degraded',
+      status: database === 'up' && redis === 'up' && mail !== 'down' && enginesReady ? 'ok' : 'degraded',
       database,
       redis,
       mail,
+      engines,
       uptimeSeconds: Math.round(process.uptime()),
       version: process.env.npm_package_version ?? '0.1.0',
     };
     return ok(content);
+  }
+
+  /**
+   * Per tool: kind and readiness, from a probe at most ENGINE_PROBE_CACHE_MS old (this route is
+   * public: it must not make the studio hammer a GPU server). No server details (addresses,
+   * model names) here: the admin engines page has them.
+   */
+  private engineStates(): Promise<HealthContent['engines']> {
+    const maxAge = this.config.ENGINE_PROBE_CACHE_MS;
+    return Promise.all(
+      JobTools.map(async (tool) => {
+        const { kind, available, status } = await this.engines.statusOf(tool, maxAge);
+        if (!available) return { tool, kind, readiness: 'not_configured' as const };
+        if (!status) return { tool, kind, readiness: 'ready' as const };
+        const { readiness } = toolReadiness(tool, status);
+        const queued = status.queue && status.queue.running + status.queue.pending;
+        return {
+          tool,
+          kind,
+          readiness: readiness ?? (status.reachable ? 'ready' : 'unreachable'),
+          ...(queued !== undefined && { remoteQueued: queued }),
+        };
+      }),
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { JobTools } from '@studio/contracts';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
 describe('health and API document', () => {
@@ -12,6 +13,13 @@ describe('health and API document', () => {
     const res = await request(t.url).get('/api/health');
     expect(res.status).toBe(200);
     expect(res.body.content).toMatchObject({ status: 'ok', database: 'up', redis: 'up', mail: 'up' });
+    // Every tool's engine: the local one here, nothing remote to probe.
+    const engines = res.body.content.engines as { tool: string; kind: string; readiness: string }[];
+    expect(engines.map((e) => e.tool)).toEqual([...JobTools]);
+    for (const engine of engines) {
+      expect(engine.kind).toBe('local');
+      expect(['ready', 'not_configured']).toContain(engine.readiness);
+    }
   });
 
   it('reports a mail server that does not answer as down, and no SMTP_URL as mails to the log', async () => {

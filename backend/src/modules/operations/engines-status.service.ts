@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bull';
 import { JobTools, type JobTool, type ToolEngineStatus } from '@studio/contracts';
-import { EngineRegistry } from '../generation/engine-registry';
+import type { EngineStatus } from '@studio/inference';
+import { CAPABILITY_OF, EngineRegistry } from '../generation/engine-registry';
 import { toolQueueToken } from '../generation/job-queues';
 
 /** The operations page's engine board: per tool, its engine, whether it answers, and its queue. */
@@ -26,6 +27,7 @@ export class EnginesStatusService {
       available: engine.available,
       ...(status && {
         reachable: status.reachable,
+        ...toolReadiness(tool, status),
         detail: status.detail,
         gpu: status.gpu,
         remoteQueue: status.queue,
@@ -39,4 +41,20 @@ export class EnginesStatusService {
     const counts = await queue.getJobCounts();
     return { waiting: counts.waiting, active: counts.active, delayed: counts.delayed, failed: counts.failed };
   }
+}
+
+/**
+ * The engine's readiness for one tool: what its server lacks for other tools does not stop this
+ * one (the engine is shared, its probe covers every tool it offers).
+ */
+export function toolReadiness(
+  tool: JobTool,
+  status: EngineStatus,
+): Pick<ToolEngineStatus, 'readiness' | 'missing'> {
+  const missing = (status.missing ?? [])
+    .filter((m) => m.capability === CAPABILITY_OF[tool])
+    .map((m) => m.what);
+  if (status.readiness === undefined) return {};
+  if (status.readiness !== 'models_missing') return { readiness: status.readiness };
+  return missing.length > 0 ? { readiness: 'models_missing', missing } : { readiness: 'ready' };
 }

@@ -98,6 +98,35 @@ describe('Generate on a ComfyUI engine (fake ComfyUI over HTTP and /ws)', () => 
     expect((res.body.content as ToolEngineStatus[]).find((e) => e.tool === 'clone')).toMatchObject({
       kind: 'local',
     });
+    expect(generate.readiness).toBe('ready');
+    const healthy = (await request(t.url).get('/api/health')).body.content;
+    expect(healthy.status).toBe('ok');
+    expect(healthy.engines).toContainEqual({
+      tool: 'generate',
+      kind: 'comfyui',
+      readiness: 'ready',
+      remoteQueued: 0,
+    });
+
+    // A checkpoint gone from the server: generate's row says which, /api/health says degraded
+    // (without the model's name: that route is public).
+    fake.missingModels.add('v1-5-pruned-emaonly.safetensors');
+    const lacking = (await admin.agent.get('/api/admin/engines')).body.content as ToolEngineStatus[];
+    expect(lacking.find((e) => e.tool === 'generate')).toMatchObject({
+      reachable: true,
+      readiness: 'models_missing',
+      missing: ['CheckpointLoaderSimple ckpt_name v1-5-pruned-emaonly.safetensors'],
+    });
+    const degraded = (await request(t.url).get('/api/health')).body.content;
+    expect(degraded.status).toBe('degraded');
+    expect(degraded.engines).toContainEqual({
+      tool: 'generate',
+      kind: 'comfyui',
+      readiness: 'models_missing',
+      remoteQueued: 0,
+    });
+    expect(JSON.stringify(degraded)).not.toContain('v1-5-pruned');
+    fake.missingModels.clear();
 
     await fake.close();
     const before = await balanceOf(user);
@@ -108,6 +137,7 @@ describe('Generate on a ComfyUI engine (fake ComfyUI over HTTP and /ws)', () => 
     const down = (await admin.agent.get('/api/admin/engines')).body.content as ToolEngineStatus[];
     expect(down.find((e) => e.tool === 'generate')).toMatchObject({
       reachable: false,
+      readiness: 'unreachable',
       detail: expect.stringMatching(/does not answer/),
     });
   });

@@ -241,12 +241,26 @@ describe('AdminOperationsPage engines', () => {
       kind: 'replicate',
       available: true,
       reachable: false,
+      readiness: 'unauthorised',
       detail: 'Replicate at https://api.replicate.com does not answer: refused the credentials',
+      queue: { waiting: 0, active: 0, delayed: 0, failed: 0 },
+    };
+    const faceSwap = {
+      tool: 'faceSwap',
+      kind: 'a1111',
+      available: true,
+      reachable: true,
+      readiness: 'models_missing',
+      missing: ['ReActor model inswapper_128.onnx'],
+      detail: 'answers, idle',
       queue: { waiting: 0, active: 0, delayed: 0, failed: 0 },
     };
     asAdmin({
       'GET /api/operations': operationsAnswer(),
-      'GET /api/admin/engines': { status: 200, body: { message: 'success', content: [generate, inpaint] } },
+      'GET /api/admin/engines': {
+        status: 200,
+        body: { message: 'success', content: [generate, inpaint, faceSwap] },
+      },
     });
     renderApp('/admin/operations');
     const state = await screen.findByTestId('engine-state-generate');
@@ -256,6 +270,11 @@ describe('AdminOperationsPage engines', () => {
       '3 waiting, 1 running (server: 1 running, 2 pending)',
     );
     expect(screen.getByTestId('engine-state-inpaint')).toHaveTextContent('Does not answer');
+    expect(screen.getByTestId('engine-state-inpaint')).toHaveTextContent('Credentials refused');
+    expect(screen.getByTestId('engine-state-faceSwap')).toHaveTextContent('Models missing');
+    expect(screen.getByTestId('engine-missing-faceSwap')).toHaveTextContent(
+      'Missing: ReActor model inswapper_128.onnx',
+    );
     expect(within(screen.getByTestId('engines-card')).getByText('Replicate')).toBeInTheDocument();
   });
 });

@@ -73,13 +73,29 @@ export function EnginesCard() {
   );
 }
 
+/** Remote readiness: the first obstacle to this tool's jobs, as an operator reads it. */
+const READINESS: Record<NonNullable<ToolEngineStatus['readiness']>, { label: string; color: string }> = {
+  ready: { label: 'Ready', color: 'green' },
+  models_missing: { label: 'Models missing', color: 'orange' },
+  unauthorised: { label: 'Credentials refused', color: 'red' },
+  unreachable: { label: 'Does not answer', color: 'red' },
+};
+
 function EngineState({ row }: { row: ToolEngineStatus }) {
   if (!row.available) return <Tag>Not available</Tag>;
   if (row.reachable === undefined) return <Tag color="blue">Ready</Tag>;
+  const readiness = row.readiness && READINESS[row.readiness];
   return (
     <span data-testid={`engine-state-${row.tool}`}>
       <Tag color={row.reachable ? 'green' : 'red'}>{row.reachable ? 'Answers' : 'Does not answer'}</Tag>
+      {readiness && row.readiness !== 'unreachable' && <Tag color={readiness.color}>{readiness.label}</Tag>}
       <Typography.Text type={row.reachable ? 'secondary' : 'danger'}>{row.detail}</Typography.Text>
+      {row.missing && row.missing.length > 0 && (
+        <Typography.Text type="warning" data-testid={`engine-missing-${row.tool}`}>
+          {' '}
+          Missing: {row.missing.join(', ')}
+        </Typography.Text>
+      )}
     </span>
   );
 }

@@ -219,6 +219,41 @@ describe('A1111Engine', () => {
       expect(fake.requests).toHaveLength(0);
     });
 
+    it('status(): reachable, authorised, the models the tools use present (else which), busy or idle', async () => {
+      expect(await engineFor().status()).toEqual({
+        reachable: true,
+        readiness: 'ready',
+        detail: 'answers, idle',
+      });
+      fake.missingModels.add('R-ESRGAN 4x+');
+      fake.missingModels.add('ReActor');
+      expect(await engineFor().status()).toEqual({
+        reachable: true,
+        readiness: 'models_missing',
+        missing: [
+          { capability: 'superResolve', what: 'upscaler R-ESRGAN 4x+' },
+          { capability: 'faceSwap', what: 'the ReActor extension' },
+        ],
+        detail: 'answers, idle',
+      });
+      fake.missingModels.clear();
+      fake.missingModels.add('inswapper_128.onnx');
+      fake.missingModels.add('fake.safetensors');
+      expect((await engineFor({ capabilities: ['generate', 'faceSwap'] }).status()).missing).toEqual([
+        { capability: 'generate', what: 'a Stable Diffusion checkpoint' },
+        { capability: 'faceSwap', what: 'ReActor model inswapper_128.onnx' },
+      ]);
+      const locked = await startFakeA1111({ auth: { token: 'right' } });
+      try {
+        const refused = await new A1111Engine({ baseUrl: locked.url, token: 'wrong' }).status();
+        expect(refused).toMatchObject({ reachable: false, readiness: 'unauthorised' });
+      } finally {
+        await locked.close();
+      }
+      const gone = await new A1111Engine({ baseUrl: 'http://127.0.0.1:9' }).status();
+      expect(gone).toMatchObject({ reachable: false, readiness: 'unreachable' });
+    });
+
     it('warmup checks the server and ReActor', async () => {
       await engineFor().warmup();
       expect(work().map((r) => `${r.method} ${r.path}`)).toEqual([

@@ -3,6 +3,8 @@ import {
   CapabilityUnavailableError,
   CloneRequest,
   EncodedImage,
+  EngineInputError,
+  EngineStatus,
   FaceSwapRequest,
   FaceSwapVideoRequest,
   GenerateRequest,
@@ -14,6 +16,7 @@ import {
 import { EngineLogger, silentLogger } from '../logger';
 import { A1111Client, A1111Error, isRecord, noFaceError } from './a1111-client';
 import { interruptedSinceBegin, newTaskId, stopTask, TaskWatch } from './a1111-task';
+import { failedReadiness } from './remote-http';
 import {
   checkGenerateSize,
   decodeBase64,
@@ -196,6 +199,66 @@ export class A1111Engine implements InferenceEngine {
       }
     }
     this.logger.log(`A1111 server ${this.url} answered in ${Date.now() - started} ms`);
+  }
+
+  /**
+   * GET /sdapi/v1/options (answers, credentials accepted), the models the offered tools use
+   * (/sdapi/v1/sd-models, /sdapi/v1/upscalers, /reactor/models, /sdapi/v1/face-restorers), and
+   * /sdapi/v1/progress (busy or idle: the API lists no queue). Never rejects.
+   */
+  async status(): Promise<EngineStatus> {
+    const get = (path: string) => this.client.request('GET', path, undefined, { timeoutMs: 5000 });
+    try {
+      await get('/sdapi/v1/options');
+    } catch (error) {
+      return {
+        reachable: false,
+        readiness: failedReadiness(error),
+        detail: `A1111 at ${this.url} does not answer: ${(error as Error).message}`,
+      };
+    }
+    /** Names from a list route; null: the route is missing (4xx); undefined: cannot tell. */
+    const names = (path: string, key: string) =>
+      get(path).then(
+        (answer) => {
+          const list = isRecord(answer) ? answer.models : answer;
+          return Array.isArray(list)
+            ? list.map((item) => String(isRecord(item) ? item[key] : item))
+            : undefined;
+        },
+        (error: unknown) => (error instanceof EngineInputError ? null : undefined),
+      );
+    const has = this.capabilities;
+    const s = this.settings;
+    const [checkpoints, upscalers, reactorModels, restorers, progress] = await Promise.all([
+      has.has('generate') || has.has('inpaint') ? names('/sdapi/v1/sd-models', 'title') : undefined,
+      has.has('superResolve') ? names('/sdapi/v1/upscalers', 'name') : undefined,
+      has.has('faceSwap') ? names('/reactor/models', 'name') : undefined,
+      has.has('faceSwap') && s.faceRestorer !== 'None'
+        ? names('/sdapi/v1/face-restorers', 'name')
+        : undefined,
+      get('/sdapi/v1/progress?skip_current_image=true').catch(() => undefined),
+    ]);
+    const missing: { capability: Capability; what: string }[] = [];
+    for (const capability of ['generate', 'inpaint'] as const) {
+      if (has.has(capability) && checkpoints?.length === 0)
+        missing.push({ capability, what: 'a Stable Diffusion checkpoint' });
+    }
+    if (upscalers && !upscalers.includes(s.upscaler))
+      missing.push({ capability: 'superResolve', what: `upscaler ${s.upscaler}` });
+    if (reactorModels === null) missing.push({ capability: 'faceSwap', what: 'the ReActor extension' });
+    else if (reactorModels && !reactorModels.includes(s.reactorModel))
+      missing.push({ capability: 'faceSwap', what: `ReActor model ${s.reactorModel}` });
+    if (restorers && !restorers.includes(s.faceRestorer))
+      missing.push({ capability: 'faceSwap', what: `face restorer ${s.faceRestorer}` });
+    const state = isRecord(progress) && isRecord(progress.state) ? progress.state : undefined;
+    const busy = Number(state?.job_count ?? 0) > 0;
+    return {
+      reachable: true,
+      readiness: missing.length > 0 ? 'models_missing' : 'ready',
+      ...(missing.length > 0 && { missing }),
+      detail: progress === undefined ? 'answers' : busy ? 'answers, busy with a request' : 'answers, idle',
+    };
   }
 
   async generate(request: GenerateRequest, context: RunContext = {}): Promise<EncodedImage> {

@@ -305,6 +305,7 @@ describe('ComfyUIEngine', () => {
     expect(error).toMatchObject({ kind: 'auth', status: 401 });
     await expect(engineFor().status()).resolves.toEqual({
       reachable: true,
+      readiness: 'ready',
       detail: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync, 20.0 GiB of 24.0 GiB VRAM free',
       gpu: {
         name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
@@ -315,7 +316,26 @@ describe('ComfyUIEngine', () => {
     });
     const down = await new ComfyUIEngine({ baseUrl: 'http://127.0.0.1:9' }).status();
     expect(down.reachable).toBe(false);
+    expect(down.readiness).toBe('unreachable');
+    expect(await engineFor({ token: 'wrong' }).status()).toMatchObject({
+      reachable: false,
+      readiness: 'unauthorised',
+    });
     expect(down.detail).toMatch(/^ComfyUI at http:\/\/127.0.0.1:9 does not answer/);
+  });
+
+  it('status(): a node not installed or a model file not on the server is models_missing, per tool', async () => {
+    fake.missingNodes.add('ReActorRestoreFace');
+    fake.missingModels.add('RealESRGAN_x4plus.pth');
+    const status = await engineFor().status();
+    expect(status).toMatchObject({ reachable: true, readiness: 'models_missing' });
+    expect(status.missing).toEqual([
+      { capability: 'superResolve', what: 'UpscaleModelLoader model_name RealESRGAN_x4plus.pth' },
+      { capability: 'faceSwap', what: 'node ReActorRestoreFace (not installed)' },
+    ]);
+    // Each node class asked once.
+    const asked = fake.requests.filter((r) => r.path.startsWith('/object_info/')).map((r) => r.path);
+    expect(new Set(asked).size).toBe(asked.length);
   });
 
   it('a workflow file without the studio markers is refused when the engine is made', () => {

@@ -43,6 +43,7 @@ import {
   sleep,
   statusError,
   untilAborted,
+  failedReadiness,
 } from './remote-http';
 
 const ENGINE = 'ComfyUI';
@@ -122,7 +123,12 @@ export class ComfyUIEngine implements InferenceEngine {
     return this.http.url;
   }
 
-  /** GET /system_stats (GPU name, free VRAM) and GET /queue. Never rejects. */
+  /**
+   * GET /system_stats (answers, credentials, GPU name, free VRAM), GET /queue (every client's
+   * prompts), and GET /object_info/{class} for each node class of the workflows: a node not
+   * installed, or a model file (a combo input's value) the server does not list, is missing.
+   * Never rejects.
+   */
   async status(): Promise<EngineStatus> {
     try {
       const stats = await this.getJson('/system_stats', { timeoutMs: 5000 });
@@ -141,16 +147,69 @@ export class ComfyUIEngine implements InferenceEngine {
             : undefined,
         () => undefined,
       );
+      const missing = await this.missingOnServer();
       const detail = gpu
         ? `${gpu.name}, ${gib(gpu.vramFreeBytes)} of ${gib(gpu.vramTotalBytes)} VRAM free`
         : 'answers (no device reported)';
-      return { reachable: true, detail, gpu, queue };
+      return {
+        reachable: true,
+        readiness: missing.length > 0 ? 'models_missing' : 'ready',
+        ...(missing.length > 0 && { missing }),
+        detail,
+        gpu,
+        queue,
+      };
     } catch (error) {
       return {
         reachable: false,
+        readiness: failedReadiness(error),
         detail: `ComfyUI at ${this.url} does not answer: ${(error as Error).message}`,
       };
     }
+  }
+
+  /** The workflows' node classes and model files the server does not have (/object_info/{class}). */
+  private async missingOnServer(): Promise<{ capability: Capability; what: string }[]> {
+    const infos = new Map<string, Promise<Record<string, unknown> | undefined>>();
+    const info = (cls: string) => {
+      if (!infos.has(cls)) {
+        infos.set(
+          cls,
+          this.getJson(`/object_info/${encodeURIComponent(cls)}`, { timeoutMs: 5000 }).then(
+            (answer) => (isRecord(answer) && isRecord(answer[cls]) ? answer[cls] : undefined),
+            (error: unknown) => {
+              // A server without the route (or a proxy refusing it) cannot tell: not "missing".
+              if (error instanceof EngineInputError) return {};
+              throw error;
+            },
+          ),
+        );
+      }
+      return infos.get(cls)!;
+    };
+    const missing: { capability: Capability; what: string }[] = [];
+    for (const [tool, workflow] of this.workflows) {
+      for (const node of workflow.nodes) {
+        const spec = await info(node.class_type);
+        if (!spec) {
+          missing.push({ capability: tool, what: `node ${node.class_type} (not installed)` });
+          continue;
+        }
+        if (node.class_type === 'LoadImage' || node.class_type === 'LoadImageMask') continue; // the uploads
+        const input = isRecord(spec.input) ? spec.input : {};
+        const inputs = {
+          ...(isRecord(input.optional) ? input.optional : {}),
+          ...(isRecord(input.required) ? input.required : {}),
+        };
+        for (const [name, value] of Object.entries(node.inputs)) {
+          const options = comboOptions(inputs[name]);
+          if (typeof value === 'string' && options && !options.includes(value)) {
+            missing.push({ capability: tool, what: `${node.class_type} ${name} ${value}` });
+          }
+        }
+      }
+    }
+    return missing;
   }
 
   async warmup(): Promise<void> {
@@ -689,6 +748,14 @@ function interrupted(data: Record<string, unknown>): RemoteEngineError {
 }
 
 /** POST /prompt answered 400: the workflow does not validate on that server. */
+/** A combo input's choices in /object_info: [[…choices], {…}] or, newer, ['COMBO', {options: […]}]. */
+function comboOptions(spec: unknown): unknown[] | undefined {
+  if (!Array.isArray(spec)) return undefined;
+  if (Array.isArray(spec[0])) return spec[0] as unknown[];
+  if (spec[0] === 'COMBO' && isRecord(spec[1]) && Array.isArray(spec[1].options)) return spec[1].options;
+  return undefined;
+}
+
 function isJson(answer: RemoteAnswer): boolean {
   try {
     JSON.parse(answer.body.toString('utf8'));

@@ -111,9 +111,9 @@ export class LoadedWorkflow {
     return this.markers.get(marker) ?? [];
   }
 
-  /** The class_type and inputs of the first node of `class_type`, if any (read-only use). */
-  nodeOfClass(classType: string): { class_type: string; inputs: Record<string, unknown> } | undefined {
-    return Object.values(this.graph).find((node) => node.class_type === classType);
+  /** The workflow's nodes (read-only use): what the server must have to run it. */
+  get nodes(): readonly { id: string; class_type: string; inputs: Readonly<Record<string, unknown>> }[] {
+    return Object.entries(this.graph).map(([id, node]) => ({ id, ...node }));
   }
 
   /** A copy of the workflow with the studio's values set. */

@@ -88,6 +88,11 @@ export class FakeA1111Server {
   readonly requests: RecordedRequest[] = [];
   /** How long work routes take before answering, in ms. */
   delayMs = 0;
+  /**
+   * Models (and 'ReActor', the extension) the server lacks: left out of /sdapi/v1/sd-models,
+   * /sdapi/v1/upscalers, /sdapi/v1/face-restorers and /reactor/models.
+   */
+  readonly missingModels = new Set<string>();
   /** ReActor finds no face: /reactor/image returns the target unchanged (but see restoreUnswapped). */
   noFace = false;
   /**
@@ -140,6 +145,10 @@ export class FakeA1111Server {
   /** The recorded requests to `path` (without query string). */
   requestsTo(path: string): RecordedRequest[] {
     return this.requests.filter((r) => r.path === path);
+  }
+
+  private has(names: string[]): string[] {
+    return names.filter((name) => !this.missingModels.has(name));
   }
 
   /** The label of the request holding the lock (its force_task_id, else path#n). */
@@ -196,6 +205,7 @@ export class FakeA1111Server {
     this.delayMs = 0;
     this.noFace = false;
     this.restoreUnswapped = false;
+    this.missingModels.clear();
     this.trackTasks = true;
   }
 
@@ -280,7 +290,22 @@ export class FakeA1111Server {
       case 'GET /sdapi/v1/options':
         return { body: { sd_model_checkpoint: 'fake.safetensors', samples_format: 'png' } };
       case 'GET /reactor/models':
-        return { body: { models: ['inswapper_128.onnx'] } };
+        if (this.missingModels.has('ReActor')) return undefined; // the extension not installed: 404
+        return { body: { models: this.has(['inswapper_128.onnx']) } };
+      case 'GET /sdapi/v1/sd-models':
+        return {
+          body: this.has(['fake.safetensors']).map((name) => ({
+            title: `${name} [0123456789]`,
+            model_name: name.replace(/\.safetensors$/, ''),
+            filename: `/models/Stable-diffusion/${name}`,
+          })),
+        };
+      case 'GET /sdapi/v1/upscalers':
+        return {
+          body: this.has(['None', 'Lanczos', 'R-ESRGAN 4x+']).map((name) => ({ name, scale: 4 })),
+        };
+      case 'GET /sdapi/v1/face-restorers':
+        return { body: this.has(['CodeFormer', 'GFPGAN']).map((name) => ({ name, cmd_dir: null })) };
       case 'POST /sdapi/v1/interrupt':
         // shared.state.interrupt(): global, whoever's request runs.
         this.stateInterrupted = true;

@@ -84,6 +84,23 @@ const KNOWN = new Set([
   'ReActorRestoreFace',
 ]);
 
+/** The model files the fake "has", per node class and combo input (as /object_info lists them). */
+const MODEL_CHOICES: Record<string, Record<string, string[]>> = {
+  CheckpointLoaderSimple: {
+    ckpt_name: ['v1-5-pruned-emaonly.safetensors', '512-inpainting-ema.safetensors'],
+  },
+  UpscaleModelLoader: { model_name: ['RealESRGAN_x4plus.pth'] },
+  ReActorFaceSwap: {
+    swap_model: ['inswapper_128.onnx'],
+    facedetection: ['retinaface_resnet50', 'retinaface_mobile0.25', 'YOLOv5l', 'YOLOv5n'],
+    face_restore_model: ['none', 'codeformer-v0.1.0.pth', 'GFPGANv1.4.pth'],
+  },
+  ReActorRestoreFace: {
+    facedetection: ['retinaface_resnet50', 'retinaface_mobile0.25', 'YOLOv5l', 'YOLOv5n'],
+    model: ['none', 'codeformer-v0.1.0.pth', 'GFPGANv1.4.pth'],
+  },
+};
+
 export class FakeComfyUIServer {
   readonly requests: ComfyRecordedRequest[] = [];
   /** How long a prompt runs, ms. */
@@ -113,6 +130,10 @@ export class FakeComfyUIServer {
    * (nginx's 502 while ComfyUI restarts), as `htmlErrorNext` sets them.
    */
   private readonly htmlErrors = new Map<string, number>();
+  /** Node classes not installed (custom nodes missing): /object_info/{class} answers {}. */
+  readonly missingNodes = new Set<string>();
+  /** Model files not on the server: left out of /object_info's combo choices. */
+  readonly missingModels = new Set<string>();
   /** false: /ws refuses the upgrade (404), clients must poll /history. */
   websocket = true;
   /** The ids of prompts that were interrupted. */
@@ -233,6 +254,8 @@ export class FakeComfyUIServer {
     this.interrupted.length = 0;
     this.deleted.length = 0;
     this.htmlErrors.clear();
+    this.missingNodes.clear();
+    this.missingModels.clear();
     Object.assign(this, {
       delayMs: 0,
       hang: false,
@@ -286,6 +309,19 @@ export class FakeComfyUIServer {
       return sendHtmlError(res, htmlError);
     }
 
+    const objectInfo = /^\/object_info\/([^/]+)$/.exec(url.pathname);
+    if (method === 'GET' && objectInfo) {
+      // server.py: {} for a class that is not in NODE_CLASS_MAPPINGS.
+      const cls = decodeURIComponent(objectInfo[1]);
+      if (!KNOWN.has(cls) || this.missingNodes.has(cls)) return send(res, 200, {});
+      const required = Object.fromEntries(
+        Object.entries(MODEL_CHOICES[cls] ?? {}).map(([name, choices]) => [
+          name,
+          [choices.filter((c) => !this.missingModels.has(c)), {}],
+        ]),
+      );
+      return send(res, 200, { [cls]: { input: { required }, name: cls, output_node: false } });
+    }
     const history = /^\/history\/([^/]+)$/.exec(url.pathname);
     if (method === 'GET' && history) {
       const entry = this.history.get(history[1]);

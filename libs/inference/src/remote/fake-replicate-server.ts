@@ -203,6 +203,19 @@ export class FakeReplicateServer {
       if (!file) return send(res, 404, { title: 'Not found', detail: 'Not found', status: 404 });
       return send(res, 200, this.fileView(upload[1], file));
     }
+    const described = /^\/v1\/models\/([^/]+)\/([^/]+)(?:\/versions\/([^/]+))?$/.exec(path);
+    if (method === 'GET' && described) {
+      const [, owner, name, version] = described;
+      const known = version ? this.options.versions[version] : this.options.versions[`${owner}/${name}`];
+      if (!known) return send(res, 404, { title: 'Not found', detail: 'Not found', status: 404 });
+      return send(
+        res,
+        200,
+        version
+          ? { id: version, created_at: new Date(0).toISOString(), cog_version: '0.9.0', openapi_schema: {} }
+          : { url: `https://replicate.com/${owner}/${name}`, owner, name, visibility: 'public' },
+      );
+    }
     const model = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
     if (method === 'POST' && (path === '/v1/predictions' || model)) {
       const version = model

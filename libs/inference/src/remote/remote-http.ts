@@ -1,4 +1,4 @@
-import { EncodedImage } from '../engine.port';
+import { EncodedImage, EngineReadiness } from '../engine.port';
 import { A1111Error } from './a1111-error';
 import { FINISH_AS, finishImage, FinishOptions, refuseUnchanged } from './remote-images';
 
@@ -338,4 +338,10 @@ function describeNetworkError(error: unknown): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
+}
+
+/** A failed status probe's readiness: credentials refused ('unauthorised'), else 'unreachable'. */
+export function failedReadiness(error: unknown): EngineReadiness {
+  const kind = isObject(error) ? error.kind : undefined;
+  return kind === 'auth' ? 'unauthorised' : 'unreachable';
 }

@@ -366,10 +366,26 @@ describe('ReplicateEngine', () => {
     expect(verifyReplicateWebhook(SECRET, { id: 'msg_1', timestamp: String(now) }, body, now).ok).toBe(false);
   });
 
-  it('status(): the account check', async () => {
-    await expect(engineFor().status()).resolves.toEqual({ reachable: true, detail: 'account studio-ops' });
+  it('status(): the account check (unauthorised), then each model (models_missing names it)', async () => {
+    await expect(engineFor().status()).resolves.toEqual({
+      reachable: true,
+      readiness: 'ready',
+      detail: 'account studio-ops',
+    });
+    expect(fake.requestsTo(/^GET \/v1\/models\//).map((r) => r.path)).toEqual([
+      '/v1/models/stability-ai/sdxl/versions/aaa111',
+      '/v1/models/nightmareai/real-esrgan',
+      '/v1/models/someone/face-swap/versions/ddd444',
+    ]);
+    const gone = await engineFor({ models: { ...MODELS, superResolve: 'nobody/nothing' } }).status();
+    expect(gone).toEqual({
+      reachable: true,
+      readiness: 'models_missing',
+      missing: [{ capability: 'superResolve', what: 'model nobody/nothing' }],
+      detail: 'account studio-ops',
+    });
     const bad = await engineFor({ token: 'nope' }).status();
-    expect(bad.reachable).toBe(false);
+    expect(bad).toMatchObject({ reachable: false, readiness: 'unauthorised' });
     expect(bad.detail).toMatch(/refused the credentials \(HTTP 401/);
     fake.rateLimitNext(1, 5);
     await expect(engineFor().status()).resolves.toEqual({

@@ -34,6 +34,7 @@ import {
   sleep,
   statusError,
   untilAborted,
+  failedReadiness,
 } from './remote-http';
 
 const ENGINE = 'Replicate';
@@ -123,13 +124,18 @@ export class ReplicateEngine implements InferenceEngine {
     return this.http.url;
   }
 
-  /** GET /v1/account: the token works. Never rejects. */
+  /**
+   * GET /v1/account (the token works), then each tool's model: GET /v1/models/{owner}/{name}
+   * (/versions/{id} for a pinned version; a bare version id cannot be looked up). A 404 is a
+   * model missing (or not visible to this account). Replicate shows no queue. Never rejects.
+   */
   async status(): Promise<EngineStatus> {
+    let detail: string;
     try {
       const answer = await this.http.send('GET', '/v1/account', { timeoutMs: 5000 });
       const account = this.expectOk(answer, 'GET /v1/account');
       const name = isRecord(account) ? String(account.username ?? account.name ?? '?') : '?';
-      return { reachable: true, detail: `account ${name}` };
+      detail = `account ${name}`;
     } catch (error) {
       // Busy is not down: jobs wait out 429s themselves.
       if (error instanceof RemoteEngineError && error.kind === 'rate_limited') {
@@ -137,9 +143,24 @@ export class ReplicateEngine implements InferenceEngine {
       }
       return {
         reachable: false,
+        readiness: failedReadiness(error),
         detail: `Replicate at ${this.url} does not answer: ${(error as Error).message}`,
       };
     }
+    const checks = REPLICATE_TOOLS.filter((tool) => this.options.models[tool]).map(async (tool) => {
+      const model = this.options.models[tool]!;
+      const path = modelPath(model);
+      if (!path) return undefined;
+      const answer = await this.http.send('GET', path, { timeoutMs: 5000 }).catch(() => undefined);
+      return answer?.status === 404 ? { capability: tool as Capability, what: `model ${model}` } : undefined;
+    });
+    const missing = (await Promise.all(checks)).filter((m) => m !== undefined);
+    return {
+      reachable: true,
+      readiness: missing.length > 0 ? 'models_missing' : 'ready',
+      ...(missing.length > 0 && { missing }),
+      detail,
+    };
   }
 
   async generate(request: GenerateRequest, context: RunContext = {}): Promise<EncodedImage> {
@@ -445,6 +466,14 @@ export class ReplicateEngine implements InferenceEngine {
     context.onProgress?.(1);
     return image;
   }
+}
+
+/** Where a model (or its pinned version) is described: undefined for a bare version id. */
+function modelPath(model: string): string | undefined {
+  const [name, version] = model.split(':');
+  if (!name.includes('/')) return undefined;
+  const [owner, slug] = name.split('/').map(encodeURIComponent);
+  return `/v1/models/${owner}/${slug}${version ? `/versions/${encodeURIComponent(version)}` : ''}`;
 }
 
 /** `owner/name:version` or a version id → /v1/predictions with the version; `owner/name` → the model's route. */
