@@ -19,7 +19,10 @@ import { signReplicateWebhook } from './replicate-webhook';
  *   it is `processing` (logs with tqdm percentages) and then `succeeded` after `delayMs`, its
  *   output a file URL on this server. A webhook gets the finished prediction, signed with
  *   `webhookSecret` (webhook-id, webhook-timestamp, webhook-signature headers).
- * - GET /v1/predictions/{id}, POST /v1/predictions/{id}/cancel, GET /v1/account
+ * - GET /v1/predictions/{id}, POST /v1/predictions/{id}/cancel, GET /v1/account,
+ *   GET /v1/models/{owner}/{name}[/versions/{id}] (404 for what `versions` does not know)
+ * - the files API: POST /v1/files (multipart `content`) → {id, …, urls: {get}}; a prediction
+ *   input naming that urls.get reads the uploaded bytes; GET and DELETE /v1/files/{id}
  * - errors as Replicate's problem JSON: 401 without the token, 404 for an unknown version, 422
  *   for a missing input, 429 (`rateLimitNext`) with Retry-After
  *
