@@ -58,13 +58,18 @@ export class HealthController {
   /**
    * Per tool: kind and readiness, from a probe at most ENGINE_PROBE_CACHE_MS old (this route is
    * public: it must not make the studio hammer a GPU server). No server details (addresses,
-   * model names) here: the admin engines page has them.
+   * model names) here: the admin engines page has them. A probe not back within
+   * PROBE_TIMEOUT_MS counts as unreachable here (it goes on and is cached for the next call): a
+   * slow GPU server must not make this liveness check time out.
    */
   private engineStates(): Promise<HealthContent['engines']> {
     const maxAge = this.config.ENGINE_PROBE_CACHE_MS;
     return Promise.all(
       JobTools.map(async (tool) => {
-        const { kind, available, status } = await this.engines.statusOf(tool, maxAge);
+        const probing = this.engines.statusOf(tool, maxAge);
+        const answered = await within(probing, PROBE_TIMEOUT_MS);
+        if (!answered) return { tool, kind: this.engines.kindFor(tool), readiness: 'unreachable' as const };
+        const { kind, available, status } = answered;
         if (!available) return { tool, kind, readiness: 'not_configured' as const };
         if (!status) return { tool, kind, readiness: 'ready' as const };
         const { readiness } = toolReadiness(tool, status);
@@ -77,6 +82,19 @@ export class HealthController {
         };
       }),
     );
+  }
+}
+
+/** `work`'s value, or undefined when it has not settled (or failed) within `ms`. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

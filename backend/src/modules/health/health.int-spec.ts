@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { JobTools } from '@studio/contracts';
 import { startTestApp, type TestApp } from '../../../test/test-app';
@@ -32,6 +34,30 @@ describe('health and API document', () => {
       expect(log).toMatchObject({ status: 'ok', mail: 'log' });
     } finally {
       await Promise.all([unreachable.close(), logOnly.close()]);
+    }
+  });
+
+  it('a GPU server that takes connections but never answers is unreachable there, within the probe time', async () => {
+    // Without the deadline the answer waits for the engine's own 5 s status timeout, past the
+    // container health check's 5 s.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const app = await startTestApp({ ENGINE_GENERATE: 'comfyui', COMFYUI_URL: `http://127.0.0.1:${port}` });
+    try {
+      const started = Date.now();
+      const res = await request(app.url).get('/api/health');
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(res.body.content.status).toBe('degraded');
+      expect(res.body.content.engines).toContainEqual({
+        tool: 'generate',
+        kind: 'comfyui',
+        readiness: 'unreachable',
+      });
+    } finally {
+      await app.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 
