@@ -2,6 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req } fro
 import {
   ApiBadRequestResponse,
   ApiForbiddenResponse,
+  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiServiceUnavailableResponse,
@@ -61,6 +62,7 @@ export class BillingController {
   })
   @ApiOkResponse({ description: '{message, content: {sessionId, credited}}' })
   @ApiBadRequestResponse({ description: 'Not a checkout session id' })
+  @ApiNotFoundResponse({ description: `${PaymentMessages.checkoutNotFound}: not one the caller started` })
   async checkoutOutcome(@CurrentUser() user: AuthUser, @Param() params: CheckoutSessionParams) {
     return ok(await this.payments.checkoutOutcome(user, params.sessionId));
   }

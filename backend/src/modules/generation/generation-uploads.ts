@@ -20,6 +20,7 @@ import {
   type CallHandler,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiRequestTimeoutResponse } from '@nestjs/swagger';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -394,6 +395,7 @@ export const ToolUpload = (rule: UploadRule) =>
     TakesFiles(),
     UseGuards(UploadPreflightGuard),
     UseInterceptors(UploadInterceptor),
+    ApiRequestTimeoutResponse({ description: JobMessages.uploadIdle }),
   );
 
 export const fileNamed = (files: UploadedFile[], name: string) => files.find((f) => f.fieldname === name);
