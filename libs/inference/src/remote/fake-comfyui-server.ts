@@ -406,7 +406,12 @@ export class FakeComfyUIServer {
     if (!isRecord(prompt)) return send(res, 400, { error: 'no prompt', node_errors: [] });
     const nodeErrors: Record<string, unknown> = {};
     for (const [id, node] of Object.entries(prompt)) {
-      if (!isRecord(node) || typeof node.class_type !== 'string' || !KNOWN.has(node.class_type)) {
+      if (
+        !isRecord(node) ||
+        typeof node.class_type !== 'string' ||
+        !KNOWN.has(node.class_type) ||
+        this.missingNodes.has(node.class_type)
+      ) {
         const type = isRecord(node) ? String(node.class_type) : '?';
         return send(res, 400, {
           error: {
