@@ -15,4 +15,10 @@ describe('usernameProblem', () => {
     expect(usernameProblem('al/ice')).toBe('characters');
     expect(usernameProblem('ålice')).toBe('characters');
   });
+  it("refuses the deleted accounts' prefix in any letter case, and only as a prefix", () => {
+    expect(usernameProblem('deleted-1a2b3c4d5e6f7a8b')).toBe('reserved');
+    expect(usernameProblem('Deleted-alice')).toBe('reserved');
+    expect(usernameProblem('deleted_alice')).toBeNull();
+    expect(usernameProblem('undeleted-alice')).toBeNull();
+  });
 });
