@@ -314,10 +314,12 @@ describe('admin console in the browser', () => {
     // The table, narrowed to the seeded user: newest first, dates in the admin's zone.
     await admin.getByLabel('Username', { exact: true }).fill(seeded);
     await admin.getByLabel('Username', { exact: true }).press('Enter');
-    await admin
-      .locator('.ant-table-tbody tr.ant-table-row')
-      .nth(entries.length - 1)
-      .waitFor();
+    // The filtered page replaces the unfiltered one: wait until every row shown is the seeded user's.
+    await eventuallyEqual(
+      async () => (await tableRows(admin)).filter((row) => row.username === seeded).length,
+      entries.length,
+    );
+    await eventuallyEqual(async () => (await tableRows(admin)).length, entries.length);
     const headers = await admin.locator('.ant-table-thead th').allTextContents();
     expect(headers.map((h) => h.trim())).toEqual(['Category', 'Username', 'Date', 'Message', 'Detail']);
     // Newest first; of two at the same instant, the one appended last (the server's _id order).
