@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { Model, Types } from 'mongoose';
 import { getModelToken } from '@nestjs/mongoose';
-import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { Logger } from '@nestjs/common';
 import { AccountMessages, MAILS_PER_ADDRESS_PER_HOUR, Messages } from '@studio/contracts';
 import {
@@ -19,6 +18,7 @@ import { fixture } from '../../../test/fixtures';
 import { linkIn, mailsTo, waitForMail } from '../../../test/mailbox';
 import { stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { unzip } from '../../../test/zip';
 import { AuditService } from '../audit/audit.service';
 import { AuditEntry } from '../audit/audit-entry.schema';
 import { DomainEventBus } from '../events/domain-event-bus';
@@ -36,29 +36,6 @@ const NEW_PASSWORD = 'quiet-lantern-42';
 const emailOf = (username: string) => `${username}@example.com`.toLowerCase();
 const checkout = (client: Client) =>
   client.agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 1 });
-
-/** The entries of a zip: name → bytes. */
-function unzip(data: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    fromBuffer(data, { lazyEntries: true }, (err, zip?: ZipFile) => {
-      if (err || !zip) return reject(err);
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: Entry) =>
-        zip.openReadStream(entry, (error, stream) => {
-          if (error || !stream) return reject(error);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        }),
-      );
-      zip.on('end', () => resolve(files));
-      zip.readEntry();
-    });
-  });
-}
 
 const binary = (res: request.Request) =>
   res.buffer(true).parse((stream, done) => {

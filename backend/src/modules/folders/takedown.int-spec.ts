@@ -3,33 +3,10 @@ import { join } from 'node:path';
 import type { ContentItem } from '@studio/contracts';
 import { connectSocket, eventually, makeFolder, nextEvent, signIn, uniqueName } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { unzip } from '../../../test/zip';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditService } from '../audit/audit.service';
 import { FoldersService } from './folders.service';
-import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
-
-/** The entries of a zip: name -> bytes. */
-function unzipEntries(data: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    fromBuffer(data, { lazyEntries: true }, (err, zip?: ZipFile) => {
-      if (err || !zip) return reject(err);
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: Entry) =>
-        zip.openReadStream(entry, (error, stream) => {
-          if (error || !stream) return reject(error);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        }),
-      );
-      zip.on('end', () => resolve(files));
-      zip.readEntry();
-    });
-  });
-}
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
@@ -84,7 +61,7 @@ describe('content takedown by admins', () => {
       });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    const files = await unzipEntries(res.body as Buffer);
+    const files = await unzip(res.body as Buffer);
     const itemFiles = [...files.keys()].filter((name) => name.startsWith('items/'));
     expect(itemFiles.some((name) => name.includes(kept._id))).toBe(true);
     expect(itemFiles.filter((name) => name.includes(hidden._id) || name.includes(removed._id))).toEqual([]);
