@@ -155,3 +155,15 @@ export async function downloadBytes(client: Client, url: string): Promise<Buffer
     });
   return res.body as Buffer;
 }
+
+/** A socket event as a test saw it. */
+export type SeenEvent = { name: string; payload: Record<string, unknown> };
+
+/** Records every one of these events the socket receives, in order. */
+export function recordEvents(socket: Socket, names: readonly string[]): SeenEvent[] {
+  const seen: SeenEvent[] = [];
+  for (const name of names) {
+    socket.on(name, (payload: Record<string, unknown>) => seen.push({ name, payload }));
+  }
+  return seen;
+}

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { JobMessages } from '@studio/contracts';
 import { cloneImage } from './clone';
 import {
-  Capability,
   CapabilityUnavailableError,
   CloneRequest,
   EncodedImage,
@@ -16,6 +15,7 @@ import {
   SuperResolveRequest,
 } from './engine.port';
 import { FaceAnalyzer } from './face-analyzer';
+import { LOCAL_CPU_CAPABILITIES } from './local-capabilities';
 import { DEFAULT_SWAP_TUNING, MAX_YAW_DIFFERENCE, SwapTuning, swapFace, yawOf } from './face-swap';
 import { decodeRgb, fromRgb } from './image-io';
 import { inpaintImage } from './inpaint';
@@ -58,13 +58,7 @@ const SWAP_JPEG_QUALITY = 92;
  */
 export class LocalCpuEngine implements InferenceEngine {
   readonly name = 'local-cpu';
-  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>([
-    'clone',
-    'superResolve',
-    'faceSwap',
-    'inpaint',
-    'faceSwapVideo',
-  ]);
+  readonly capabilities = LOCAL_CPU_CAPABILITIES;
   /** Face detection and embeddings, shared with the face swap. */
   readonly faces: FaceAnalyzer;
   private readonly superResolver: SuperResolver;

@@ -26,6 +26,7 @@ import {
   signIn,
   uniqueName,
   type Client,
+  recordEvents,
 } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
@@ -79,15 +80,8 @@ function gated(real: InferenceEngine, method: 'superResolve' | 'inpaint') {
   };
 }
 
-type Seen = { name: string; payload: Record<string, unknown> };
-
-function record(socket: Socket): Seen[] {
-  const seen: Seen[] = [];
-  for (const name of [JobSocketEvents.cancelled, SocketEvents.balanceChanged]) {
-    socket.on(name, (payload: Record<string, unknown>) => seen.push({ name, payload }));
-  }
-  return seen;
-}
+const record = (socket: Socket) =>
+  recordEvents(socket, [JobSocketEvents.cancelled, SocketEvents.balanceChanged]);
 
 describe('cancel, run again and the inputs of a job (real queue, Redis, database, storage)', () => {
   let t: TestApp;

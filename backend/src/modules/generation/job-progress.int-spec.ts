@@ -14,21 +14,15 @@ import {
   signIn,
   uniqueName,
   type Client,
+  recordEvents,
+  type SeenEvent,
 } from '../../../test/clients';
 import { gatedSuperResolution, type GatedRun } from '../../../test/gated-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { EngineRegistry } from './engine-registry';
 
-type Seen = { name: string; payload: Record<string, unknown> };
-
 /** Every job event a socket receives. */
-function record(socket: Socket): Seen[] {
-  const seen: Seen[] = [];
-  for (const name of Object.values(JobSocketEvents)) {
-    socket.on(name, (payload: Record<string, unknown>) => seen.push({ name, payload }));
-  }
-  return seen;
-}
+const record = (socket: Socket) => recordEvents(socket, Object.values(JobSocketEvents));
 
 describe('job progress and places in line reach the owner only (real queue, Redis, database)', () => {
   let t: TestApp;
@@ -36,8 +30,8 @@ describe('job progress and places in line reach the owner only (real queue, Redi
   let bob: Client;
   let aliceSocket: Socket;
   let bobSocket: Socket;
-  let aliceSeen: Seen[];
-  let bobSeen: Seen[];
+  let aliceSeen: SeenEvent[];
+  let bobSeen: SeenEvent[];
   let gated: ReturnType<typeof gatedSuperResolution>;
   let image: Buffer;
 

@@ -23,6 +23,7 @@ import {
   RunContext,
   SuperResolveRequest,
 } from '../engine.port';
+import { LOCAL_CPU_CAPABILITIES } from '../local-capabilities';
 import type { LocalCpuEngineOptions } from '../local-engine';
 import { EngineLogger, silentLogger } from '../logger';
 import {
@@ -85,13 +86,7 @@ const NATIVE_POLL_MS = 20;
  */
 export class PooledCpuEngine implements InferenceEngine {
   readonly name = 'local-cpu';
-  readonly capabilities: ReadonlySet<Capability> = new Set<Capability>([
-    'clone',
-    'superResolve',
-    'faceSwap',
-    'inpaint',
-    'faceSwapVideo',
-  ]);
+  readonly capabilities = LOCAL_CPU_CAPABILITIES;
   readonly size: number;
   readonly threads: number;
   readonly memoryMb: number;
