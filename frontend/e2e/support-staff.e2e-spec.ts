@@ -18,11 +18,14 @@ describe('support staff: role switch and grant approval', () => {
   let second: Page;
   const helper = uniqueName('helper');
   const secondAdmin = uniqueName('boss');
+  // Not the helper: staff never credit an account they promoted (issue 25 point 7).
+  const winner = uniqueName('winner');
 
   beforeAll(async () => {
     t = await startTestApp({ FRONTEND_DIST, ADMIN_USERNAME: adminName, ADMIN_PASSWORD: adminPassword });
     await register(t, helper);
     await register(t, secondAdmin);
+    await register(t, winner);
     const repo = t.app.get(AccountsRepository);
     await repo.setRole((await repo.findByUsername(secondAdmin))!.id, 'admin');
     browser = await launchBrowser();
@@ -53,14 +56,14 @@ describe('support staff: role switch and grant approval', () => {
 
   it('holds a large grant until another admin approves it, then credits it once', async () => {
     const amount = CREDIT_APPROVAL_THRESHOLD + 1;
-    await pick(admin, helper);
+    await pick(admin, winner);
     const form = admin.locator('form#grant');
     await form.getByLabel('Credits').fill(String(amount));
     await form.getByLabel('Reason').fill('Event prize');
     await form.getByRole('button', { name: 'Grant' }).click();
     await toast(
       admin,
-      `${plural(amount, 'credit')} to ${helper}: waiting for another admin to approve`,
+      `${plural(amount, 'credit')} to ${winner}: waiting for another admin to approve`,
     ).waitFor();
     const mine = admin.locator('.ant-card').filter({ hasText: 'Grants waiting for approval' });
     await mine.locator('tr.ant-table-row').filter({ hasText: 'Another admin decides' }).waitFor();
@@ -69,15 +72,15 @@ describe('support staff: role switch and grant approval', () => {
     const card = second.locator('.ant-card').filter({ hasText: 'Grants waiting for approval' });
     const row = card
       .locator('tr.ant-table-row')
-      .filter({ hasText: helper })
+      .filter({ hasText: winner })
       .filter({ hasText: 'Event prize' });
     await row.getByRole('button', { name: 'Approve' }).click();
-    await toast(second, `Approved: ${plural(amount, 'credit')} to ${helper}`).waitFor();
+    await toast(second, `Approved: ${plural(amount, 'credit')} to ${winner}`).waitFor();
     await row
       .filter({ hasText: 'approved' })
       .filter({ hasText: `by ${secondAdmin}` })
       .waitFor();
     const repo = t.app.get(AccountsRepository);
-    expect((await repo.balanceOf((await repo.findByUsername(helper))!.id)).balance).toBe(amount);
+    expect((await repo.balanceOf((await repo.findByUsername(winner))!.id)).balance).toBe(amount);
   }, 60_000);
 });
