@@ -115,6 +115,11 @@ export class UploadSlots {
     });
     return true;
   }
+
+  /** Slots the user holds now (operations and tests). */
+  held(userId: string): number {
+    return this.inFlight.get(userId) ?? 0;
+  }
 }
 
 /**

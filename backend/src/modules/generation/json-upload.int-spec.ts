@@ -1,6 +1,8 @@
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { JobMessages, UPLOAD_REQUEST_LIMITS } from '@studio/contracts';
-import { grantCredits, signIn, uniqueName } from '../../../test/clients';
+import { eventually, grantCredits, signIn, uniqueName } from '../../../test/clients';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { UploadSlots } from './generation-uploads';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
 /**
@@ -16,15 +18,17 @@ describe('JSON image uploads share the upload slots', () => {
   afterAll(() => t.close());
 
   /** Starts a JSON upload that declares 16 MB and sends only its first bytes. */
-  function trickle(cookie: string): { req: ClientRequest } {
+  function trickle(cookie: string): { req: ClientRequest; answered: number[] } {
     const url = new URL('/api/superResolution', t.url);
     const req = httpRequest(url, {
       method: 'POST',
       headers: { cookie, 'content-type': 'application/json', 'content-length': String(16 * 1024 * 1024) },
     });
+    const answered: number[] = [];
+    req.on('response', (res) => answered.push(res.statusCode ?? 0));
     req.on('error', () => undefined); // destroyed at the end
     req.write('{"original":"data:image/png;base64,');
-    return { req };
+    return { req, answered };
   }
 
   it('refuses the upload beyond the slots before reading its body, and frees a slot when one ends', async () => {
@@ -33,12 +37,17 @@ describe('JSON image uploads share the upload slots', () => {
     const holding = Array.from({ length: UPLOAD_REQUEST_LIMITS.concurrentPerUser }, () =>
       trickle(user.cookie),
     );
-    // A small, complete upload: refused with 429 once every holder has its slot (before that it
-    // gets a slot itself and is judged on its bytes: 400, not an image).
+    // Every holder passes its checks and takes a slot while its body is still unread.
+    const slots = t.app.get(UploadSlots);
+    const userId = (await t.app.get(AccountsRepository).findByUsername(user.username))!.id;
+    await eventually(async () => {
+      expect(holding.flatMap((h) => h.answered)).toEqual([]);
+      expect(slots.held(userId)).toBe(UPLOAD_REQUEST_LIMITS.concurrentPerUser);
+    }, 30_000);
+    // A small, complete upload is refused at once (with a slot, it would be read: 400, not an image).
     const small = () =>
       user.agent.post('/api/superResolution').send({ original: 'data:image/png;base64,AAAA' });
     let answer = await small();
-    for (let attempt = 0; attempt < 100 && answer.status !== 429; attempt++) answer = await small();
     expect(answer.status).toBe(429);
     expect(answer.body.content).toBe(JobMessages.tooManyUploads);
     // The holders are still open, unanswered: their bodies never completed.
