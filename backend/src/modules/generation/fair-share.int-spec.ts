@@ -16,6 +16,7 @@ import {
   type Client,
 } from '../../../test/clients';
 import { gatedSuperResolution, type GatedRun } from '../../../test/gated-engine';
+import { squareMask } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { EngineRegistry } from './engine-registry';
 import { Job } from './job.schema';
@@ -171,18 +172,7 @@ describe('fair share, the open-job limit and places with estimated times (real q
     const history = (await dave.agent.get('/api/credits/history')).body.content.items as unknown[];
 
     // A bulk batch of two does not fit beside three open jobs: the whole batch counts.
-    const mask = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#000' } })
-      .composite([
-        {
-          input: await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } })
-            .png()
-            .toBuffer(),
-          left: 8,
-          top: 8,
-        },
-      ])
-      .png()
-      .toBuffer();
+    const mask = await squareMask();
     const batch = await dave.agent
       .post('/api/bulkInpaintImage')
       .field('author', dave.username)

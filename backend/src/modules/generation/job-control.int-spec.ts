@@ -28,6 +28,7 @@ import {
   type Client,
   recordEvents,
 } from '../../../test/clients';
+import { squareMask } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditEntry } from '../audit/audit-entry.schema';
@@ -291,18 +292,7 @@ describe('cancel, run again and the inputs of a job (real queue, Redis, database
 
   it('cancels a half-done bulk batch: finished images stay, exactly the rest is refunded', async () => {
     const folderId = await makeFolder(alice, 'Bulk');
-    const mask = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#000' } })
-      .composite([
-        {
-          input: await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } })
-            .png()
-            .toBuffer(),
-          left: 8,
-          top: 8,
-        },
-      ])
-      .png()
-      .toBuffer();
+    const mask = await squareMask();
     const before = await balanceOf(alice);
     const res = await alice.agent
       .post('/api/bulkInpaintImage')
