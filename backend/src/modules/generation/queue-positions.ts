@@ -189,14 +189,17 @@ export class QueuePositions {
     if (open.length === 0) return views;
     const found = new Map<string, Place>();
     try {
-      for (const tool of new Set(open.map((view) => view.tool))) {
-        const ids = open.filter((view) => view.tool === tool).map((view) => view._id);
-        const places = await this.places(tool, ids);
-        for (const id of ids) {
-          const place = places.get(id);
-          if (place) found.set(id, place);
-        }
-      }
+      // One read per tool, all at once: each await of a loaded event loop adds its delay.
+      const tools = [...new Set(open.map((view) => view.tool))];
+      const read = await Promise.all(
+        tools.map((tool) =>
+          this.places(
+            tool,
+            open.filter((view) => view.tool === tool).map((view) => view._id),
+          ),
+        ),
+      );
+      for (const places of read) for (const [id, place] of places) found.set(id, place);
     } catch (err) {
       // Places are a courtesy: the jobs are answered without them.
       this.logger.warn(`places in line not read: ${String(err)}`);
