@@ -8,13 +8,21 @@ export const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 /** The bytes of one of those samples. */
 export const fixture = (name: string): Buffer => readFileSync(join(FIXTURES, name));
 
-/** A 24 px black Magic Brush mask with a white 8 px square in its middle (PNG). */
-export async function squareMask(): Promise<Buffer> {
-  const square = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } })
+/**
+ * A Magic Brush mask of width x height: white (paint here) inside `box`, transparent elsewhere.
+ */
+export async function rectangleMask(
+  width: number,
+  height: number,
+  box: { left: number; top: number; w: number; h: number },
+): Promise<Buffer> {
+  const white = await sharp({
+    create: { width: box.w, height: box.h, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 1 } },
+  })
     .png()
     .toBuffer();
-  return sharp({ create: { width: 24, height: 24, channels: 3, background: '#000' } })
-    .composite([{ input: square, left: 8, top: 8 }])
+  return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    .composite([{ input: white, left: box.left, top: box.top }])
     .png()
     .toBuffer();
 }

@@ -16,7 +16,7 @@ import {
   type Client,
 } from '../../../test/clients';
 import { gatedSuperResolution, type GatedRun } from '../../../test/gated-engine';
-import { squareMask } from '../../../test/fixtures';
+import { rectangleMask } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { EngineRegistry } from './engine-registry';
 import { Job } from './job.schema';
@@ -172,7 +172,7 @@ describe('fair share, the open-job limit and places with estimated times (real q
     const history = (await dave.agent.get('/api/credits/history')).body.content.items as unknown[];
 
     // A bulk batch of two does not fit beside three open jobs: the whole batch counts.
-    const mask = await squareMask();
+    const mask = await rectangleMask(24, 24, { left: 8, top: 8, w: 8, h: 8 });
     const batch = await dave.agent
       .post('/api/bulkInpaintImage')
       .field('author', dave.username)

@@ -28,7 +28,7 @@ import {
   type Client,
   recordEvents,
 } from '../../../test/clients';
-import { squareMask } from '../../../test/fixtures';
+import { rectangleMask } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditEntry } from '../audit/audit-entry.schema';
@@ -292,7 +292,7 @@ describe('cancel, run again and the inputs of a job (real queue, Redis, database
 
   it('cancels a half-done bulk batch: finished images stay, exactly the rest is refunded', async () => {
     const folderId = await makeFolder(alice, 'Bulk');
-    const mask = await squareMask();
+    const mask = await rectangleMask(24, 24, { left: 8, top: 8, w: 8, h: 8 });
     const before = await balanceOf(alice);
     const res = await alice.agent
       .post('/api/bulkInpaintImage')

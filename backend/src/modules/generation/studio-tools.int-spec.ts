@@ -22,25 +22,8 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { FIXTURES, fixture } from '../../../test/fixtures';
+import { FIXTURES, fixture, rectangleMask } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
-
-/** A mask the size of the image: white (repaint) in a rectangle, transparent elsewhere. */
-async function rectangleMask(
-  width: number,
-  height: number,
-  box: { left: number; top: number; w: number; h: number },
-) {
-  const white = await sharp({
-    create: { width: box.w, height: box.h, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 1 } },
-  })
-    .png()
-    .toBuffer();
-  return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
-    .composite([{ input: white, left: box.left, top: box.top }])
-    .png()
-    .toBuffer();
-}
 
 describe('Magic Brush, Generate and video face swap with the local engine', () => {
   let t: TestApp;
