@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { API_PREFIX, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
-import { bodyParsers, JSON_UPLOAD_PATHS, REPLICATE_WEBHOOK_BODY_LIMIT } from '../../src/common/body-parsing';
+import { bodyParsers, isJsonUploadPath, REPLICATE_WEBHOOK_BODY_LIMIT } from '../../src/common/body-parsing';
 import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
 import { refuseCrossSiteWrites } from '../../src/common/request-origin';
 import { createValidationPipe } from '../../src/common/validation';
@@ -61,8 +61,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use(`${API_PREFIX}/replicate/webhook`, ...bodyParsers(REPLICATE_WEBHOOK_BODY_LIMIT));
   // Tool routes whose JSON form carries an image are read by their upload interceptor instead,
   // after their checks and the user's upload slot (one accounting for every way a file arrives).
-  for (const parser of bodyParsers(config.JSON_BODY_LIMIT, (req) => JSON_UPLOAD_PATHS.has(req.path)))
-    app.use(parser);
+  for (const parser of bodyParsers(config.JSON_BODY_LIMIT, isJsonUploadPath)) app.use(parser);
   app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
   mountQueueBoard(app);
 

@@ -11,7 +11,11 @@ export const IMAGE_JSON_BODY_LIMIT = `${Math.ceil((UPLOAD_LIMITS.imageBytes * 4)
  * Tool routes that also take their image as a data URL in JSON (the spec's super resolution
  * request): the global parser leaves these bodies to the route's upload interceptor.
  */
-export const JSON_UPLOAD_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/superResolution`]);
+const JSON_UPLOAD_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/superResolution`.toLowerCase()]);
+
+/** Whether a request goes to such a route (Express matches routes regardless of letter case). */
+export const isJsonUploadPath = (req: Request) =>
+  JSON_UPLOAD_PATHS.has(req.path.toLowerCase().replace(/\/+$/, ''));
 
 /** Replicate's webhook echoes the prediction's input: up to two images as data URLs. */
 export const REPLICATE_WEBHOOK_BODY_LIMIT = `${2 * Math.ceil((UPLOAD_LIMITS.imageBytes * 4) / 3 / 1024) + 64}kb`;

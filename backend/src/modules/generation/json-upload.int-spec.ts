@@ -18,8 +18,11 @@ describe('JSON image uploads share the upload slots', () => {
   afterAll(() => t.close());
 
   /** Starts a JSON upload that declares 16 MB and sends only its first bytes. */
-  function trickle(cookie: string): { req: ClientRequest; answered: number[] } {
-    const url = new URL('/api/superResolution', t.url);
+  function trickle(
+    cookie: string,
+    path = '/api/superResolution',
+  ): { req: ClientRequest; answered: number[] } {
+    const url = new URL(path, t.url);
     const req = httpRequest(url, {
       method: 'POST',
       headers: { cookie, 'content-type': 'application/json', 'content-length': String(16 * 1024 * 1024) },
@@ -34,8 +37,9 @@ describe('JSON image uploads share the upload slots', () => {
   it('refuses the upload beyond the slots before reading its body, and frees a slot when one ends', async () => {
     const user = await signIn(t, uniqueName('json'));
     await grantCredits(t, user.username, 100);
-    const holding = Array.from({ length: UPLOAD_REQUEST_LIMITS.concurrentPerUser }, () =>
-      trickle(user.cookie),
+    // Routes match regardless of letter case and a trailing slash: so does the accounting.
+    const holding = Array.from({ length: UPLOAD_REQUEST_LIMITS.concurrentPerUser }, (_, i) =>
+      trickle(user.cookie, i === 0 ? '/api/SuperResolution/' : '/api/superResolution'),
     );
     // Every holder passes its checks and takes a slot while its body is still unread.
     const slots = t.app.get(UploadSlots);
