@@ -35,11 +35,18 @@ ensure_npm_dependencies() {
 }
 
 # FerretDB from the Go module proxy (pinned in deploy/local/ferretdb/go.sum), vendored and built with
-# this project's patch of its SQLite backend (deploy/local/ferretdb/patches; README "Embedded database").
-# Rebuilt when main.go, go.mod, go.sum or a patch changes (their hash is kept beside the binary).
+# this project's patch series, applied in file name order (deploy/local/ferretdb/patches, one concern
+# each; docs/embedded-database.md). Rebuilt when main.go, go.mod, go.sum, a patch, or the series'
+# names and order change (their hash is kept beside the binary).
 ferretdb_source_hash() {
-  local src="$ROOT/deploy/local/ferretdb"
-  cat "$src/main.go" "$src/go.mod" "$src/go.sum" "$src"/patches/*.patch | sha256sum | cut -d' ' -f1
+  local src="$ROOT/deploy/local/ferretdb" patch
+  {
+    cat "$src/main.go" "$src/go.mod" "$src/go.sum"
+    for patch in "$src"/patches/*.patch; do
+      printf '%s\n' "${patch##*/}"
+      cat "$patch"
+    done
+  } | sha256sum | cut -d' ' -f1
 }
 
 ensure_ferretdb() {

@@ -1,5 +1,6 @@
-// Tests of the patch in patches/sqlite-backend.patch: each starts the embedded FerretDB (as main.go
-// does) on a fresh SQLite folder and talks to it with the MongoDB Go driver.
+// Tests of the patch series in patches/ (each patch's header names its tests): each starts the
+// embedded FerretDB (as main.go does) on a fresh SQLite folder and talks to it with the MongoDB Go
+// driver.
 package main
 
 import (
