@@ -35,6 +35,20 @@ if [ -z "${SMTP_URL:-}" ]; then
   log "mail inbox: http://127.0.0.1:$mail_ui_port (every mail the app sends lands there)"
 fi
 
+# Local test payments unless a Stripe key is given: stripe-mock stands in for Stripe's API and the
+# site's own test page for its payment page (STRIPE_TEST_CHECKOUT; no card, no real money).
+if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
+  ensure_stripe_mock
+  stripe_port="${STUDIO_STRIPE_PORT:-12111}"
+  start_stripe_mock "$stripe_port"
+  export STRIPE_SECRET_KEY=sk_test_local_studio STRIPE_API_URL="http://127.0.0.1:$stripe_port"
+  export STRIPE_WEBHOOK_SECRET=whsec_local_studio STRIPE_TEST_CHECKOUT=true
+  log "payments: TEST MODE against stripe-mock on port $stripe_port (Buy Coins opens a test page; no real money)"
+fi
+# A small free allowance for a new account once its email is verified (production sets its own).
+export WELCOME_ALLOWANCE_COINS="${WELCOME_ALLOWANCE_COINS:-25}"
+log "free allowance: $WELCOME_ALLOWANCE_COINS coins per new account after email verification (WELCOME_ALLOWANCE_COINS)"
+
 log "building"
 npm run build --silent
 

@@ -93,6 +93,16 @@ export const configSchema = z
     /** Another Stripe API address, for stripe-mock in tests (http://127.0.0.1:12111). */
     STRIPE_API_URL: z.string().url().optional(),
     /**
+     * Local test payments: checkouts open a test page of this site instead of Stripe's, whose Pay
+     * button delivers a signed checkout.session.completed to the webhook path. Only with a test
+     * key (sk_test_) against a stand-in (STRIPE_API_URL); npm start turns it on with stripe-mock.
+     */
+    STRIPE_TEST_CHECKOUT: bool.default('false'),
+    /** Coins granted once to an account when its email is verified (0: none). npm start: 25. */
+    WELCOME_ALLOWANCE_COINS: z.coerce.number().int().min(0).max(100_000).default(0),
+    /** Allowances granted per client address per day (UTC). */
+    WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(1).max(1000).default(1),
+    /**
      * Where mail goes out (smtp:// or smtps://, credentials in the URL). Unset: mails are written to
      * the log instead (npm start and npm test start a local mail catcher and set it).
      */
@@ -239,6 +249,13 @@ export const configSchema = z
         code: z.ZodIssueCode.custom,
         path: ['STRIPE_WEBHOOK_SECRET'],
         message: 'is required when STRIPE_SECRET_KEY is set (purchases are credited by the webhook)',
+      });
+    }
+    if (cfg.STRIPE_TEST_CHECKOUT && !(cfg.STRIPE_SECRET_KEY?.startsWith('sk_test_') && cfg.STRIPE_API_URL)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['STRIPE_TEST_CHECKOUT'],
+        message: 'needs a test key (sk_test_...) and STRIPE_API_URL (a local stand-in such as stripe-mock)',
       });
     }
     if (cfg.STORAGE_DRIVER === 's3' && !cfg.S3_BUCKET) {

@@ -21,6 +21,13 @@ export function creditChangeNotice(change: SocketEventPayloads['balance.changed'
   if (kind === 'reimbursement' || kind === 'grant' || (kind === 'adjustment' && delta > 0)) {
     return { type: 'success', message: `Support added ${plural(delta, 'credit')}`, description: reason };
   }
+  if (kind === 'allowance') {
+    return {
+      type: 'success',
+      message: `Welcome: ${plural(delta, 'free coin')} to try the tools`,
+      description: reason,
+    };
+  }
   if (kind === 'adjustment') {
     return { type: 'info', message: `Support removed ${plural(-delta, 'credit')}`, description: reason };
   }

@@ -10,6 +10,8 @@ export const LEDGER_KINDS = [
   'reimbursement',
   'grant',
   'adjustment',
+  /** The free coins granted once when an account's email is verified (WELCOME_ALLOWANCE_COINS). */
+  'allowance',
 ] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
@@ -25,6 +27,32 @@ export interface CreditHistoryEntry {
   jobId?: string;
   tool?: string;
   by?: string;
+}
+
+/** GET /api/billing/status: what a newcomer can do with coins on this server. */
+export interface BillingStatus {
+  paymentsConfigured: boolean;
+  /** Checkouts go to the site's own test page (STRIPE_TEST_CHECKOUT): no real payment. */
+  testMode: boolean;
+  /** Coins granted once when an account's email is verified (0: none). */
+  welcomeAllowance: number;
+}
+
+/** GET /api/admin/allowances: free allowances granted, apart from purchases (UTC days). */
+export interface AllowanceStats {
+  coinsEach: number;
+  today: { count: number; coins: number };
+  week: { count: number; coins: number };
+  month: { count: number; coins: number };
+}
+
+/** GET /api/stripe/test-checkout/:sessionId (local test payments only). */
+export interface TestCheckoutDetails {
+  sessionId: string;
+  packs: number;
+  coins: number;
+  amountCents: number;
+  testMode: true;
 }
 
 /** GET /api/checkout/:sessionId: the coins one of the caller's checkouts credited, null while pending. */

@@ -115,7 +115,7 @@ export interface DomainEventPayloads {
     actor: { userId: string; username: string };
   };
   /** The owner opened the link mailed at registration. */
-  'account.email_verified': AccountRef;
+  'account.email_verified': AccountRef & { clientIp?: string };
   /** Changed by the owner (`change`, other sessions end) or by a mailed reset link (`reset`, all end). */
   'account.password_changed': AccountRef & { via: 'change' | 'reset'; sessionsEnded: number };
   /** The owner deleted the account: content removed, ledger entries kept under an anonymous name. */

@@ -88,7 +88,7 @@ export class AccountSecurityService {
   }
 
   /** The link's token, used once: the address it was sent to is now verified. */
-  async verifyEmail(token: string): Promise<void> {
+  async verifyEmail(token: string, clientIp?: string): Promise<void> {
     const used = await this.tokens.consume(token, 'verifyEmail');
     const account = used && (await this.accounts.findById(used.userId));
     // A token proves the address it was mailed to, and only while the account still has it.
@@ -96,7 +96,12 @@ export class AccountSecurityService {
       throw new BadRequestException(AccountMessages.badLink);
     if (account.emailVerified) return;
     await this.accounts.setEmailVerified(account.id);
-    await this.events.publish(DomainEvents.emailVerified, { userId: account.id, username: account.username });
+    // The client address goes with the event: the free allowance is limited per address and day.
+    await this.events.publish(DomainEvents.emailVerified, {
+      userId: account.id,
+      username: account.username,
+      clientIp,
+    });
   }
 
   /**

@@ -71,8 +71,8 @@ export class AccountController {
   @ApiOperation({ summary: 'Use the one-time token of a verification link' })
   @ApiOkResponse({ description: `{message, content: '${AccountMessages.emailVerified}'}` })
   @ApiBadRequestResponse({ description: AccountMessages.badLink })
-  async verifyEmail(@Body() dto: TokenDto) {
-    await this.security.verifyEmail(dto.token);
+  async verifyEmail(@Body() dto: TokenDto, @Req() req: Request) {
+    await this.security.verifyEmail(dto.token, req.ip);
     return ok(AccountMessages.emailVerified);
   }
 

@@ -308,5 +308,7 @@ function balanceMessage(kind: LedgerKind, delta: number, username: string, bySta
       return `Adjusted the balance of ${username} by ${delta > 0 ? '+' : '-'}${coins} coins.`;
     case 'capture':
       return `Confirmed a spend of ${coins} coins.`;
+    case 'allowance':
+      return `Received the free allowance of ${coins} coins (email verified).`;
   }
 }

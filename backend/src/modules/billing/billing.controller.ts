@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { AccountMessages, PaymentMessages } from '@studio/contracts';
+import { AccountMessages, PaymentMessages, type BillingStatus } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
 import { CurrentUser, Public } from '../auth/auth.decorators';
@@ -25,6 +25,8 @@ import {
 import { LedgerService } from './ledger.service';
 import { PatreonService } from './patreon.service';
 import { PaymentsService } from './payments.service';
+import { TestCheckoutSessions } from './test-checkout-sessions';
+import { WelcomeAllowance } from './welcome-allowance';
 
 const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
@@ -35,14 +37,21 @@ export class BillingController {
     private readonly payments: PaymentsService,
     private readonly ledger: LedgerService,
     private readonly patreon: PatreonService,
+    private readonly testCheckout: TestCheckoutSessions,
+    private readonly allowance: WelcomeAllowance,
   ) {}
 
   @Get('billing/status')
   @Public()
   @ApiOperation({ summary: 'Whether card payments are configured on this server' })
-  @ApiOkResponse({ description: '{message, content: {paymentsConfigured}}' })
+  @ApiOkResponse({ description: '{message, content: {paymentsConfigured, testMode, welcomeAllowance}}' })
   status() {
-    return ok({ paymentsConfigured: this.payments.configured });
+    const status: BillingStatus = {
+      paymentsConfigured: this.payments.configured,
+      testMode: this.testCheckout.enabled,
+      welcomeAllowance: this.allowance.coins,
+    };
+    return ok(status);
   }
 
   @Post('createCheckoutSession')

@@ -19,6 +19,14 @@ import { StripePaymentsAdapter } from './stripe-payments.adapter';
 import { AdminCreditsController, SupportController } from './support.controller';
 import { SupportCreditsService } from './support-credits.service';
 import { StaffCreditUsage } from './staff-credit-usage';
+import { TestCheckoutController } from './test-checkout.controller';
+import { TestCheckoutSessions } from './test-checkout-sessions';
+import {
+  AllowanceClaim,
+  AllowanceClaimSchema,
+  AllowanceStatsController,
+  WelcomeAllowance,
+} from './welcome-allowance';
 
 /** Credits: the ledger (used by other modules), payments, Patreon, support credit tools. */
 @Module({
@@ -28,9 +36,16 @@ import { StaffCreditUsage } from './staff-credit-usage';
       { name: PatreonSecret.name, schema: PatreonSecretSchema },
       { name: PatreonRedemption.name, schema: PatreonRedemptionSchema },
       { name: CreditApproval.name, schema: CreditApprovalSchema },
+      { name: AllowanceClaim.name, schema: AllowanceClaimSchema },
     ]),
   ],
-  controllers: [BillingController, SupportController, AdminCreditsController],
+  controllers: [
+    BillingController,
+    SupportController,
+    AdminCreditsController,
+    TestCheckoutController,
+    AllowanceStatsController,
+  ],
   providers: [
     AccountBalances,
     LedgerService,
@@ -39,6 +54,8 @@ import { StaffCreditUsage } from './staff-credit-usage';
     PatreonService,
     SupportCreditsService,
     StaffCreditUsage,
+    TestCheckoutSessions,
+    WelcomeAllowance,
     { provide: PaymentsPort, useClass: StripePaymentsAdapter },
   ],
   exports: [LedgerService, JobLiveness],

@@ -24,6 +24,7 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { assertActingAs, type AuthUser } from '../auth/auth-user';
 import { LedgerService } from './ledger.service';
 import { PaymentsPort, type VerifiedPaymentEvent } from './payments.port';
+import { TestCheckoutSessions } from './test-checkout-sessions';
 
 export const PAYMENT_PROVIDER_ACTOR = { username: 'stripe' };
 
@@ -44,6 +45,7 @@ export class PaymentsService {
     private readonly accounts: AccountsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly testCheckout: TestCheckoutSessions,
   ) {}
 
   /** Marks a checkout session as the user's own (per user, so one id can never name another's). */
@@ -79,6 +81,14 @@ export class PaymentsService {
       cancelUrl: `${base}/stripe/canceled`,
     });
     await this.redis.set(this.ownerKey(user.id, session.id), '1', 'EX', CHECKOUT_OWNER_TTL_SECONDS);
+    if (this.testCheckout.enabled) {
+      // Local test payments: the stand-in has no payment page; the site's test page plays it.
+      return this.testCheckout.remember(
+        session.id,
+        { userId: user.id, username: user.username, packs },
+        base,
+      );
+    }
     return session.url;
   }
 

@@ -18,6 +18,7 @@ const KIND_COLORS: Record<LedgerKind, string> = {
   reimbursement: 'cyan',
   grant: 'purple',
   adjustment: 'gold',
+  allowance: 'lime',
 };
 
 const columns: TableColumnsType<CreditHistoryEntry> = [

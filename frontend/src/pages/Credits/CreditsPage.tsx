@@ -27,6 +27,7 @@ export function creditEntryText(entry: Pick<CreditHistoryEntry, 'kind' | 'tool'>
     reimbursement: 'Given back by support',
     grant: 'Gift from the studio',
     adjustment: 'Balance corrected by the studio',
+    allowance: 'Free allowance for verifying your email',
   };
   return kinds[entry.kind] ?? entry.kind;
 }

@@ -1,0 +1,182 @@
+import { Controller, Get, Inject, Injectable, Logger } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InjectModel, Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import MailChecker from 'mailchecker';
+import { Model, Types } from 'mongoose';
+import { DomainEvents, plural, type AllowanceStats, type DomainEventEnvelope } from '@studio/contracts';
+import { ok } from '../../common/api-response';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { Roles } from '../auth/auth.decorators';
+import { OnDomainEvent } from '../events/domain-event-bus';
+import { LedgerEntry } from './ledger-entry.schema';
+import { LedgerService } from './ledger.service';
+
+/**
+ * One use of a limited right to the allowance: `email:<address>` (one per verified address) or
+ * `address:<client address>:<UTC day>:<slot>` (WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY slots). The
+ * unique `_id` decides between two accounts claiming at once, on MongoDB and FerretDB alike.
+ */
+@Schema({ collection: 'allowance_claims', versionKey: false })
+export class AllowanceClaim {
+  @Prop({ type: String, required: true })
+  _id!: string;
+
+  @Prop({ type: Types.ObjectId, required: true })
+  userId!: Types.ObjectId;
+
+  @Prop({ required: true, default: () => new Date() })
+  createdAt!: Date;
+}
+export const AllowanceClaimSchema = SchemaFactory.createForClass(AllowanceClaim);
+
+export type AllowanceOutcome =
+  | { granted: true; coins: number; balance: number }
+  | {
+      granted: false;
+      reason:
+        'off' | 'no_account' | 'unverified' | 'already' | 'disposable' | 'address_used' | 'address_today';
+    };
+
+/** The ledger key of an account's allowance: at most one per account, however often it is asked. */
+export const allowanceKey = (userId: string) => `allowance:${userId}`;
+
+/**
+ * The address as one mailbox: lower case, without a `+tag`, and without the dots Gmail ignores,
+ * so `A.lice+2@gmail.com` and `alice@gmail.com` share one allowance.
+ */
+export function mailboxOf(email: string): string {
+  const [local, domain = ''] = email
+    .trim()
+    .toLowerCase()
+    .split(/@(?=[^@]*$)/);
+  let name = local.split('+')[0];
+  const host = domain === 'googlemail.com' ? 'gmail.com' : domain;
+  if (host === 'gmail.com') name = name.replace(/\./g, '');
+  return `${name}@${host}`;
+}
+
+/** True for an address of a throwaway-mail provider (mailchecker's maintained list). */
+export function isDisposableAddress(email: string): boolean {
+  return !MailChecker.isValid(email.trim().toLowerCase());
+}
+
+/**
+ * The free allowance: WELCOME_ALLOWANCE_COINS granted once to an account when its email is
+ * verified, through the ledger (kind 'allowance', so history, audit and statistics tell it from
+ * purchases). Limited against abuse: once per account (ledger key), once per mailbox, a number of
+ * accounts per client address per day, none for throwaway-mail domains.
+ */
+@Injectable()
+export class WelcomeAllowance {
+  private readonly logger = new Logger(WelcomeAllowance.name);
+
+  constructor(
+    @InjectModel(AllowanceClaim.name) private readonly claims: Model<AllowanceClaim>,
+    @InjectModel(LedgerEntry.name) private readonly entries: Model<LedgerEntry>,
+    private readonly ledger: LedgerService,
+    private readonly accounts: AccountsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get coins(): number {
+    return this.config.WELCOME_ALLOWANCE_COINS;
+  }
+
+  /** Runs in the worker, from the durable event: a retry after a crash repeats it harmlessly. */
+  @OnDomainEvent(DomainEvents.emailVerified)
+  async onEmailVerified({ payload }: DomainEventEnvelope<'account.email_verified'>): Promise<void> {
+    const outcome = await this.grant(payload.userId, payload.clientIp, new Date());
+    if (!outcome.granted && outcome.reason !== 'off') {
+      this.logger.log(`no allowance for ${payload.username}: ${outcome.reason}`);
+    }
+  }
+
+  /** Grants the allowance to `userId` if every limit allows it. Idempotent per account. */
+  async grant(userId: string, clientIp: string | undefined, now: Date): Promise<AllowanceOutcome> {
+    if (this.coins <= 0) return { granted: false, reason: 'off' };
+    if (await this.ledger.appliedEntry(userId, allowanceKey(userId)))
+      return { granted: false, reason: 'already' };
+    const account = await this.accounts.findById(userId);
+    if (!account) return { granted: false, reason: 'no_account' };
+    if (!account.emailVerified) return { granted: false, reason: 'unverified' };
+    if (isDisposableAddress(account.email)) return { granted: false, reason: 'disposable' };
+
+    // Claims first, the credit after: a crash between them leaves claims held by this account,
+    // which a retry finds as its own and goes on to the (idempotent) credit.
+    if (!(await this.claim(`email:${mailboxOf(account.email)}`, userId)))
+      return { granted: false, reason: 'address_used' };
+    if (clientIp && !(await this.claimAddressSlot(clientIp, userId, now)))
+      return { granted: false, reason: 'address_today' };
+
+    const outcome = await this.ledger.credit({
+      key: allowanceKey(userId),
+      userId,
+      username: account.username,
+      kind: 'allowance',
+      amount: this.coins,
+      reason: `Free allowance of ${plural(this.coins, 'coin')} for verifying your email`,
+      actor: { username: 'studio' },
+    });
+    if (!outcome.ok) return { granted: false, reason: 'no_account' };
+    return { granted: true, coins: this.coins, balance: outcome.balance };
+  }
+
+  /** The first free slot of the client address for today (UTC), or one this account holds. */
+  private async claimAddressSlot(clientIp: string, userId: string, now: Date): Promise<boolean> {
+    const day = now.toISOString().slice(0, 10);
+    for (let slot = 1; slot <= this.config.WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY; slot += 1) {
+      if (await this.claim(`address:${clientIp}:${day}:${slot}`, userId)) return true;
+    }
+    return false;
+  }
+
+  /** True when this account now holds the claim (inserted now, or earlier by the same account). */
+  private async claim(id: string, userId: string): Promise<boolean> {
+    try {
+      await this.claims.create({ _id: id, userId: new Types.ObjectId(userId), createdAt: new Date() });
+      return true;
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+      const holder = await this.claims.findById(id).lean();
+      return String(holder?.userId) === userId;
+    }
+  }
+
+  /**
+   * For the admin statistics, apart from purchases: allowances granted since `from`. Read from
+   * the ledger (the `kind` prefix of its kind/tool/createdAt index), never from log text.
+   */
+  async grantedSince(from: Date): Promise<{ count: number; coins: number }> {
+    // Summed here: the embedded engine's $group gives 0 for a second accumulator over a field.
+    const rows = await this.entries
+      .find({ kind: 'allowance', state: 'applied', createdAt: { $gte: from } }, { amount: 1, _id: 0 })
+      .lean();
+    return { count: rows.length, coins: rows.reduce((sum, row) => sum + row.amount, 0) };
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+@ApiTags('admin')
+@ApiForbiddenResponse({ description: 'Not an admin' })
+@Controller('admin')
+export class AllowanceStatsController {
+  constructor(private readonly allowance: WelcomeAllowance) {}
+
+  @Get('allowances')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Free allowances granted (apart from purchases): today (UTC), 7 and 30 days' })
+  @ApiOkResponse({ description: '{message, content: {coinsEach, today, week, month}}' })
+  async stats() {
+    const now = Date.now();
+    const startOfDay = new Date(now - (now % DAY_MS));
+    const [today, week, month] = await Promise.all([
+      this.allowance.grantedSince(startOfDay),
+      this.allowance.grantedSince(new Date(startOfDay.getTime() - 6 * DAY_MS)),
+      this.allowance.grantedSince(new Date(startOfDay.getTime() - 29 * DAY_MS)),
+    ]);
+    const stats: AllowanceStats = { coinsEach: this.allowance.coins, today, week, month };
+    return ok(stats);
+  }
+}
