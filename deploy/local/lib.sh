@@ -162,6 +162,27 @@ ensure_quality_tools() {
   touch "$venv/.ready-1"
 }
 
+# Provenance (docs/provenance.md): c2pa-python (its wheel bundles the c2pa-rs library), numpy,
+# OpenCV, Pillow and reedsolo in .tools/provenance, for the marking child process.
+PROVENANCE_TOOLS="c2pa-python==0.38.1 numpy==2.2.6 opencv-python-headless==4.12.0.88 pillow==11.3.0 reedsolo==1.7.0"
+ensure_provenance_tools() {
+  local venv="$ROOT/.tools/provenance"
+  [ "$(cat "$venv/.ready" 2>/dev/null)" = "$PROVENANCE_TOOLS" ] && return 0
+  log "installing the provenance tools (c2pa-python and the watermark's libraries, first run only)"
+  python3 -m venv "$venv"
+  # shellcheck disable=SC2086 # several requirement words
+  "$venv/bin/pip" install --quiet --disable-pip-version-check $PROVENANCE_TOOLS
+  echo "$PROVENANCE_TOOLS" >"$venv/.ready"
+}
+
+# A development signing chain for C2PA manifests, made once in DIR.
+ensure_dev_signing_cert() {
+  local dir="$1"
+  [ -f "$dir/chain.pem" ] && [ -f "$dir/signer.key" ] && return 0
+  bash "$ROOT/deploy/local/make-signing-cert.sh" "$dir" "AI Studio"
+  log "made a development C2PA signing certificate in $dir (not trusted outside; see docs/provenance.md)"
+}
+
 start_moto() {
   local port="$1"
   if port_in_use "$port"; then log "port $port is taken; set TEST_S3_PORT"; return 1; fi

@@ -12,6 +12,7 @@ packages=(ffmpeg)
 ensure_apt_packages "${packages[@]}"
 ensure_npm_dependencies
 ensure_sr_models
+ensure_provenance_tools
 trap stop_services EXIT INT TERM
 
 if [ -z "${MONGODB_URI:-}" ]; then
@@ -65,6 +66,11 @@ if [ -z "${SESSION_SECRET:-}" ]; then
   [ -f "$DATA_DIR/session-secret" ] || (umask 077 && openssl rand -hex 32 >"$DATA_DIR/session-secret")
   SESSION_SECRET="$(cat "$DATA_DIR/session-secret")"
   export SESSION_SECRET
+fi
+if [ -z "${PROVENANCE_CERT_CHAIN:-}" ]; then
+  ensure_dev_signing_cert "$DATA_DIR/provenance"
+  export PROVENANCE_CERT_CHAIN="$DATA_DIR/provenance/chain.pem" PROVENANCE_PRIVATE_KEY="$DATA_DIR/provenance/signer.key"
+  log "outputs are signed with the development certificate in $DATA_DIR/provenance"
 fi
 export LOG_PRETTY="${LOG_PRETTY:-true}"
 

@@ -11,6 +11,7 @@ ensure_ferretdb
 ensure_stripe_mock
 ensure_moto
 ensure_sr_models
+ensure_provenance_tools
 ensure_mailcatcher
 
 log "building contracts, inference and frontend"

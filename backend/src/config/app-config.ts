@@ -233,6 +233,20 @@ export const configSchema = z
     AUDIT_STATS_RECOUNT_HOURS: z.coerce.number().min(0.01).default(24),
     /** On SIGTERM a worker stops taking jobs and waits this long for running ones (see README). */
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
+    /**
+     * Provenance (docs/provenance.md): every output gets an invisible watermark and a C2PA manifest
+     * signed with this PEM chain (signer first) and PKCS#8 key. Unset: outputs go unmarked and the
+     * process warns at boot; `npm start` makes a development chain under .data/provenance.
+     */
+    PROVENANCE_CERT_CHAIN: z.string().min(1).optional(),
+    PROVENANCE_PRIVATE_KEY: z.string().min(1).optional(),
+    PROVENANCE_SIGNING_ALG: z
+      .enum(['es256', 'es384', 'es512', 'ps256', 'ps384', 'ps512', 'ed25519'])
+      .default('es256'),
+    /** The Python of the provenance venv (deploy/local/lib.sh ensure_provenance_tools). */
+    PROVENANCE_PYTHON: z.string().min(1).default('.tools/provenance/bin/python'),
+    /** Verify page uploads per client address per minute. */
+    VERIFY_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_PRETTY: bool.default('false'),
   })

@@ -16,7 +16,18 @@ export { watchNativeRuns } from './sr-onnx';
 export { cloneImage, CLONE_NOISE_OPACITY } from './clone';
 export { swapFace, DEFAULT_SWAP_TUNING } from './face-swap';
 export type { SwapTuning } from './face-swap';
-export { AI_GENERATED_MARK, IPTC_COMPOSITE_WITH_AI } from './provenance';
+export { AI_GENERATED_MARK, IPTC_COMPOSITE_WITH_AI, IPTC_TRAINED_ALGORITHMIC_MEDIA } from './provenance';
+export { ProvenanceMarker, manifestFor, PROVENANCE_SCRIPT } from './provenance-marker';
+export type {
+  ProvenanceOptions,
+  MarkRequest,
+  MarkResult,
+  Inspection,
+  ManifestSummary,
+  ManifestState,
+  IngredientInput,
+  OutputFormat,
+} from './provenance-marker';
 export type { EngineLogger } from './logger';
 export { inpaintImage, decodeMask, INPAINT_RADIUS } from './inpaint';
 export type { BinaryMask } from './inpaint';

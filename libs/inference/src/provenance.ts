@@ -3,6 +3,9 @@ import type sharp from 'sharp';
 /** EXIF ImageDescription prefix of every image the engine synthesises. */
 export const AI_GENERATED_MARK = 'AI-generated';
 export const SOFTWARE = '@studio/inference LocalCpuEngine';
+/** IPTC digital source type of media made by a trained model (C2PA manifests of our outputs). */
+export const IPTC_TRAINED_ALGORITHMIC_MEDIA =
+  'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
 /** IPTC digital source type of a composite made with a trained model (e.g. a face swap). */
 export const IPTC_COMPOSITE_WITH_AI =
   'http://cv.iptc.org/newscodes/digitalsourcetype/compositeWithTrainedAlgorithmicMedia';

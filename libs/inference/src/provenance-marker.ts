@@ -1,0 +1,235 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { AI_GENERATED_MARK, IPTC_TRAINED_ALGORITHMIC_MEDIA, IPTC_COMPOSITE_WITH_AI } from './provenance';
+
+/** The child process's script (libs/inference/src/watermark; the same path from src and dist). */
+export const PROVENANCE_SCRIPT = path.resolve(__dirname, '..', 'src', 'watermark', 'provenance_worker.py');
+
+export type OutputFormat = 'png' | 'jpeg' | 'webp' | 'mp4';
+
+export interface ProvenanceOptions {
+  python: string;
+  certChain: string;
+  privateKey: string;
+  alg?: string;
+  /** Pixels an image to inspect may decode to (Pillow's decompression-bomb limit). */
+  maxPixels?: number;
+}
+
+/** An input the output was made from: only its hash and kind go into the manifest. */
+export interface IngredientInput {
+  data: Buffer;
+  format: string;
+  /** parentOf: the image edited; componentOf: a part used (a face, a mask). */
+  relationship: 'parentOf' | 'componentOf';
+}
+
+export interface MarkRequest {
+  data: Buffer;
+  format: OutputFormat;
+  /** 32-bit id carried by the watermark (maps back to the output on the server). */
+  markId: number;
+  /** The tool's name shown to readers (softwareAgent). */
+  tool: string;
+  /** created: made from a prompt or noise; edited: an input was changed (face swap, inpaint …). */
+  action: 'created' | 'edited';
+  /** A face swap: the IPTC composite-with-AI source type. */
+  composite?: boolean;
+  when: Date;
+  title: string;
+  ingredients?: IngredientInput[];
+  generator?: { name: string; version?: string };
+}
+
+export interface MarkResult {
+  data: Buffer;
+  /** Marked vs unmarked luminance (the worst frame for a video). */
+  psnr: number | null;
+  watermarkMs: number;
+  signMs: number;
+}
+
+export type ManifestState = 'none' | 'valid' | 'tampered' | 'foreign';
+
+export interface ManifestSummary {
+  state: ManifestState;
+  ours?: boolean;
+  validationState?: string;
+  failures?: string[];
+  action?: string;
+  digitalSourceType?: string;
+  when?: string;
+  tool?: string;
+  generator?: string;
+  signer?: { issuer?: string; commonName?: string };
+}
+
+export interface Inspection {
+  manifest: ManifestSummary;
+  watermark: { found: boolean; id: number | null; sync: number };
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+/** The C2PA manifest definition of one output (c2pa-rs ManifestDefinition as JSON). */
+export function manifestFor(request: MarkRequest) {
+  const ingredients = (request.ingredients ?? []).map((input, i) => {
+    const sha = createHash('sha256').update(input.data).digest('hex');
+    // by hash only: no file, no thumbnail, no name the user chose
+    return {
+      title: `input ${i + 1} sha256:${sha}`,
+      format: input.format,
+      relationship: input.relationship,
+      instance_id: `xmp:iid:sha256-${sha}`,
+    };
+  });
+  const parent = ingredients.find((i) => i.relationship === 'parentOf');
+  const actions: Record<string, unknown>[] = [];
+  // C2PA 2.x: a manifest's first action is created or opened; an edit opens its parent first.
+  if (request.action === 'edited' && parent) {
+    actions.push({ action: 'c2pa.opened', parameters: { ingredientIds: [parent.instance_id] } });
+  }
+  actions.push({
+    action: request.action === 'created' || !parent ? 'c2pa.created' : 'c2pa.edited',
+    digitalSourceType: request.composite ? IPTC_COMPOSITE_WITH_AI : IPTC_TRAINED_ALGORITHMIC_MEDIA,
+    softwareAgent: { name: request.tool },
+    when: request.when.toISOString(),
+    description: `${AI_GENERATED_MARK}: ${request.tool}`,
+  });
+  return {
+    claim_generator_info: [request.generator ?? { name: 'AI Studio', version: '1' }],
+    title: request.title,
+    ingredients,
+    assertions: [{ label: 'c2pa.actions.v2', data: { actions } }],
+  };
+}
+
+/**
+ * The provenance child process (Python: c2pa-python and the watermark, see watermark/): one
+ * long-lived process per API or worker, so the CPU work of marking and reading never runs on the
+ * event loop. Requests go one at a time in order; a process that dies is started again on the
+ * next request, and the requests it held fail.
+ */
+export class ProvenanceMarker {
+  private child?: ChildProcessWithoutNullStreams;
+  private ready?: Promise<void>;
+  private readonly pending = new Map<string, Pending>();
+  private stderr = '';
+
+  constructor(private readonly options: ProvenanceOptions) {}
+
+  private start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const args = [
+      PROVENANCE_SCRIPT,
+      this.options.certChain,
+      this.options.privateKey,
+      this.options.alg ?? 'es256',
+      String(this.options.maxPixels ?? 40_000_000),
+    ];
+    const child = spawn(this.options.python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    this.stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-4000);
+    });
+    this.ready = new Promise<void>((resolve, reject) => {
+      const lines = createInterface({ input: child.stdout });
+      let started = false;
+      lines.on('line', (line) => {
+        const message = JSON.parse(line) as {
+          ready?: boolean;
+          id?: string;
+          ok?: boolean;
+          result?: unknown;
+          error?: string;
+        };
+        if (message.ready) {
+          started = true;
+          resolve();
+          return;
+        }
+        const waiting = message.id ? this.pending.get(message.id) : undefined;
+        if (!waiting) return;
+        this.pending.delete(message.id!);
+        if (message.ok) waiting.resolve(message.result);
+        else waiting.reject(new Error(`provenance: ${message.error}`));
+      });
+      const fail = (err: Error) => {
+        if (this.child === child) {
+          this.child = undefined;
+          this.ready = undefined;
+        }
+        const error = new Error(`provenance process ended: ${err.message} ${this.stderr.trim()}`);
+        if (!started) reject(error);
+        for (const [id, waiting] of this.pending) {
+          this.pending.delete(id);
+          waiting.reject(error);
+        }
+      };
+      child.on('error', fail);
+      child.on('exit', (code, signal) => fail(new Error(`exit ${code ?? signal}`)));
+    });
+    // a failed start is reported to its caller; the next request tries again
+    this.ready.catch(() => undefined);
+    return this.ready;
+  }
+
+  private async ask<T>(request: Record<string, unknown>): Promise<T> {
+    await this.start();
+    const id = randomUUID();
+    const answer = new Promise<T>((resolve, reject) =>
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject }),
+    );
+    this.child!.stdin.write(`${JSON.stringify({ ...request, id })}\n`);
+    return answer;
+  }
+
+  /** Watermarks and signs one output; the bytes come back marked. */
+  async mark(request: MarkRequest): Promise<MarkResult> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'provenance-'));
+    try {
+      const input = path.join(dir, `in.${request.format}`);
+      const output = path.join(dir, `out.${request.format}`);
+      await writeFile(input, request.data);
+      const result = await this.ask<Omit<MarkResult, 'data'>>({
+        op: 'mark',
+        input,
+        output,
+        format: request.format,
+        markId: request.markId,
+        manifest: manifestFor(request),
+      });
+      return { ...result, data: await readFile(output) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Reads the manifest and looks for the watermark in a file on disk. */
+  inspect(file: string, kind: 'image' | 'video', mime?: string): Promise<Inspection> {
+    return this.ask<Inspection>({ op: 'inspect', input: file, kind, mime });
+  }
+
+  /** The manifest alone, as c2pa reads it. */
+  readManifest(file: string, mime?: string): Promise<ManifestSummary> {
+    return this.ask<ManifestSummary>({ op: 'read', input: file, mime });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    this.ready = undefined;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.stdin.end();
+    await exited;
+  }
+}

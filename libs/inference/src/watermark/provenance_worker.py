@@ -1,0 +1,274 @@
+"""The studio's provenance child process: marks outputs and inspects files.
+
+Speaks JSON lines on stdin/stdout (one request, one answer, in order). Files are passed by path.
+  {"id", "op": "mark", "input", "output", "format": "png|jpeg|webp|mp4", "markId", "manifest": {...}}
+  {"id", "op": "inspect", "input", "kind": "image|video"}
+  {"id", "op": "read", "input", "format"}              (the manifest store as c2pa reads it)
+Marking = invisible watermark in the pixels (watermark.py), then a C2PA manifest signed with the
+configured certificate chain and key (c2pa-python, the c2pa-rs library's bindings).
+Started with: provenance_worker.py CERT_CHAIN_PEM PRIVATE_KEY_PEM [ALG] [MAX_PIXELS]
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+from PIL import Image
+
+import c2pa
+import watermark as wm
+
+MIME = {'png': 'image/png', 'jpeg': 'image/jpeg', 'webp': 'image/webp', 'mp4': 'video/mp4'}
+FORMAT_OF_PIL = {'PNG': 'png', 'JPEG': 'jpeg', 'WEBP': 'webp'}
+VIDEO_SAMPLE_FRAMES = 48
+
+
+class Studio:
+    def __init__(self, chain: bytes, key: bytes, alg: str):
+        self.signer = c2pa.Signer.from_info(c2pa.C2paSignerInfo(alg.encode(), chain, key, None))
+        self.identity = self._own_identity()
+
+    def _own_identity(self):
+        """Our signer as c2pa reports it: a tiny image signed and read back at start."""
+        src = io.BytesIO()
+        Image.new('RGB', (16, 16)).save(src, 'PNG')
+        src.seek(0)
+        dst = io.BytesIO()
+        with c2pa.Builder({'claim_generator_info': [{'name': 'identity check'}],
+                           'assertions': [_actions('c2pa.created', wm_source(), 'identity', None)]}) as b:
+            b.sign(self.signer, 'image/png', src, dst)
+        dst.seek(0)
+        info = _active(json.loads(c2pa.Reader('image/png', dst).json()))['signature_info']
+        return (info.get('issuer'), info.get('cert_serial_number'))
+
+    # ---- marking -------------------------------------------------------------------------
+    def mark(self, req):
+        fmt = req['format']
+        t0 = time.perf_counter()
+        if fmt == 'mp4':
+            marked_path = req['output'] + '.wm.mp4'
+            quality = self._mark_video(req['input'], marked_path, int(req['markId']))
+            source = open(marked_path, 'rb')
+        else:
+            data, quality = self._mark_image(req['input'], fmt, int(req['markId']))
+            source = io.BytesIO(data)
+            marked_path = None
+        t1 = time.perf_counter()
+        try:
+            with c2pa.Builder(req['manifest']) as builder, open(req['output'] + '.part', 'wb') as dst:
+                builder.sign(self.signer, MIME[fmt], source, dst)
+        finally:
+            source.close()
+            if marked_path:
+                os.unlink(marked_path)
+        os.replace(req['output'] + '.part', req['output'])
+        t2 = time.perf_counter()
+        return {'psnr': quality, 'watermarkMs': round((t1 - t0) * 1000, 1),
+                'signMs': round((t2 - t1) * 1000, 1)}
+
+    def _mark_image(self, path, fmt, mark_id):
+        with Image.open(path) as img:
+            img.load()
+            info = dict(img.info)
+            mode = 'RGBA' if img.mode in ('RGBA', 'LA', 'PA') or 'transparency' in info else 'RGB'
+            rgb = np.asarray(img.convert(mode))
+        marked = wm.embed_rgb(rgb, mark_id)
+        quality = wm.psnr(rgb[..., :3], marked[..., :3])
+        out = io.BytesIO()
+        keep = {k: info[k] for k in ('exif', 'xmp', 'icc_profile') if info.get(k)}
+        image = Image.fromarray(marked)
+        if fmt == 'png':
+            image.save(out, 'PNG', compress_level=6, **keep)
+        elif fmt == 'jpeg':
+            image.convert('RGB').save(out, 'JPEG', quality=95, **keep)
+        else:
+            image.save(out, 'WEBP', quality=95, **keep)
+        return out.getvalue(), round(quality, 2)
+
+    def _mark_video(self, path, out_path, mark_id):
+        w, h, rate, audio = _probe(path)
+        tile = wm.tile_for(mark_id)
+        size = w * h * 3 // 2
+        dec = subprocess.Popen(['ffmpeg', '-v', 'error', '-i', path, '-map', '0:v:0', '-f', 'rawvideo',
+                                '-pix_fmt', 'yuv420p', 'pipe:1'], stdout=subprocess.PIPE)
+        enc_args = ['ffmpeg', '-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s',
+                    f'{w}x{h}', '-framerate', rate, '-i', 'pipe:0', '-i', path, '-map', '0:v:0']
+        if audio:
+            enc_args += ['-map', '1:a:0', '-c:a', 'copy']
+        enc_args += ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p',
+                     '-movflags', '+faststart', out_path]
+        enc = subprocess.Popen(enc_args, stdin=subprocess.PIPE)
+        worst = float('inf')
+        try:
+            while True:
+                frame = dec.stdout.read(size)
+                if len(frame) < size:
+                    break
+                buf = bytearray(frame)
+                y = np.frombuffer(buf, np.uint8, w * h).reshape(h, w)
+                marked = wm.embed_luma(y, mark_id, tile)
+                worst = min(worst, wm.psnr(y, marked))
+                buf[: w * h] = marked.tobytes()
+                enc.stdin.write(buf)
+        finally:
+            enc.stdin.close()
+            dec.stdout.close()
+        if dec.wait() != 0 or enc.wait() != 0:
+            raise RuntimeError('ffmpeg could not re-encode the video')
+        return round(worst, 2) if worst != float('inf') else None
+
+    # ---- inspecting ----------------------------------------------------------------------
+    def inspect(self, req):
+        kind = req.get('kind', 'image')
+        mime = req.get('mime')
+        return {'manifest': self.read_manifest(req['input'], mime),
+                'watermark': self._detect(req['input'], kind)}
+
+    def read_manifest(self, path, mime=None):
+        try:
+            with open(path, 'rb') as f:
+                reader = c2pa.Reader(mime, f) if mime else c2pa.Reader(path)
+                store = json.loads(reader.json())
+                state = reader.get_validation_state()
+        except c2pa.C2paError as err:
+            text = str(err)
+            if 'ManifestNotFound' in text or 'JumbfNotFound' in text or 'not found' in text.lower():
+                return {'state': 'none'}
+            # a manifest is there but cannot be read: damaged
+            return {'state': 'tampered', 'failures': [text[:200]]}
+        active = _active(store)
+        if not active:
+            return {'state': 'none'}
+        failures = [s.get('code') for s in store.get('validation_status') or []
+                    if s.get('code') != 'signingCredential.untrusted']
+        sig = active.get('signature_info') or {}
+        ours = (sig.get('issuer'), sig.get('cert_serial_number')) == self.identity
+        actions = _actions_of(active)
+        main = next((a for a in actions if a.get('action') in ('c2pa.created', 'c2pa.edited')), {})
+        summary = {
+            'ours': ours,
+            'validationState': state,
+            'failures': failures,
+            'action': main.get('action'),
+            'digitalSourceType': main.get('digitalSourceType'),
+            'when': main.get('when'),
+            'tool': (main.get('softwareAgent') or {}).get('name'),
+            'generator': ((active.get('claim_generator_info') or [{}])[0]).get('name'),
+            'signer': {'issuer': sig.get('issuer'), 'commonName': sig.get('common_name')},
+        }
+        if state == 'Invalid' or failures:
+            summary['state'] = 'tampered'
+        else:
+            summary['state'] = 'valid' if ours else 'foreign'
+        return summary
+
+    def _detect(self, path, kind):
+        if kind == 'video':
+            r = self._video_whitened(path)
+            if r is None:
+                return {'found': False}
+        else:
+            with Image.open(path) as img:
+                img.draft('RGB', (img.width, img.height))
+                rgb = np.asarray(img.convert('RGB'))
+            r = wm.whiten(wm.luma_of(rgb))
+        found = wm.detect_whitened(r)
+        return {'found': bool(found['found']), 'id': found['id'], 'sync': round(found['sync'], 2)}
+
+    def _video_whitened(self, path):
+        w, h, _, _ = _probe(path)
+        size = w * h * 3 // 2
+        dec = subprocess.Popen(['ffmpeg', '-v', 'error', '-i', path, '-map', '0:v:0', '-frames:v',
+                                str(VIDEO_SAMPLE_FRAMES), '-f', 'rawvideo', '-pix_fmt', 'yuv420p',
+                                'pipe:1'], stdout=subprocess.PIPE)
+        acc, n = None, 0
+        try:
+            while True:
+                frame = dec.stdout.read(size)
+                if len(frame) < size:
+                    break
+                y = np.frombuffer(frame, np.uint8, w * h).reshape(h, w).astype(np.float32)
+                r = wm.whiten(y)
+                acc = r if acc is None else acc + r
+                n += 1
+        finally:
+            dec.stdout.close()
+            dec.wait()
+        return None if acc is None else acc / n
+
+
+def _probe(path):
+    out = subprocess.run(['ffprobe', '-v', 'error', '-show_entries',
+                          'stream=codec_type,width,height,r_frame_rate', '-of', 'json', path],
+                         capture_output=True, check=True).stdout
+    streams = json.loads(out)['streams']
+    video = next(s for s in streams if s['codec_type'] == 'video')
+    audio = any(s['codec_type'] == 'audio' for s in streams)
+    return int(video['width']), int(video['height']), video.get('r_frame_rate', '25/1'), audio
+
+
+def _active(store):
+    label = store.get('active_manifest')
+    return (store.get('manifests') or {}).get(label) if label else None
+
+
+def _actions_of(manifest):
+    for a in manifest.get('assertions') or []:
+        if a.get('label', '').startswith('c2pa.actions'):
+            return a.get('data', {}).get('actions', [])
+    return []
+
+
+def wm_source():
+    return 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia'
+
+
+def _actions(action, source, tool, when):
+    entry = {'action': action, 'digitalSourceType': source, 'softwareAgent': {'name': tool}}
+    if when:
+        entry['when'] = when
+    return {'label': 'c2pa.actions.v2', 'data': {'actions': [entry]}}
+
+
+def main():
+    chain = open(sys.argv[1], 'rb').read()
+    key = open(sys.argv[2], 'rb').read()
+    alg = sys.argv[3] if len(sys.argv) > 3 else 'es256'
+    if len(sys.argv) > 4:
+        Image.MAX_IMAGE_PIXELS = int(sys.argv[4])
+    studio = Studio(chain, key, alg)
+    out = sys.stdout
+    out.write(json.dumps({'ready': True}) + '\n')
+    out.flush()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        try:
+            if req['op'] == 'mark':
+                result = studio.mark(req)
+            elif req['op'] == 'inspect':
+                result = studio.inspect(req)
+            elif req['op'] == 'read':
+                result = studio.read_manifest(req['input'], req.get('mime'))
+            else:
+                raise ValueError(f"unknown op {req['op']}")
+            answer = {'id': req.get('id'), 'ok': True, 'result': result}
+        except Exception as err:  # the caller decides; the process stays up for the next request
+            answer = {'id': req.get('id'), 'ok': False, 'error': f'{type(err).__name__}: {err}',
+                      'trace': traceback.format_exc(limit=3)}
+        out.write(json.dumps(answer) + '\n')
+        out.flush()
+
+
+if __name__ == '__main__':
+    tempfile.tempdir = os.environ.get('TMPDIR') or None
+    main()
