@@ -8,8 +8,10 @@ import { BillingModule } from '../../src/modules/billing/billing.module';
 import { FoldersModule } from '../../src/modules/folders/folders.module';
 import { GenerationModule } from '../../src/modules/generation/generation.module';
 import { HealthController } from '../../src/modules/health/health.controller';
+import { MetricsModule } from '../../src/modules/metrics/metrics.module';
 import { RealtimeGateway } from '../../src/modules/realtime/realtime.gateway';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
+import { RestoreModule } from '../../src/modules/restore/restore.module';
 import { WorkerProcessorsModule } from '../../worker/src/worker.module';
 
 @Module({})
@@ -27,6 +29,8 @@ export class AppModule {
         GenerationModule,
         AuditModule,
         RealtimeModule,
+        MetricsModule,
+        RestoreModule,
         ...(config.WORKER_INLINE ? [WorkerProcessorsModule] : []),
       ],
       controllers: [HealthController],

@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import compression from 'compression';
@@ -15,6 +15,7 @@ import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
 import { refuseCrossSiteWrites } from '../../src/common/request-origin';
 import { createValidationPipe } from '../../src/common/validation';
 import { SESSION_MIDDLEWARE } from '../../src/modules/auth/session';
+import { METRICS_PATH } from '../../src/modules/metrics/metrics.controller';
 import { mountQueueBoard } from '../../src/modules/operations/queue-board';
 import { SessionIoAdapter } from '../../src/modules/realtime/socket-io.adapter';
 import { AppModule } from './app.module';
@@ -65,7 +66,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
   mountQueueBoard(app);
 
-  app.setGlobalPrefix(API_PREFIX.slice(1));
+  // Prometheus scrapes /metrics, outside the API prefix (modules/metrics).
+  app.setGlobalPrefix(API_PREFIX.slice(1), { exclude: [{ path: METRICS_PATH, method: RequestMethod.GET }] });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpExceptionFilter());
   app.useWebSocketAdapter(new SessionIoAdapter(app));
@@ -112,7 +114,10 @@ function serveFrontend(app: NestExpressApplication, config: AppConfig): void {
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
     const isApi =
-      req.path.startsWith(`${API_PREFIX}/`) || req.path === API_PREFIX || req.path.startsWith('/socket.io');
+      req.path.startsWith(`${API_PREFIX}/`) ||
+      req.path === API_PREFIX ||
+      req.path.startsWith('/socket.io') ||
+      req.path === `/${METRICS_PATH}`;
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isApi) return next();
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);

@@ -122,6 +122,20 @@ export const configSchema = z
     /** Run the worker's processors inside the API process (local mode). */
     WORKER_INLINE: bool.default('true'),
     /**
+     * Bearer token for GET /metrics (Prometheus). Unset: /metrics answers 404 (never public).
+     */
+    METRICS_TOKEN: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.string().min(16, 'must be at least 16 characters').optional(),
+    ),
+    /** The worker process's own /metrics listens here (same token); 0: no metrics listener. */
+    METRICS_WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    /**
+     * Set by `npm run restore` (deploy/local/restore.sh): a file whose presence means the data was
+     * just restored; at boot the jobs open in the backup are failed and refunded, then it is removed.
+     */
+    RESTORE_MARKER_FILE: z.string().min(1).optional(),
+    /**
      * Inference engine per tool: 'local' runs on this machine's CPU (models shipped in npm
      * packages; it cannot generate images), 'a1111' calls an Automatic1111-compatible server.
      */

@@ -20,6 +20,8 @@ mongoose.set('skipOriginalStackTraces', true);
         uri: config.MONGODB_URI,
         serverSelectionTimeoutMS: 10_000,
         autoIndex: true,
+        // Command events time each database operation (modules/metrics).
+        monitorCommands: true,
       }),
     }),
   ],

@@ -3,6 +3,7 @@ import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module';
 import { RateLimitModule } from '../../src/modules/auth/auth.module';
+import { MetricsModule } from '../../src/modules/metrics/metrics.module';
 import { WorkerProcessorsModule } from './worker.module';
 
 @Module({})
@@ -10,7 +11,13 @@ export class WorkerAppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerAppModule,
-      imports: [CoreModule.forRoot(config), RateLimitModule, AccountsModule, WorkerProcessorsModule],
+      imports: [
+        CoreModule.forRoot(config),
+        RateLimitModule,
+        AccountsModule,
+        WorkerProcessorsModule,
+        MetricsModule,
+      ],
     };
   }
 }
