@@ -62,6 +62,9 @@ const RegisterPage = page(() => import('./pages/Register/RegisterPage').then((m)
 const StripeResultPage = page(() =>
   import('./pages/StripeResult/StripeResultPage').then((m) => m.StripeResultPage),
 );
+const TestCheckoutPage = page(() =>
+  import('./pages/StripeResult/TestCheckoutPage').then((m) => m.TestCheckoutPage),
+);
 const SuperResolutionPage = page(() =>
   import('./pages/SuperResolution/SuperResolutionPage').then((m) => m.SuperResolutionPage),
 );
@@ -96,6 +99,7 @@ export const routes: RouteObject[] = [
       { path: 'profile/:username', element: <ProfilePage /> },
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
       { path: 'profile/bulkinpaints/:id', element: <FolderContentsPage /> },
+      { path: 'stripe/test-checkout/:session', element: <TestCheckoutPage /> },
       { path: 'stripe/:status', element: <StripeResultPage /> },
       { path: 'stripe/:status/:session', element: <StripeResultPage /> },
       { path: 'patreon', element: <PatreonPage /> },

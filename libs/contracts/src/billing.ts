@@ -185,6 +185,12 @@ export const PaymentMessages = {
   pleaseWait: 'Please wait while we handle your payment.',
   notConfigured: 'Payments are not configured on this server.',
   checkoutNotFound: 'Checkout session not found',
+  checkoutUnknown: 'We know of no such checkout',
+  checkoutUnknownDetail:
+    'This address names no checkout that you started here, so no payment was taken and no coins were added.',
+  checking: 'Checking your payment…',
+  confirming: 'Waiting for the payment to be confirmed',
+  nothingCharged: 'Nothing was charged and no coins were added.',
   credited: (coins: number) => `${formatCount(coins)} coins added to your balance.`,
   patreonLinked: 'Patreon Linked!',
   patreonFailed: 'Something went wrong...',

@@ -18,7 +18,7 @@ import { readCart, writeCart } from '../../session/cart';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { CoinIcon } from '../../ui/CoinIcon';
 import { useToast } from '../../ui/toast';
-import { usePaymentsConfigured } from './usePaymentsStatus';
+import { useBillingStatus } from './usePaymentsStatus';
 
 /** Buy coins (spec section 2, "Top-up screen"): packs of 200 coins for $10, then Stripe Checkout. */
 export function RefillPage() {
@@ -26,7 +26,8 @@ export function RefillPage() {
 }
 
 function RefillScreen() {
-  const configured = usePaymentsConfigured();
+  const status = useBillingStatus();
+  const configured = status === null ? null : status.paymentsConfigured;
   const toast = useToast();
   const [packs, setPacks] = useState(readCart);
   const [busy, setBusy] = useState(false);
@@ -55,6 +56,15 @@ function RefillScreen() {
           Top up your balance.
         </Typography.Title>
         {configured === false && <Alert type="warning" showIcon message={PaymentMessages.notConfigured} />}
+        {status?.testMode && (
+          <Alert
+            type="warning"
+            showIcon
+            data-testid="payments-test-mode"
+            message="TEST MODE: no real payment"
+            description="Payments go to a local stand-in for Stripe: no card is asked for and no money moves."
+          />
+        )}
         <Space align="center" size="middle">
           <InputNumber
             aria-label="Number of packs"

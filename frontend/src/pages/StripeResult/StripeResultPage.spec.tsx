@@ -74,12 +74,37 @@ describe('StripeResultPage', () => {
     );
   });
 
-  it('does not ask about a checkout when the payment was cancelled', async () => {
-    const fetchMock = mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice' }) });
+  it('says what the server knows of a cancelled checkout: nothing charged', async () => {
+    const fetchMock = mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice' }),
+      [OUTCOME]: outcome(null),
+    });
     renderApp(`/stripe/canceled/${SESSION}`);
     expect(await screen.findByText(PaymentMessages.cancelled)).toBeInTheDocument();
-    await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.ready)).toBe(READY_LISTENERS));
-    act(() => openSocket()!.serverEmit(SocketEvents.ready, { username: 'alice' }));
-    expect(callsTo(fetchMock, OUTCOME)).toHaveLength(0);
+    expect(await screen.findByText(PaymentMessages.nothingCharged)).toBeInTheDocument();
+    expect(callsTo(fetchMock, OUTCOME).length).toBeGreaterThan(0);
+  });
+
+  it('never says "successful" for a session the server does not know (a made-up id)', async () => {
+    mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice', balance: 0 }),
+      'GET /api/checkout/cs_test_madeup': {
+        status: 404,
+        body: { message: 'error', content: PaymentMessages.checkoutNotFound },
+      },
+    });
+    renderApp('/stripe/success/cs_test_madeup');
+    expect(await screen.findByText(PaymentMessages.checkoutUnknown)).toBeInTheDocument();
+    expect(screen.queryByText(PaymentMessages.success)).not.toBeInTheDocument();
+  });
+
+  it('waits for the server before saying "successful"', async () => {
+    mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'alice', balance: 0 }),
+      [OUTCOME]: outcome(null),
+    });
+    renderApp(`/stripe/success/${SESSION}`);
+    expect(await screen.findByText(PaymentMessages.confirming)).toBeInTheDocument();
+    expect(screen.queryByText(PaymentMessages.success)).not.toBeInTheDocument();
   });
 });
