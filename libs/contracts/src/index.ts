@@ -14,3 +14,4 @@ export * from './prompt-safety';
 export * from './tags';
 export * from './admin';
 export * from './input';
+export * from './face-swap';

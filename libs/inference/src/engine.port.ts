@@ -43,6 +43,24 @@ export interface FaceSwapRequest {
   face: Buffer;
   /** The image that receives the face. */
   target: Buffer;
+  /** Which face of `face` to use (largest first; default 0). */
+  sourceFace?: number;
+  /** Which faces of `target` to replace (largest first; default [0]). */
+  targetFaces?: number[];
+}
+
+/** Images whose faces are wanted (the face swap's free check). */
+export interface FindFacesRequest {
+  images: Buffer[];
+  /** Per image, the largest side it is analysed at (as the swap reads it). */
+  maxSides: number[];
+}
+
+/** The faces of one image, largest first; boxes in pixels of the image at `width` x `height`. */
+export interface FoundFaces {
+  width: number;
+  height: number;
+  faces: { box: [number, number, number, number]; score: number; yaw: number }[];
 }
 
 export interface InpaintRequest {
@@ -75,6 +93,8 @@ export interface InferenceEngine {
   inpaint(request: InpaintRequest, context?: RunContext): Promise<EncodedImage>;
   generate(request: GenerateRequest, context?: RunContext): Promise<EncodedImage>;
   faceSwapVideo(request: FaceSwapVideoRequest, context?: RunContext): Promise<void>;
+  /** The faces the face swap would see in each image (local engines; free to call). */
+  findFaces?(request: FindFacesRequest, context?: RunContext): Promise<FoundFaces[]>;
   /** Loads models ahead of the first job (optional; engines load lazily anyway). */
   warmup?(): Promise<void>;
   /** Releases models and workers. */

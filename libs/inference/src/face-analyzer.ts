@@ -2,6 +2,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
 import type { Config, Human } from '@vladmandic/human';
+import { FACE_SWAP_LIMITS } from '@studio/contracts';
 import { EngineInputError } from './engine.port';
 import { RgbImage, decodeRgb } from './image-io';
 import { EngineLogger, silentLogger } from './logger';
@@ -98,6 +99,27 @@ export class FaceAnalyzer {
     return { width, height, faces };
   }
 
+  /**
+   * Finds the faces of decoded pixels of any size, largest first: an image larger than
+   * ANALYSIS_MAX_SIDE is scaled down for the detector and the faces are given in its own pixels.
+   */
+  async detectAnySize(image: RgbImage): Promise<DetectedFace[]> {
+    const scale = Math.min(1, ANALYSIS_MAX_SIDE / Math.max(image.width, image.height));
+    if (scale === 1) return this.detectRgb(image);
+    const width = Math.max(1, Math.round(image.width * scale));
+    const height = Math.max(1, Math.round(image.height * scale));
+    const data = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
+      .resize(width, height, { fit: 'fill' })
+      .raw()
+      .toBuffer();
+    const faces = await this.detectRgb({
+      data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+      width,
+      height,
+    });
+    return faces.map((face) => scaleFace(face, image.width / width));
+  }
+
   /** Finds the faces of decoded pixels, largest first. */
   async detectRgb(image: RgbImage): Promise<DetectedFace[]> {
     const { human } = await this.models();
@@ -109,7 +131,7 @@ export class FaceAnalyzer {
         input.dispose();
       }
     });
-    return result.face
+    const faces = result.face
       .filter((face) => face.mesh.length >= 468)
       .map((face) => ({
         box: face.box.map((v) => Math.round(v)) as Box,
@@ -117,6 +139,7 @@ export class FaceAnalyzer {
         score: face.score,
       }))
       .sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
+    return withoutDuplicates(faces);
   }
 
   /**
@@ -213,6 +236,24 @@ function cropForEmbedding(image: RgbImage, box: Box): RgbImage & { box: [number,
   };
 }
 
+/**
+ * Drops a face whose box lies mostly inside a larger face's box: on a large face the detector
+ * sometimes also reports a part of it (an eye and cheek) as a second, turned face.
+ */
+export function withoutDuplicates(faces: DetectedFace[]): DetectedFace[] {
+  const kept: DetectedFace[] = [];
+  for (const face of faces) {
+    const [x, y, w, h] = face.box;
+    const inside = kept.some(({ box: [kx, ky, kw, kh] }) => {
+      const ix = Math.max(0, Math.min(x + w, kx + kw) - Math.max(x, kx));
+      const iy = Math.max(0, Math.min(y + h, ky + kh) - Math.max(y, ky));
+      return ix * iy > 0.4 * w * h;
+    });
+    if (!inside) kept.push(face);
+  }
+  return kept;
+}
+
 function scaleFace(face: DetectedFace, scale: number): DetectedFace {
   if (scale === 1) return face;
   return {
@@ -235,7 +276,13 @@ function humanConfig(modelBasePath: string): Partial<Config> {
     skipAllowed: false,
     face: {
       enabled: true,
-      detector: { rotation: false, maxDetected: 5, minConfidence: 0.3, skipFrames: 0, skipTime: 0 },
+      detector: {
+        rotation: false,
+        maxDetected: FACE_SWAP_LIMITS.maxFaces,
+        minConfidence: 0.3,
+        skipFrames: 0,
+        skipTime: 0,
+      },
       mesh: { enabled: true },
       // The embedding is computed by embeddingRgb (Human's faceres gives only age and gender).
       description: off,

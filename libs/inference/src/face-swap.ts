@@ -82,6 +82,11 @@ export function yawOf(face: DetectedFace): number {
   return (left - right) / Math.max(left + right, 1e-6);
 }
 
+/** yawOf as an angle in degrees (the figure is about the sine of the head's yaw). */
+export function yawDegreesOf(face: DetectedFace): number {
+  return (Math.asin(Math.max(-1, Math.min(1, yawOf(face)))) * 180) / Math.PI;
+}
+
 /** Mouth and eye openness: inner gaps over the face's height (forehead to chin). */
 export function expressionOf(face: DetectedFace): { mouth: number; eyes: number } {
   const l = face.landmarks;

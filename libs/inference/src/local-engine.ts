@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { JobMessages } from '@studio/contracts';
+import { FACE_SWAP_LIMITS, JobMessages, judgeFaceSwap, type FoundFace } from '@studio/contracts';
 import { cloneImage } from './clone';
 import {
   CapabilityUnavailableError,
@@ -8,16 +8,18 @@ import {
   EngineInputError,
   FaceSwapRequest,
   FaceSwapVideoRequest,
+  FindFacesRequest,
+  FoundFaces,
   GenerateRequest,
   InferenceEngine,
   InpaintRequest,
   RunContext,
   SuperResolveRequest,
 } from './engine.port';
-import { FaceAnalyzer } from './face-analyzer';
+import { FaceAnalyzer, type DetectedFace } from './face-analyzer';
 import { LOCAL_CPU_CAPABILITIES } from './local-capabilities';
-import { DEFAULT_SWAP_TUNING, MAX_YAW_DIFFERENCE, SwapTuning, swapFace, yawOf } from './face-swap';
-import { decodeRgb, fromRgb } from './image-io';
+import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace, yawDegreesOf } from './face-swap';
+import { decodeRgb, fromRgb, MAX_SIDE } from './image-io';
 import { inpaintImage } from './inpaint';
 import { EngineLogger, silentLogger } from './logger';
 import { markAiGenerated } from './provenance';
@@ -100,28 +102,74 @@ export class LocalCpuEngine implements InferenceEngine {
 
   async faceSwap(request: FaceSwapRequest, context: RunContext = {}): Promise<EncodedImage> {
     const progress = (fraction: number) => context.onProgress?.(fraction);
-    const [source, target] = await Promise.all([decodeRgb(request.face), decodeRgb(request.target)]);
+    // The target at its full size (up to the tool's limit): only its face regions are processed.
+    const [source, target] = await Promise.all([
+      decodeRgb(request.face),
+      decodeRgb(request.target, FACE_SWAP_LIMITS.targetSideMax),
+    ]);
     context.signal?.throwIfAborted();
-    const [sourceFace] = await this.faces.detectRgb(source);
-    if (!sourceFace) throw new EngineInputError('no_face_source', JobMessages.noFaceSource);
-    progress(0.3);
+    const sourceFaces = await this.faces.detectAnySize(source);
+    progress(0.2);
     context.signal?.throwIfAborted();
-    const [targetFace] = await this.faces.detectRgb(target);
-    if (!targetFace) throw new EngineInputError('no_face_target', JobMessages.noFaceTarget);
-    // A face turned much further than the other cannot be warped onto it without holes (hair or
-    // background fills the hidden side): refused, so the existing path charges nothing.
-    if (Math.abs(yawOf(sourceFace) - yawOf(targetFace)) > MAX_YAW_DIFFERENCE) {
-      throw new EngineInputError('bad_request', JobMessages.posesDiffer);
+    const targetFaces = await this.faces.detectAnySize(target);
+    progress(0.4);
+    // The same judgement as the free check (judgeFaceSwap): a request that passed it passes here.
+    const sourceIndex = request.sourceFace ?? 0;
+    const targetIndexes = request.targetFaces ?? [0];
+    const verdict = judgeFaceSwap(
+      sourceFaces.map((face, index) => foundFace(face, index)),
+      targetFaces.map((face, index) => foundFace(face, index)),
+      sourceIndex,
+      targetIndexes,
+      JobMessages.noFaceSource,
+      JobMessages.noFaceTarget,
+    );
+    if (!verdict.ok) {
+      const [problem] = verdict.problems;
+      const code =
+        problem === JobMessages.noFaceSource
+          ? 'no_face_source'
+          : problem === JobMessages.noFaceTarget
+            ? 'no_face_target'
+            : 'bad_request';
+      throw new EngineInputError(code, problem);
     }
-    progress(0.5);
-    context.signal?.throwIfAborted();
-    const swapped = await swapFace(source, sourceFace, target, targetFace, this.swapTuning);
-    progress(0.8);
+    let swapped = target;
+    for (const [n, index] of targetIndexes.entries()) {
+      context.signal?.throwIfAborted();
+      swapped = await swapFace(
+        source,
+        sourceFaces[sourceIndex],
+        swapped,
+        targetFaces[index],
+        this.swapTuning,
+      );
+      progress(0.4 + (0.45 * (n + 1)) / targetIndexes.length);
+    }
     const data = await markAiGenerated(fromRgb(swapped), 'face swap')
       .jpeg({ quality: SWAP_JPEG_QUALITY })
       .toBuffer();
     progress(1);
     return { data, format: 'jpeg', width: swapped.width, height: swapped.height };
+  }
+
+  /** The faces the swap sees in each image, read as the swap reads it (its free check). */
+  async findFaces(request: FindFacesRequest, context: RunContext = {}): Promise<FoundFaces[]> {
+    const found: FoundFaces[] = [];
+    for (const [i, image] of request.images.entries()) {
+      context.signal?.throwIfAborted();
+      const rgb = await decodeRgb(image, request.maxSides[i] ?? MAX_SIDE);
+      const faces = await this.faces.detectAnySize(rgb);
+      found.push({
+        width: rgb.width,
+        height: rgb.height,
+        faces: faces.map((face, index) => {
+          const { box, score, yaw } = foundFace(face, index);
+          return { box, score, yaw };
+        }),
+      });
+    }
+    return found;
   }
 
   /** Telea's fill refined by an exemplar (PatchMatch) fill; the prompt is not used (see inpaint.ts). */
@@ -145,4 +193,14 @@ export class LocalCpuEngine implements InferenceEngine {
   async close(): Promise<void> {
     await Promise.all([this.faces.close(), this.superResolver.close()]);
   }
+}
+
+/** A detected face as the check reports it: box, score and yaw in degrees (rounded). */
+function foundFace(face: DetectedFace, index: number): FoundFace {
+  return {
+    index,
+    box: face.box,
+    score: Math.round(face.score * 1000) / 1000,
+    yaw: Math.round(yawDegreesOf(face) * 10) / 10,
+  };
 }

@@ -70,6 +70,22 @@ export class EngineRegistry implements OnApplicationShutdown {
       .catch((err: unknown) => this.logger.warn(`local engine warm-up failed: ${String(err)}`));
   }
 
+  /**
+   * The engine that finds faces for the face swap's free check: the face swap's own engine when it
+   * can (the local engine: the check then sees exactly what the swap will see), else the local
+   * engine's pool (an advice only: a remote engine detects faces its own way).
+   */
+  faceFinder(): InferenceEngine & Required<Pick<InferenceEngine, 'findFaces'>> {
+    const own = this.engineFor('faceSwap');
+    const finder = own?.findFaces ? own : this.engineOfKind('local');
+    return finder as InferenceEngine & Required<Pick<InferenceEngine, 'findFaces'>>;
+  }
+
+  /** Whether a face swap request must pass the check before it is charged (see faceFinder). */
+  faceSwapChecked(): boolean {
+    return !!this.engineFor('faceSwap')?.findFaces;
+  }
+
   /** Replaces a tool's engine in this process (tests and benchmarks: failing or no-op engines). */
   override(tool: JobTool, engine: InferenceEngine | null): void {
     if (engine) this.overrides.set(tool, engine);

@@ -21,6 +21,8 @@ import {
 import { SkipThrottle } from '@nestjs/throttler';
 import {
   CLONE_AMOUNT,
+  FACE_SWAP_LIMITS,
+  FaceSwapMessages,
   JobFields,
   JobMessages,
   Messages,
@@ -36,6 +38,7 @@ import { CurrentUser } from '../auth/auth.decorators';
 import { ToolEndpoints } from './tool-endpoint.decorator';
 import type { AuthUser } from '../auth/auth-user';
 import { FaceSwapDto, GenerateNoiseDto, JobHistoryQueryDto, SuperResolutionDto } from './generation.dto';
+import { FaceSwapChecks } from './face-swap-check';
 import { JobHistory } from './job-history.service';
 import { GenerationService, imageInputs } from './generation.service';
 import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
@@ -43,6 +46,7 @@ import { decodeDataUrl, normalizeImage } from './image-input';
 
 const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
 const isCloneFile = (name: string) => name === 'original' || CLONE_FIELD.test(name);
+const isSwapFile = (name: string) => name === JobFields.swapFace || name === JobFields.swapTarget;
 
 /**
  * The spec's tool endpoints. Each one checks its input, submits one job and waits a little for it
@@ -54,6 +58,7 @@ export class GenerationController {
   constructor(
     private readonly generation: GenerationService,
     private readonly history: JobHistory,
+    private readonly checks: FaceSwapChecks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -139,14 +144,36 @@ export class GenerationController {
     return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
   }
 
+  @Post('faceSwap/check')
+  @HttpCode(200)
+  // Free: no price to cover before the body (minUnits 0); the uploads are capped as the swap's.
+  @ToolUpload({ ...imageUpload('faceSwap', 2, isSwapFile), minUnits: 0 })
+  @ApiOperation({
+    summary: 'Face swap check (free): the faces found in Swap0 and Swap1, the choice, warnings and the price',
+    description:
+      'The same upload as POST /api/faceSwap, with the optional choice `sourceFace` (index) and ' +
+      "`targetFaces` ('0,2' or 'all'). Nothing is stored or charged. Boxes are in pixels of the image " +
+      'as analysed (`width` x `height`), faces largest first. A swap with the same images and choice ' +
+      'is accepted exactly when `ok` is true.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: FaceSwapDto })
+  @ApiOkResponse({ description: '{message, content: FaceSwapCheck}' })
+  async faceSwapCheck(@Body() dto: FaceSwapDto, @UploadedFiles() files: UploadedFile[] = []) {
+    const { source, target } = await swapImages(files);
+    return ok(await this.checks.check(source, target, dto));
+  }
+
   @Post('faceSwap')
   @HttpCode(200)
-  @ToolUpload(
-    imageUpload('faceSwap', 2, (name) => name === JobFields.swapFace || name === JobFields.swapTarget),
-  )
+  @ToolUpload(imageUpload('faceSwap', 2, isSwapFile))
   @ApiOperation({
     summary: 'Face swap: the face of Swap0 onto the person in Swap1',
-    description: 'Requires `consent=true`: the user attests the consent of the person whose face is used.',
+    description:
+      'Requires `consent=true`: the user attests the consent of the person whose face is used. ' +
+      "Optional `sourceFace` (index) and `targetFaces` ('0,2' or 'all'), as POST /api/faceSwap/check " +
+      'reports them; with the local engine the request is checked again first and refused (400, ' +
+      'nothing charged) unless the check passes.',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: FaceSwapDto })
@@ -156,18 +183,28 @@ export class GenerationController {
     @Body() dto: FaceSwapDto,
     @UploadedFiles() files: UploadedFile[] = [],
   ) {
-    const face = fileNamed(files, JobFields.swapFace);
-    const target = fileNamed(files, JobFields.swapTarget);
-    if (!face || !target) throw new BadRequestException(JobMessages.faceImageRequired);
+    if (!fileNamed(files, JobFields.swapFace) || !fileNamed(files, JobFields.swapTarget)) {
+      throw new BadRequestException(JobMessages.faceImageRequired);
+    }
     if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
     if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
-    const images = [await normalizeImage(face), await normalizeImage(target)];
+    const { source, target } = await swapImages(files);
+    let choice: { sourceFace?: number; targetFaces?: number[] } = {};
+    if (this.checks.enforced()) {
+      const checked = await this.checks.check(source, target, dto);
+      if (!checked.ok) throw new BadRequestException(checked.problems[0]);
+      choice = { sourceFace: checked.sourceFace!, targetFaces: checked.targetFaces };
+    } else if (dto.sourceFace !== undefined || dto.targetFaces !== undefined) {
+      // A remote engine swaps the face it finds itself: a choice it cannot honour is refused.
+      throw new BadRequestException(FaceSwapMessages.choiceUnsupported);
+    }
     const job = await this.generation.submit(user, {
       tool: 'faceSwap',
       author: dto.author,
       folderId: dto.folder,
-      inputs: imageInputs(images),
+      inputs: imageInputs([source, target]),
       units: 1,
+      params: choice,
     });
     return this.generation.answer(user, job, 0);
   }
@@ -208,3 +245,14 @@ export class GenerationController {
 }
 
 const amountMessage = wholeNumberMessage('Amount', CLONE_AMOUNT);
+
+/** The face image within 1024 px, the target at up to the face swap's own limit (its full size). */
+async function swapImages(files: UploadedFile[]) {
+  const face = fileNamed(files, JobFields.swapFace);
+  const target = fileNamed(files, JobFields.swapTarget);
+  if (!face || !target) throw new BadRequestException(JobMessages.faceImageRequired);
+  return {
+    source: await normalizeImage(face),
+    target: await normalizeImage(target, FACE_SWAP_LIMITS.targetSideMax),
+  };
+}

@@ -77,6 +77,18 @@ export class FaceSwapDto extends ToolRequestDto {
   @IsOptional()
   @IsIn(['true', 'false'])
   consent?: string;
+
+  @ApiPropertyOptional({ description: 'Index of the source face (largest first; default 0)' })
+  @IsOptional()
+  @IsString()
+  sourceFace?: string;
+
+  @ApiPropertyOptional({
+    description: "Target faces to replace: '0,2' or 'all' (largest first; default '0')",
+  })
+  @IsOptional()
+  @IsString()
+  targetFaces?: string;
 }
 
 export class InpaintDto extends ToolRequestDto {

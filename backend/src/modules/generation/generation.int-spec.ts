@@ -18,7 +18,6 @@ import {
   ledgerKindsOf,
   grantCredits,
   makeFolder,
-  nextEvent,
   signIn,
   uniqueName,
   type Client,
@@ -185,7 +184,7 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     expect(await balanceOf(alice)).toBe(before - 4);
   }, 120_000);
 
-  it('refuses a face swap whose faces are turned too differently, and charges nothing', async () => {
+  it('refuses a face swap whose faces are turned too differently before any charge', async () => {
     const folderId = await makeFolder(alice, 'Refused swaps');
     const before = await balanceOf(alice);
     const res = await alice.agent
@@ -195,14 +194,10 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
       .field('consent', 'true')
       .attach('Swap0', fixture('ai-face.jpg'), 'face.jpg')
       .attach('Swap1', fixture('ai-upper.jpg'), 'target.jpg');
-    expect(res.status).toBe(200);
-    const failed = await eventually(async () => {
-      const event = jobEvents(res.body.content.job._id).find((e) => e.name === JobSocketEvents.failed);
-      expect(event).toBeDefined();
-      return event!.payload as JobSocketPayloads['job.failed'];
-    });
-    expect(failed.message).toBe(JobMessages.posesDiffer);
-    await eventually(async () => expect(await balanceOf(alice)).toBe(before));
+    // The free check runs again on the request: refused (400), no job, nothing reserved.
+    expect(res.status).toBe(400);
+    expect(res.body.content).toMatch(/^Face 1 of the target is turned \d+° differently/);
+    expect(await balanceOf(alice)).toBe(before);
   }, 60_000);
 
   it('swaps a face: queued at once, completed on the socket, the face is the source face', async () => {
@@ -225,10 +220,8 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     }, 90_000);
     expect(job).toMatchObject({ _id: res.body.content.job._id, state: 'succeeded', folderId, cost: 1 });
     const swapped = await downloadBytes(alice, job.items[0].url);
-    const target = await sharp(fixture('cgi-model-3.jpg'))
-      .resize(1024, 1024, { fit: 'inside' })
-      .png()
-      .toBuffer();
+    // The target's full size (it is no longer fitted within 1024 px).
+    const target = await sharp(fixture('cgi-model-3.jpg')).png().toBuffer();
     const meta = await sharp(swapped).metadata();
     const targetMeta = await sharp(target).metadata();
     expect([meta.width, meta.height]).toEqual([targetMeta.width, targetMeta.height]);
@@ -256,7 +249,7 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     });
   }, 150_000);
 
-  it('fails a swap without a face, refunds it and says why', async () => {
+  it('refuses a swap without a face before any charge and says why', async () => {
     const folderId = await makeFolder(alice, 'No faces');
     const before = await balanceOf(alice);
     const blank = await sharp({
@@ -264,7 +257,6 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
     })
       .png()
       .toBuffer();
-    const failed = nextEvent<JobSocketPayloads['job.failed']>(socket, JobSocketEvents.failed, 60_000);
     const res = await alice.agent
       .post('/api/faceSwap')
       .field('author', alice.username)
@@ -272,11 +264,9 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
       .field('consent', 'true')
       .attach('Swap0', blank, 'face.png')
       .attach('Swap1', fixture('cgi-model-3.jpg'), 'target.jpg');
-    expect(res.status).toBe(200);
-    const payload = await failed;
-    expect(payload).toMatchObject({ message: JobMessages.noFaceSource, refunded: 1 });
-    expect(payload.job).toMatchObject({ state: 'failed', error: JobMessages.noFaceSource, refunded: 1 });
-    await eventually(async () => expect(await balanceOf(alice)).toBe(before));
+    expect(res.status).toBe(400);
+    expect(res.body.content).toBe(JobMessages.noFaceSource);
+    expect(await balanceOf(alice)).toBe(before);
   }, 90_000);
 
   it('retries a failing engine, then fails the job and refunds it once', async () => {

@@ -6,6 +6,7 @@ import { RealtimeModule } from '../realtime/realtime.module';
 import { OperationsModule } from '../operations/operations.module';
 import { EnginesModule } from './engines.module';
 import { GenerationController } from './generation.controller';
+import { FaceSwapChecks } from './face-swap-check';
 import { GenerationService } from './generation.service';
 import { StaleUploadSweep, UploadSlots } from './generation-uploads';
 import { InpaintController } from './inpaint.controller';
@@ -36,6 +37,7 @@ import { OpenJobLimit } from './open-job-limit';
   controllers: [GenerationController, InpaintController, StudioToolsController, JobControlController],
   providers: [
     GenerationService,
+    FaceSwapChecks,
     JobLifecycle,
     JobHistory,
     QueuePositions,

@@ -19,9 +19,13 @@ const ACCEPTED: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);
 /**
  * Checks an uploaded image and brings it to the form every engine takes: the type comes from the
  * bytes (sharp reads the magic numbers, the file name is ignored), the decoded size is capped
- * (decompression bombs), EXIF orientation is applied, and neither side exceeds 1024 px.
+ * (decompression bombs), EXIF orientation is applied, and neither side exceeds `maxSide` (1024 px
+ * unless the tool works at a larger size, as the face swap's target does).
  */
-export async function normalizeImage(source: ImageSource | undefined): Promise<NormalizedImage> {
+export async function normalizeImage(
+  source: ImageSource | undefined,
+  maxSide: number = IMAGE_SIDE_MAX,
+): Promise<NormalizedImage> {
   if (!source || sizeOf(source) === 0) throw new BadRequestException(JobMessages.imageRequired);
   if (sizeOf(source) > UPLOAD_LIMITS.imageBytes)
     throw new PayloadTooLargeException(JobMessages.imageTooLarge);
@@ -43,7 +47,7 @@ export async function normalizeImage(source: ImageSource | undefined): Promise<N
   try {
     const { data: png, info } = await sharp(data, options)
       .rotate()
-      .resize(IMAGE_SIDE_MAX, IMAGE_SIDE_MAX, { fit: 'inside', withoutEnlargement: true })
+      .resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
       .png()
       .toBuffer({ resolveWithObject: true });
     return { data: png, width: info.width, height: info.height };

@@ -222,7 +222,17 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       case 'superResolution':
         return [await engine.superResolve({ image: inputs[0], scale: job.params.scale ?? 2 }, context)];
       case 'faceSwap':
-        return [await engine.faceSwap({ face: inputs[0], target: inputs[1] }, context)];
+        return [
+          await engine.faceSwap(
+            {
+              face: inputs[0],
+              target: inputs[1],
+              sourceFace: job.params.sourceFace,
+              targetFaces: job.params.targetFaces,
+            },
+            context,
+          ),
+        ];
       case 'inpaint':
         return [
           await engine.inpaint(

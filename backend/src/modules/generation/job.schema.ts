@@ -20,6 +20,9 @@ export interface JobParams {
   scale?: 2 | 4;
   /** Generation tags (category key -> tag) the prompt was built from, for "Edit and run". */
   tags?: Record<string, string>;
+  /** Face swap: the source face and the target faces chosen (largest first; 0 and [0] when absent). */
+  sourceFace?: number;
+  targetFaces?: number[];
   /** Size of the job's work for estimated times (job-eta.ts): megapixels, seconds of video. */
   work?: number;
 }

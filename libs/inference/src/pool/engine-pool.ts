@@ -17,6 +17,8 @@ import {
   EngineInputError,
   FaceSwapRequest,
   FaceSwapVideoRequest,
+  FindFacesRequest,
+  FoundFaces,
   GenerateRequest,
   InferenceEngine,
   InpaintRequest,
@@ -129,6 +131,10 @@ export class PooledCpuEngine implements InferenceEngine {
 
   faceSwapVideo(request: FaceSwapVideoRequest, context?: RunContext): Promise<void> {
     return this.run('faceSwapVideo', request, context);
+  }
+
+  findFaces(request: FindFacesRequest, context?: RunContext): Promise<FoundFaces[]> {
+    return this.run('findFaces', request, context);
   }
 
   /** Starts the threads and resolves once each has loaded its models. */

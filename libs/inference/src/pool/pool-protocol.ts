@@ -4,7 +4,14 @@ import type { LocalCpuEngineOptions } from '../local-engine';
 /** What the calling thread and a pool thread exchange (engine-pool.ts <-> pool-worker.ts). */
 
 /** The engine methods a pool thread runs. */
-export const POOL_METHODS = ['clone', 'superResolve', 'faceSwap', 'inpaint', 'faceSwapVideo'] as const;
+export const POOL_METHODS = [
+  'clone',
+  'superResolve',
+  'faceSwap',
+  'inpaint',
+  'faceSwapVideo',
+  'findFaces',
+] as const;
 export type PoolMethod = (typeof POOL_METHODS)[number];
 
 /**

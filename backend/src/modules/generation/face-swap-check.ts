@@ -1,0 +1,83 @@
+import { BadRequestException, Injectable } from '@nestjs/common';
+import {
+  FACE_SWAP_LIMITS,
+  IMAGE_SIDE_MAX,
+  JobMessages,
+  judgeFaceSwap,
+  parseSourceFace,
+  parseTargetFaces,
+  quoteTool,
+  type FaceSwapCheck,
+  type FaceSwapImageReport,
+} from '@studio/contracts';
+import { EngineInputError, type FoundFaces as EngineFoundFaces } from '@studio/inference';
+import { EngineRegistry } from './engine-registry';
+import type { NormalizedImage } from './image-input';
+
+/** The face choice of a request, as sent (multipart fields). */
+export interface FaceChoiceFields {
+  sourceFace?: unknown;
+  targetFaces?: unknown;
+}
+
+/**
+ * The face swap's free check: the faces the engine finds in both images (in the engine pool, never
+ * on the API's thread), the choice, whether the swap would be accepted and what it costs. Nothing
+ * is stored and nothing is charged; a swap request runs it again before its reservation.
+ */
+@Injectable()
+export class FaceSwapChecks {
+  constructor(private readonly engines: EngineRegistry) {}
+
+  async check(
+    source: NormalizedImage,
+    target: NormalizedImage,
+    fields: FaceChoiceFields,
+  ): Promise<FaceSwapCheck> {
+    let found: EngineFoundFaces[];
+    try {
+      found = await this.engines.faceFinder().findFaces({
+        images: [source.data, target.data],
+        // As the swap reads them (LocalCpuEngine.faceSwap).
+        maxSides: [IMAGE_SIDE_MAX, FACE_SWAP_LIMITS.targetSideMax],
+      });
+    } catch (err) {
+      if (err instanceof EngineInputError) throw new BadRequestException(err.message);
+      throw err;
+    }
+    const [sourceReport, targetReport] = found.map(report);
+    const sourceFace = parseSourceFace(fields.sourceFace);
+    const targetFaces = parseTargetFaces(fields.targetFaces, targetReport.faces.length);
+    const verdict = judgeFaceSwap(
+      sourceReport.faces,
+      targetReport.faces,
+      sourceFace,
+      targetFaces,
+      JobMessages.noFaceSource,
+      JobMessages.noFaceTarget,
+    );
+    return {
+      source: sourceReport,
+      target: targetReport,
+      sourceFace: sourceFace !== null && sourceFace < sourceReport.faces.length ? sourceFace : null,
+      targetFaces: (targetFaces ?? []).filter((i) => i < targetReport.faces.length),
+      ...verdict,
+      price: quoteTool('faceSwap', 1),
+    };
+  }
+
+  /** Whether swap requests must pass the check before they are charged (a local engine). */
+  enforced(): boolean {
+    return this.engines.faceSwapChecked();
+  }
+}
+
+function report(found: EngineFoundFaces): FaceSwapImageReport {
+  return {
+    width: found.width,
+    height: found.height,
+    faces: found.faces
+      .slice(0, FACE_SWAP_LIMITS.maxFaces)
+      .map((face, index) => ({ index, box: face.box, score: face.score, yaw: face.yaw })),
+  };
+}
