@@ -227,14 +227,28 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     return toJobView(job as JobRecord);
   }
 
-  /** The caller's most recent jobs, newest first (the job tray). */
+  /**
+   * The caller's most recent jobs, newest first (the job tray), and every job of each bulk batch
+   * among them: the tray counts a batch from its jobs, so a batch larger than the window (or cut by
+   * it) must come whole, or "30 of 30" would read "19 of 19".
+   */
   async recent(user: AuthUser): Promise<JobView[]> {
-    const rows = await this.jobs
-      .find({ owner: new Types.ObjectId(user.id) })
+    const owner = new Types.ObjectId(user.id);
+    const rows = (await this.jobs
+      .find({ owner })
       .sort({ createdAt: -1 })
       .limit(RECENT_JOBS)
-      .lean();
-    return rows.map((row) => toJobView(row as JobRecord));
+      .lean()) as JobRecord[];
+    const batchIds = [...new Set(rows.map((row) => row.params?.batchId).filter((id): id is string => !!id))];
+    // One indexed equality per batch (params.batchId), owner-checked.
+    const batches = await Promise.all(
+      batchIds.map((batchId) => this.jobs.find({ 'params.batchId': batchId, owner }).lean()),
+    );
+    const byId = new Map(rows.map((row) => [String(row._id), row]));
+    for (const row of batches.flat() as JobRecord[]) byId.set(String(row._id), row);
+    return [...byId.values()]
+      .sort((a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime())
+      .map((row) => toJobView(row));
   }
 
   /** Adds the Bull job (a no-op when one with this id exists) in its fair-share place. */
