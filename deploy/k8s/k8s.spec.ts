@@ -216,7 +216,9 @@ describe('deploy/k8s manifests', () => {
     for (const name of ['worker', 'gpu-worker']) {
       const pod = one('Deployment', name).spec!.template!.spec;
       const [container] = pod.containers;
-      expect(container.readinessProbe ?? container.livenessProbe ?? container.ports).toBeUndefined();
+      expect(container.readinessProbe ?? container.livenessProbe).toBeUndefined();
+      // One port: the worker's /metrics, for Prometheus (deploy/monitoring), at METRICS_WORKER_PORT.
+      expect(container.ports).toEqual([{ name: 'metrics', containerPort: 9464 }]);
       const graceMs = Number(envOf(container).SHUTDOWN_GRACE_MS);
       expect(graceMs).toBeGreaterThan(0);
       expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(graceMs);

@@ -25,6 +25,13 @@ ensure_apt_packages() {
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# Debian's prometheus (its promtool checks and unit-tests deploy/monitoring's alert rules; the
+# dashboard test scrapes a running app with it). Debian starts no daemon in a container; the tests
+# run their own on ports of their own.
+ensure_monitoring_tools() {
+  ensure_apt_packages prometheus
+}
+
 # npm dependencies from the lock file, reinstalled when the lock file changed.
 ensure_npm_dependencies() {
   cd "$ROOT"

@@ -13,6 +13,7 @@ ensure_moto
 ensure_sr_models
 ensure_provenance_tools
 ensure_mailcatcher
+ensure_monitoring_tools
 
 log "building contracts, inference and frontend"
 npm run build --silent -w @studio/contracts
