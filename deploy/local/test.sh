@@ -23,6 +23,9 @@ npm run build --silent -w @studio/frontend >/dev/null
 log "lint"
 npm run --silent lint
 
+log "module rules (dependency-cruiser, .dependency-cruiser.cjs)"
+npm run --silent deps
+
 log "Go tests of the FerretDB patch (deploy/local/ferretdb)"
 ensure_ferretdb_vendor
 (cd deploy/local/ferretdb && go test -mod=vendor -count=1 ./...)

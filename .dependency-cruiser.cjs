@@ -1,0 +1,53 @@
+/**
+ * The backend's module rules (issue 31), checked by dependency-cruiser in `npm test`
+ * (`npm run deps`): backend modules (backend/src/modules/<module>) form a tree, and each shows the
+ * others one public face, its index.ts. Violations that were there when the rules came in are
+ * listed in .dependency-cruiser-known-violations.json (`npm run deps -- --ignore-known` skips
+ * them; phase 2 of issue 31 empties that list). Tests: backend/src/modules/module-rules.spec.ts.
+ */
+const path = require('node:path');
+
+const MODULE = '^backend/src/modules/[^/]+';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-module-cycles',
+      severity: 'error',
+      comment:
+        'Backend modules must form a tree: a module may not import a module that ' +
+        'imports it back, directly or around a loop, or nobody can change one without holding the ' +
+        'others in mind. Move the use case into a module above both, or let the lower module publish ' +
+        'a domain event that the upper one handles (see docs/architecture.md).',
+      scope: 'folder',
+      from: { path: `${MODULE}$` },
+      to: { path: `${MODULE}$`, circular: true },
+    },
+    {
+      name: 'only-through-module-face',
+      // warn until phase 2 of issue 31 gives every module its index.ts; then error
+      severity: 'warn',
+      comment:
+        "Another module's files may be imported only through its index.ts, " +
+        'the one public face naming what others may use; anything else is its own business and may ' +
+        'change without notice. Import from the module folder (its index.ts) instead, or add what ' +
+        'you need to that face.',
+      from: { path: '^backend/src/modules/([^/]+)/', pathNot: '\\.(int-)?spec\\.ts$' },
+      to: {
+        path: '^backend/src/modules/[^/]+/',
+        pathNot: ['^backend/src/modules/$1/', '^backend/src/modules/[^/]+/index\\.ts$'],
+      },
+    },
+  ],
+  options: {
+    // production code only: a test may reach into what it tests
+    exclude: { path: ['\\.(int-)?spec\\.ts$', '(^|/)node_modules/', '(^|/)dist/'] },
+    doNotFollow: { path: ['node_modules', '^libs/'] },
+    // absolute, so the rules' tests can run them on a fixture folder too
+    tsConfig: { fileName: path.join(__dirname, 'backend/tsconfig.json') },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
