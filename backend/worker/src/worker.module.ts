@@ -5,6 +5,7 @@ import { SessionEndListener } from '../../src/modules/auth/session-end.listener'
 import { SessionRevokerModule } from '../../src/modules/auth/session-revoker';
 import { GenerationModule } from '../../src/modules/generation/generation.module';
 import { JobRunner } from '../../src/modules/generation/job-runner';
+import { ProvenanceModule } from '../../src/modules/provenance/provenance.module';
 import { DomainEventsProcessor } from '../../src/modules/events/domain-events.processor';
 import { RealtimeListener } from '../../src/modules/realtime/realtime.listener';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
@@ -15,7 +16,7 @@ import { StorageCleanupListener } from '../../src/modules/storage/storage-cleanu
  * itself when WORKER_INLINE is on (local mode).
  */
 @Module({
-  imports: [AuditModule, RealtimeModule, GenerationModule, SessionRevokerModule],
+  imports: [AuditModule, RealtimeModule, GenerationModule, SessionRevokerModule, ProvenanceModule],
   providers: [
     JobRunner,
     DomainEventsProcessor,

@@ -15,3 +15,4 @@ export * from './tags';
 export * from './admin';
 export * from './input';
 export * from './face-swap';
+export * from './provenance';

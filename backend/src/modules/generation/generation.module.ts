@@ -4,6 +4,7 @@ import { BillingModule } from '../billing/billing.module';
 import { FoldersModule } from '../folders/folders.module';
 import { RealtimeModule } from '../realtime/realtime.module';
 import { OperationsModule } from '../operations/operations.module';
+import { ProvenanceModule } from '../provenance/provenance.module';
 import { EnginesModule } from './engines.module';
 import { GenerationController } from './generation.controller';
 import { FaceSwapChecks } from './face-swap-check';
@@ -33,6 +34,7 @@ import { OpenJobLimit } from './open-job-limit';
     RealtimeModule,
     EnginesModule,
     OperationsModule,
+    ProvenanceModule,
   ],
   controllers: [GenerationController, InpaintController, StudioToolsController, JobControlController],
   providers: [

@@ -30,6 +30,7 @@ import {
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FoldersService } from '../folders/folders.service';
+import { ProvenanceService } from '../provenance/provenance.service';
 import { StoragePort } from '../storage/storage.port';
 import { CAPABILITY_OF, EngineRegistry } from './engine-registry';
 import { JobCancelSignals } from './job-control.signals';
@@ -90,6 +91,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly modules: ModuleRef,
     private readonly positions: QueuePositions,
     private readonly cancelSignals: JobCancelSignals,
+    private readonly provenance: ProvenanceService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -284,12 +286,32 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   /** Stores each result as an item with an id derived from the job, so a rerun stores it once. */
   private async store(job: JobRecord, images: Output[]): Promise<ContentItem[]> {
     const owner = { id: String(job.owner), username: job.username, role: 'user' as const };
+    // Every output of every engine passes here: watermarked and C2PA-signed (in the provenance
+    // child process, off this event loop) before it is stored, so no tool delivers an unmarked file.
+    const marked = await this.provenance.markOutputs(
+      {
+        jobId: String(job._id),
+        ownerId: String(job.owner),
+        username: job.username,
+        tool: job.tool,
+        inputs: this.provenance.enabled
+          ? await Promise.all(job.inputs.map((key) => this.readInput(key)))
+          : [],
+        outputsPerInput: job.tool === 'clone' ? (job.params.amount ?? 1) : undefined,
+        when: new Date(),
+      },
+      images.map((image, i) => ({
+        itemId: outputItemId(String(job._id), i),
+        data: image.data,
+        format: image.format,
+      })),
+    );
     return this.folders.addItems(
       owner,
       String(job.folder),
       images.map((image, i) => ({
         itemId: outputItemId(String(job._id), i),
-        data: image.data,
+        data: marked[i],
         kind: image.format === 'mp4' ? ('video' as const) : ('image' as const),
         contentType: CONTENT_TYPES[image.format],
         title: titleOf(job, i, images.length),

@@ -1,0 +1,161 @@
+import {
+  BadRequestException,
+  Controller,
+  HttpCode,
+  PayloadTooLargeException,
+  Post,
+  Req,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import sharp from 'sharp';
+import { UPLOAD_LIMITS, VerifyMessages, type VerifyResult } from '@studio/contracts';
+import { isVideoTooLong, probeVideo } from '@studio/inference';
+import { TakesFiles } from '../../common/request-origin';
+import { Public } from '../auth/auth.decorators';
+import type { AuthUser } from '../auth/auth-user';
+import { RateLimit } from '../auth/rate-limit';
+import { ProvenanceService } from './provenance.service';
+
+const IMAGE_TYPES: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);
+
+/**
+ * The public verify page's API: anyone may send one image or video and learn whether it carries
+ * this studio's C2PA manifest and watermark. Rate-limited per address; uploads capped as the
+ * tools' uploads are (images 15 MB and 40 MP, videos 100 MB and 30 s).
+ */
+@ApiTags('provenance')
+@Controller('verify')
+export class VerifyController {
+  constructor(private readonly provenance: ProvenanceService) {}
+
+  @Public()
+  @RateLimit('verify')
+  @TakesFiles()
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Check a file for this studio’s C2PA manifest and invisible watermark (public)',
+    description:
+      'No personal data is shown; an admin also sees the job and owner of a watermarked output (audited).',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      properties: { file: { type: 'string', format: 'binary' } },
+      required: ['file'],
+    },
+  })
+  @ApiOkResponse({ description: 'manifest state (none, valid, tampered, foreign) and watermark state' })
+  @ApiBadRequestResponse({ description: 'No file, or not an image or video' })
+  @ApiPayloadTooLargeResponse({ description: 'Over the upload size, pixel count or video length' })
+  async verify(@Req() req: Request & { user?: AuthUser }): Promise<VerifyResult> {
+    if (!this.provenance.enabled) throw new ServiceUnavailableException(VerifyMessages.unavailable);
+    const dir = await mkdtemp(join(tmpdir(), 'verify-'));
+    try {
+      const file = await receive(req, join(dir, 'upload'));
+      const kind = await checkMedia(file);
+      const result = await this.provenance.verify(req.user, { path: file, kind });
+      if (!result) throw new ServiceUnavailableException(VerifyMessages.unavailable);
+      return result;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Streams the one `file` part to disk; refused (413) as soon as it passes the video cap. */
+function receive(req: Request, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fields: 0, fileSize: UPLOAD_LIMITS.videoBytes, parts: 2 },
+      });
+    } catch {
+      reject(new BadRequestException(VerifyMessages.fileRequired));
+      return;
+    }
+    let writing: Promise<void> | undefined;
+    let tooLarge = false;
+    parser.on('file', (name, stream) => {
+      if (name !== 'file' || writing) {
+        stream.resume();
+        return;
+      }
+      stream.on('limit', () => {
+        tooLarge = true;
+      });
+      writing = pipeline(stream, createWriteStream(path));
+    });
+    parser.on('error', () => reject(new BadRequestException(VerifyMessages.fileRequired)));
+    parser.on('close', () => {
+      if (!writing) return reject(new BadRequestException(VerifyMessages.fileRequired));
+      writing.then(
+        () => (tooLarge ? reject(new PayloadTooLargeException(VerifyMessages.tooLarge)) : resolve(path)),
+        () => reject(new BadRequestException(VerifyMessages.fileRequired)),
+      );
+    });
+    req.on('aborted', () => reject(new BadRequestException(VerifyMessages.fileRequired)));
+    req.pipe(parser);
+  });
+}
+
+/** Image or video by its bytes (never its name), within the tools' upload limits. */
+async function checkMedia(path: string): Promise<'image' | 'video'> {
+  const handle = await open(path, 'r');
+  const head = Buffer.alloc(16);
+  let size: number;
+  try {
+    await handle.read(head, 0, 16, 0);
+    size = (await handle.stat()).size;
+  } finally {
+    await handle.close();
+  }
+  if (size === 0) throw new BadRequestException(VerifyMessages.fileRequired);
+  const isMp4 = head.subarray(4, 8).toString('latin1') === 'ftyp';
+  const isWebm = head.readUInt32BE(0) === 0x1a45dfa3;
+  if (isMp4 || isWebm) {
+    let duration: number;
+    try {
+      duration = (await probeVideo(path)).durationSeconds;
+    } catch {
+      throw new BadRequestException(VerifyMessages.notMedia);
+    }
+    if (isVideoTooLong(duration)) throw new PayloadTooLargeException(VerifyMessages.tooLarge);
+    return 'video';
+  }
+  let format: string | undefined;
+  let pixels = 0;
+  try {
+    // the header alone: a decompression bomb is measured here, never decoded
+    const meta = await sharp(path, { limitInputPixels: false }).metadata();
+    format = meta.format;
+    pixels = (meta.width ?? 0) * (meta.height ?? 0);
+  } catch {
+    throw new BadRequestException(VerifyMessages.notMedia);
+  }
+  if (!format || !IMAGE_TYPES.has(format) || pixels === 0) {
+    throw new BadRequestException(VerifyMessages.notMedia);
+  }
+  if (size > UPLOAD_LIMITS.imageBytes) throw new PayloadTooLargeException(VerifyMessages.tooLarge);
+  if (pixels > UPLOAD_LIMITS.imagePixels) throw new PayloadTooLargeException(VerifyMessages.imageTooLarge);
+  return 'image';
+}
