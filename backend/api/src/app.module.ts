@@ -9,7 +9,7 @@ import { FoldersModule } from '../../src/modules/folders/folders.module';
 import { GenerationModule } from '../../src/modules/generation/generation.module';
 import { HealthController } from '../../src/modules/health/health.controller';
 import { MetricsModule } from '../../src/modules/metrics/metrics.module';
-import { ProvenanceModule } from '../../src/modules/provenance/provenance.module';
+import { ProvenanceModule } from '../../src/modules/provenance';
 import { RealtimeGateway } from '../../src/modules/realtime/realtime.gateway';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
 import { RestoreModule } from '../../src/modules/restore/restore.module';

@@ -5,7 +5,7 @@ import { SessionEndListener } from '../../src/modules/auth/session-end.listener'
 import { SessionRevokerModule } from '../../src/modules/auth/session-revoker';
 import { GenerationModule } from '../../src/modules/generation/generation.module';
 import { JobRunner } from '../../src/modules/generation/job-runner';
-import { ProvenanceModule } from '../../src/modules/provenance/provenance.module';
+import { ProvenanceModule } from '../../src/modules/provenance';
 import { DomainEventsProcessor } from '../../src/modules/events/domain-events.processor';
 import { RealtimeListener } from '../../src/modules/realtime/realtime.listener';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';

@@ -4,7 +4,7 @@ import { BillingModule } from '../billing/billing.module';
 import { FoldersModule } from '../folders/folders.module';
 import { RealtimeModule } from '../realtime/realtime.module';
 import { OperationsModule } from '../operations/operations.module';
-import { ProvenanceModule } from '../provenance/provenance.module';
+import { ProvenanceModule } from '../provenance';
 import { EnginesModule } from './engines.module';
 import { GenerationController } from './generation.controller';
 import { FaceSwapChecks } from './face-swap-check';

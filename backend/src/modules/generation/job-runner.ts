@@ -30,7 +30,7 @@ import {
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FoldersService } from '../folders/folders.service';
-import { ProvenanceService } from '../provenance/provenance.service';
+import { ProvenanceService } from '../provenance';
 import { StoragePort } from '../storage/storage.port';
 import { CAPABILITY_OF, EngineRegistry } from './engine-registry';
 import { JobCancelSignals } from './job-control.signals';
