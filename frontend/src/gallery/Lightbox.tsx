@@ -1,6 +1,7 @@
 import { DeleteOutlined, DownloadOutlined } from '@ant-design/icons';
 import { ContentMessages, type ContentItem } from '@studio/contracts';
 import { Button, Image, Popconfirm, Space } from 'antd';
+import { CompareButton } from '../compare/CompareButton';
 import { JobDetails } from './JobDetails';
 import './gallery.css';
 
@@ -65,6 +66,9 @@ export function Lightbox({ items, current, onChange, onDownload, onDelete }: Lig
                   Download
                 </Button>
                 {item.jobId && <JobDetails jobId={item.jobId} zIndex={ABOVE_PREVIEW} />}
+                {item.jobId && item.kind === 'image' && (
+                  <CompareButton jobId={item.jobId} itemId={item._id} zIndex={ABOVE_PREVIEW} />
+                )}
                 <Popconfirm
                   title="Delete this item?"
                   description="Its file is removed for good."

@@ -3,6 +3,7 @@ import { formatCount, JobMessages, Messages, plural, type JobView } from '@studi
 import { Button, Popconfirm, Space, Tooltip } from 'antd';
 import { useRef, useState, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
+import { CompareButton } from '../compare/CompareButton';
 import { useSession } from '../session/useSession';
 import { editPath, inputsKept } from './jobPaths';
 import { isActive } from './jobsState';
@@ -177,7 +178,7 @@ function InputsGone({ children }: { children: ReactNode }) {
   );
 }
 
-/** Cancel while the job is open; Run again and Edit and run once it has ended. */
+/** Cancel while the job is open; Compare (when it edits an input), Run again and Edit and run once it has ended. */
 export function JobActions({
   job,
   size = 'small',
@@ -194,6 +195,7 @@ export function JobActions({
         <CancelJobButton job={job} size={size} />
       ) : (
         <>
+          <CompareButton job={job} jobId={job._id} size={size} />
           <RunAgainButton job={job} size={size} />
           <EditAndRunButton job={job} size={size} onOpen={onNavigate} />
         </>
