@@ -117,12 +117,13 @@ export class JobMetricsListener implements OnApplicationBootstrap {
   /** Counts the end and its run time (read from the record: the event has no times). */
   private async ended(jobId: string, tool: JobTool, state: JobEndState): Promise<void> {
     const engine = this.engines.kindFor(tool);
-    this.metrics.jobsEnded.inc({ tool, engine, state });
     // A failed read loses one observation, never the event (its other consumers would rerun).
     const job = await this.jobs
       .findById(jobId, { startedAt: 1, finishedAt: 1 })
       .lean()
       .catch(() => null);
+    // Counted with its run time at once: a scrape sees both or neither.
+    this.metrics.jobsEnded.inc({ tool, engine, state });
     if (job?.startedAt && job.finishedAt) {
       const seconds = (new Date(job.finishedAt).getTime() - new Date(job.startedAt).getTime()) / 1000;
       this.metrics.jobRun.observe({ tool, engine, state }, Math.max(0, seconds));

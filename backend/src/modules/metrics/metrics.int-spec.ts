@@ -1,14 +1,5 @@
 import request from 'supertest';
-import sharp from 'sharp';
-import { writeFile } from 'node:fs/promises';
-import { JobMessages, JobTools, type JobTool, type JobView } from '@studio/contracts';
-import {
-  EngineInputError,
-  type Capability,
-  type EncodedImage,
-  type InferenceEngine,
-  type RunContext,
-} from '@studio/inference';
+import { JobTools, type JobTool, type JobView } from '@studio/contracts';
 import {
   connectSocket,
   eventually,
@@ -17,65 +8,14 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
+import { jobEnd, ScriptedEngine, submitToolJob } from '../../../test/scripted-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import type { AuthUser } from '../auth/auth-user';
 import { EngineRegistry } from '../generation/engine-registry';
-import { GenerationService, type JobInput } from '../generation/generation.service';
 import { JobControlService } from '../generation/job-control.service';
 import { parseMetrics, sampleSum, type Samples } from './metrics-text';
 
 const TOKEN = 'metrics-token-for-tests-0123';
-
-/**
- * An engine for every tool that answers at once with a tiny image, or as a test tells it: fail
- * with an input error, throw a transient error once (retried), or hold until released.
- */
-class ScriptedEngine implements InferenceEngine {
-  readonly name = 'scripted';
-  readonly capabilities = new Set<Capability>([
-    'clone',
-    'superResolve',
-    'faceSwap',
-    'inpaint',
-    'generate',
-    'faceSwapVideo',
-  ]);
-  next: 'ok' | 'input-error' | 'transient-once' | 'hold' = 'ok';
-  readonly holding = new Set<() => void>();
-
-  private async answer(signal?: AbortSignal): Promise<void> {
-    const mode = this.next;
-    if (mode === 'input-error') throw new EngineInputError('no_face_source', JobMessages.noFaceSource);
-    if (mode === 'transient-once') {
-      this.next = 'ok';
-      throw new Error('GPU server answered 502');
-    }
-    if (mode === 'hold') {
-      await new Promise<void>((resolve, reject) => {
-        this.holding.add(resolve);
-        signal?.addEventListener('abort', () => reject(signal.reason as Error));
-      });
-    }
-  }
-
-  private async image(context?: RunContext): Promise<EncodedImage> {
-    await this.answer(context?.signal);
-    const data = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#808080' } })
-      .png()
-      .toBuffer();
-    return { data, format: 'png', width: 4, height: 4 };
-  }
-
-  clone = async (_r: unknown, c?: RunContext) => [await this.image(c)];
-  superResolve = (_r: unknown, c?: RunContext) => this.image(c);
-  faceSwap = (_r: unknown, c?: RunContext) => this.image(c);
-  inpaint = (_r: unknown, c?: RunContext) => this.image(c);
-  generate = (_r: unknown, c?: RunContext) => this.image(c);
-  faceSwapVideo = async (r: { outputPath: string }, c?: RunContext) => {
-    await this.answer(c?.signal);
-    await writeFile(r.outputPath, Buffer.from('not really an mp4, stored as it comes'));
-  };
-}
 
 describe('Prometheus metrics (GET /metrics)', () => {
   let t: TestApp;
@@ -93,38 +33,8 @@ describe('Prometheus metrics (GET /metrics)', () => {
   /** The engine label: the configured kind (the test's engine stands in for it). */
   const kind = (tool: JobTool) => t.app.get(EngineRegistry).kindFor(tool);
 
-  const png = () =>
-    sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } })
-      .png()
-      .toBuffer();
-
-  async function submit(tool: JobTool): Promise<JobView> {
-    const image: JobInput = { data: await png(), extension: 'png' };
-    const video: JobInput = { data: Buffer.from('video bytes'), extension: 'mp4' };
-    const inputs: Record<JobTool, JobInput[]> = {
-      clone: [image],
-      superResolution: [image],
-      faceSwap: [image, image],
-      inpaint: [image, image],
-      generate: [],
-      faceSwapVideo: [video, image],
-    };
-    const units = tool === 'faceSwapVideo' ? 3 : 1;
-    return t.app.get(GenerationService).submit(user, {
-      tool,
-      inputs: inputs[tool],
-      units,
-      params:
-        tool === 'clone' ? { amount: 1 } : tool === 'generate' ? { prompt: 'adult woman, portrait' } : {},
-    });
-  }
-
-  const endOf = (jobId: string) =>
-    eventually(async () => {
-      const job = await t.app.get(GenerationService).get(user, jobId);
-      expect(['succeeded', 'failed', 'cancelled']).toContain(job.state);
-      return job;
-    }, 30_000);
+  const submit = (tool: JobTool) => submitToolJob(t, user, tool);
+  const endOf = (jobId: string) => jobEnd(t, user, jobId);
 
   beforeAll(async () => {
     t = await startTestApp({ METRICS_TOKEN: TOKEN, JOB_ATTEMPTS: '2', JOB_BACKOFF_MS: '50' });
