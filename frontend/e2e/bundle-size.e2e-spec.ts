@@ -22,7 +22,7 @@ describe('bundle size of the built frontend', () => {
   it('keeps / under its budget of gzip JavaScript before it renders', () => {
     const home = report.routeInitialJs(manifest, '/', FRONTEND_DIST);
     // 472.6 kB with all of antd in one chunk; 274.9 kB with lazy routes; 225.6 kB with the account
-    // menu, the job tray's panel and the clone dialogs loaded on first use (README's figures).
+    // menu, the job tray's panel and the clone dialogs loaded on first use (figures in docs/frontend.md).
     expect(home.gzipBytes).toBeLessThan(HOME_BUDGET_BYTES);
   });
 

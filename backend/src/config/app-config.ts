@@ -203,7 +203,7 @@ export const configSchema = z
     ENGINE_THREADS: z.coerce.number().int().min(1).max(256).optional(),
     /**
      * Added to the pool threads' nice value (Linux, 0-19): the API thread wins the CPU when both
-     * want it, and engines take only what it leaves (10 and 19 measured alike: README).
+     * want it, and engines take only what it leaves (10 and 19 measured alike: docs/benchmarks.md).
      */
     ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(19),
     /** Tries per job for transient errors, and the first back-off delay (doubling). */
@@ -226,7 +226,7 @@ export const configSchema = z
     CHECKOUT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     PATREON_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(5),
     /**
-     * Login throttling per account name (README, security): failed attempts allowed at once, then
+     * Login throttling per account name (docs/security.md): failed attempts allowed at once, then
      * one attempt per delay doubling from the base to the cap; forgotten after the window.
      */
     LOGIN_FREE_FAILURES: z.coerce.number().int().min(1).default(10),
@@ -245,7 +245,7 @@ export const configSchema = z
      * the log when Redis has none, and this often (hours) to mend any drift.
      */
     AUDIT_STATS_RECOUNT_HOURS: z.coerce.number().min(0.01).default(24),
-    /** On SIGTERM a worker stops taking jobs and waits this long for running ones (see README). */
+    /** On SIGTERM a worker stops taking jobs and waits this long for running ones (docs/deployment.md). */
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
     /**
      * Provenance (docs/provenance.md): every output gets an invisible watermark and a C2PA manifest

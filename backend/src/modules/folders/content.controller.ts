@@ -94,7 +94,7 @@ export class ContentController {
       const object = await this.folders.serve(
         user,
         file.split('.')[0],
-        // Not combined: `bytes=0-1,2-3` is several ranges, which get the whole file (README).
+        // Not combined: `bytes=0-1,2-3` is several ranges, which get the whole file (docs/folders.md).
         ranged ? (size) => req.range(size) : undefined,
       );
       res.setHeader('Content-Type', object.contentType);
