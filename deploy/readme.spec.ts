@@ -1,6 +1,7 @@
 /**
  * README.md is the front door (issue 31): under 150 lines, and every page of docs/ is reachable
- * from it; every link in README and in docs/ to a file of this repository points at one that exists.
+ * from it; every link in README and in docs/ to a file of this repository points at one that exists,
+ * and to a heading of it that exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,12 +9,23 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
-/** Relative link targets of a markdown text, without their #anchor. */
-function localLinks(markdown: string): string[] {
+/** Relative link targets of a markdown text, with their #anchor if any. */
+function localLinksWithAnchors(markdown: string): { target: string; anchor?: string }[] {
   return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((match) => match[1].split('#')[0])
-    .filter((target) => target !== '' && !/^[a-z]+:/.test(target));
+    .map((match) => match[1].split('#'))
+    .map(([target, anchor]) => ({ target, anchor }))
+    .filter(({ target }) => target !== '' && !/^[a-z]+:/.test(target));
 }
+const localLinks = (markdown: string) => localLinksWithAnchors(markdown).map(({ target }) => target);
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as dashes. */
+const anchors = (markdown: string) =>
+  [...markdown.matchAll(/^#+ (.+)$/gm)].map((match) =>
+    match[1]
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-'),
+  );
 
 describe('README.md and docs/', () => {
   const readme = read('README.md');
@@ -34,5 +46,21 @@ describe('README.md and docs/', () => {
       ...pages.flatMap((page) => localLinks(read(`docs/${page}`)).map((target) => [`docs/${page}`, target])),
     ].filter(([from, target]) => !existsSync(path.resolve(ROOT, path.dirname(from), target)));
     expect(broken).toEqual([]);
+  });
+
+  it('links to headings that exist', () => {
+    const missing = pages
+      .map((page) => `docs/${page}`)
+      .concat('README.md')
+      .flatMap((from) =>
+        localLinksWithAnchors(read(from))
+          .filter(({ target, anchor }) => anchor && target.endsWith('.md'))
+          .filter(({ target, anchor }) => {
+            const file = path.relative(ROOT, path.resolve(ROOT, path.dirname(from), target));
+            return !existsSync(path.join(ROOT, file)) || !anchors(read(file)).includes(anchor as string);
+          })
+          .map(({ target, anchor }) => `${from} -> ${target}#${anchor}`),
+      );
+    expect(missing).toEqual([]);
   });
 });
