@@ -14,6 +14,7 @@ export const Paths = {
   verifyEmail: '/verify-email',
   credits: '/credits',
   jobs: '/jobs',
+  verify: '/verify',
   magic: '/magic',
   generate: '/generate',
   swap: '/swap',

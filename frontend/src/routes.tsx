@@ -69,6 +69,7 @@ const SuperResolutionPage = page(() =>
   import('./pages/SuperResolution/SuperResolutionPage').then((m) => m.SuperResolutionPage),
 );
 const NotFoundPage = page(() => import('./pages/NotFound/NotFoundPage').then((m) => m.NotFoundPage));
+const VerifyPage = page(() => import('./pages/Verify/VerifyPage').then((m) => m.VerifyPage));
 const VideoSwapPage = page(() => import('./pages/VideoSwap/VideoSwapPage').then((m) => m.VideoSwapPage));
 
 /**
@@ -96,6 +97,7 @@ export const routes: RouteObject[] = [
       { path: 'verify-email', element: <VerifyEmailPage /> },
       { path: 'credits', element: <CreditsPage /> },
       { path: 'jobs', element: <JobsPage /> },
+      { path: 'verify', element: <VerifyPage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
       { path: 'profile/bulkinpaints/:id', element: <FolderContentsPage /> },

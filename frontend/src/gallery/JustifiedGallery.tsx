@@ -2,6 +2,7 @@ import { PlayCircleFilled } from '@ant-design/icons';
 import { ContentMessages, formatCount, type ContentItem } from '@studio/contracts';
 import { Button, Grid } from 'antd';
 import { useState } from 'react';
+import { ProvenanceLabel } from '../provenance/ProvenanceLabel';
 import './gallery.css';
 
 /** Tiles shown at first, and added by "Show more" (each one a request for its preview). */
@@ -67,6 +68,7 @@ export function JustifiedGallery({ items, onOpen }: { items: ContentItem[]; onOp
                   />
                 )}
                 {item.kind === 'video' && <PlayCircleFilled className="justified-gallery-play" aria-hidden />}
+                <ProvenanceLabel item={item} className="justified-gallery-ai" />
                 <span className="justified-gallery-caption">{title}</span>
               </button>
             </li>

@@ -2,6 +2,7 @@ import { DeleteOutlined, DownloadOutlined } from '@ant-design/icons';
 import { ContentMessages, type ContentItem } from '@studio/contracts';
 import { Button, Image, Popconfirm, Space } from 'antd';
 import { CompareButton } from '../compare/CompareButton';
+import { ProvenanceLabel } from '../provenance/ProvenanceLabel';
 import { JobDetails } from './JobDetails';
 import './gallery.css';
 
@@ -59,7 +60,10 @@ export function Lightbox({ items, current, onChange, onDownload, onDelete }: Lig
           if (!item) return original;
           return (
             <Space direction="vertical" align="center" className="lightbox-bar" data-testid="lightbox-bar">
-              <span className="lightbox-title">{item.title ?? ContentMessages.noTitle}</span>
+              <Space align="center">
+                <span className="lightbox-title">{item.title ?? ContentMessages.noTitle}</span>
+                <ProvenanceLabel item={item} />
+              </Space>
               {item.kind === 'image' && original}
               <Space wrap align="center" style={{ justifyContent: 'center' }}>
                 <Button icon={<DownloadOutlined />} onClick={() => onDownload(item)}>

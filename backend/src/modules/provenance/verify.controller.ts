@@ -24,8 +24,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { UPLOAD_LIMITS, VerifyMessages, type VerifyResult } from '@studio/contracts';
+import { UPLOAD_LIMITS, VerifyMessages, type ApiResponse, type VerifyResult } from '@studio/contracts';
 import { isVideoTooLong, probeVideo } from '@studio/inference';
+import { ok } from '../../common/api-response';
 import { TakesFiles } from '../../common/request-origin';
 import { Public } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
@@ -65,7 +66,7 @@ export class VerifyController {
   @ApiOkResponse({ description: 'manifest state (none, valid, tampered, foreign) and watermark state' })
   @ApiBadRequestResponse({ description: 'No file, or not an image or video' })
   @ApiPayloadTooLargeResponse({ description: 'Over the upload size, pixel count or video length' })
-  async verify(@Req() req: Request & { user?: AuthUser }): Promise<VerifyResult> {
+  async verify(@Req() req: Request & { user?: AuthUser }): Promise<ApiResponse<VerifyResult>> {
     if (!this.provenance.enabled) throw new ServiceUnavailableException(VerifyMessages.unavailable);
     const dir = await mkdtemp(join(tmpdir(), 'verify-'));
     try {
@@ -73,7 +74,7 @@ export class VerifyController {
       const kind = await checkMedia(file);
       const result = await this.provenance.verify(req.user, { path: file, kind });
       if (!result) throw new ServiceUnavailableException(VerifyMessages.unavailable);
-      return result;
+      return ok(result);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

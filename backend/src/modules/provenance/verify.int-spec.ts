@@ -93,7 +93,7 @@ describe('provenance: every output marked, and the public verify page (real app,
   it("signs the job's stored output (download keeps it): valid, ours, edited by Clones; watermark ours; no personal data", async () => {
     const res = await verify(aliceOutput, 'clone.png');
     expect(res.status).toBe(200);
-    const body = res.body as VerifyResult;
+    const body = res.body.content as VerifyResult;
     expect(body.manifest).toMatchObject({
       state: 'valid',
       tool: 'Clones',
@@ -102,6 +102,18 @@ describe('provenance: every output marked, and the public verify page (real app,
     });
     expect(body.watermark).toMatchObject({ state: 'ours', tool: 'Clones' });
     expect(body.admin).toBeUndefined();
+    // the download route serves the same signed bytes (the manifest is kept)
+    const downloaded = await alice.agent
+      .post('/api/downloadContent')
+      .send({ url: aliceJob.items[0].url })
+      .buffer(true)
+      .parse((stream, done) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(downloaded.status).toBe(200);
+    expect((downloaded.body as Buffer).equals(aliceOutput)).toBe(true);
     const text = JSON.stringify(body);
     expect(text).not.toContain(alice.username);
     expect(text).not.toContain(aliceJob._id);
@@ -113,7 +125,7 @@ describe('provenance: every output marked, and the public verify page (real app,
       .resize(Math.round(meta.width! / 2))
       .jpeg({ quality: 75 })
       .toBuffer();
-    const body = (await verify(stripped, 'shared.jpg')).body as VerifyResult;
+    const body = (await verify(stripped, 'shared.jpg')).body.content as VerifyResult;
     expect(body.manifest.state).toBe('none');
     expect(body.watermark).toMatchObject({ state: 'ours', tool: 'Clones' });
   }, 60_000);
@@ -121,7 +133,7 @@ describe('provenance: every output marked, and the public verify page (real app,
   it('reports a file changed after signing as tampered', async () => {
     const changed = Buffer.from(aliceOutput);
     changed[changed.length - 400] ^= 0x5a;
-    const body = (await verify(changed, 'changed.png')).body as VerifyResult;
+    const body = (await verify(changed, 'changed.png')).body.content as VerifyResult;
     expect(body.manifest.state).toBe('tampered');
   }, 60_000);
 
@@ -135,19 +147,19 @@ describe('provenance: every output marked, and the public verify page (real app,
       when: new Date(),
       title: 'theirs.png',
     });
-    const body = (await verify(signed.data, 'theirs.png')).body as VerifyResult;
+    const body = (await verify(signed.data, 'theirs.png')).body.content as VerifyResult;
     expect(body.manifest.state).toBe('foreign');
     // their pattern key is ours too (the same code), but id 5 maps to no output of this studio
     expect(body.watermark.state).not.toBe('ours');
   }, 60_000);
 
   it('shows another signed-in user nothing of the owner; an admin sees job and owner, and it is audited', async () => {
-    const asBob = (await verify(aliceOutput, 'clone.png', bob)).body as VerifyResult;
+    const asBob = (await verify(aliceOutput, 'clone.png', bob)).body.content as VerifyResult;
     expect(asBob.watermark.state).toBe('ours');
     expect(asBob.admin).toBeUndefined();
     expect(JSON.stringify(asBob)).not.toContain(alice.username);
 
-    const asAdmin = (await verify(aliceOutput, 'clone.png', admin)).body as VerifyResult;
+    const asAdmin = (await verify(aliceOutput, 'clone.png', admin)).body.content as VerifyResult;
     expect(asAdmin.admin).toMatchObject({
       jobId: aliceJob._id,
       itemId: aliceJob.items[0]._id,
