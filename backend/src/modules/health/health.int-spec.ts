@@ -117,6 +117,8 @@ describe('health and API document', () => {
         'POST /api/generateImage',
         'POST /api/faceSwapVideo',
         'GET /api/operations',
+        // the public verify page (modules/provenance)
+        'POST /api/verify',
         // Prometheus, outside the API prefix (modules/metrics)
         'GET /metrics',
         'PUT /api/admin/notices/{tool}',
