@@ -1,8 +1,9 @@
-import { Button, Result, Spin } from 'antd';
+import { Button, Result, Space, Spin } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { apiPost, errorText } from '../../api/client';
 import { Paths } from '../../paths';
+import { useBillingStatus } from '../Refill/usePaymentsStatus';
 
 type State = { status: 'working' } | { status: 'done' | 'failed'; text: string };
 
@@ -16,6 +17,8 @@ export function VerifyEmailPage() {
   const [state, setState] = useState<State>({ status: 'working' });
   const navigate = useNavigate();
   const sent = useRef(false);
+  const billing = useBillingStatus();
+  const allowance = billing?.welcomeAllowance ?? 0;
   useEffect(() => {
     if (sent.current) return;
     sent.current = true;
@@ -33,13 +36,27 @@ export function VerifyEmailPage() {
     <Result
       status={state.status === 'done' ? 'success' : 'warning'}
       title={state.text}
+      subTitle={
+        state.status === 'done' && allowance > 0
+          ? `New accounts get ${allowance} free coins to try the tools, once per person: they reach your balance in a moment.`
+          : undefined
+      }
       extra={
-        <Button
-          type="primary"
-          onClick={() => navigate(state.status === 'done' ? Paths.refill : Paths.account)}
-        >
-          {state.status === 'done' ? 'Buy coins' : 'Go to your account'}
-        </Button>
+        state.status === 'done' && allowance > 0 ? (
+          <Space wrap>
+            <Button type="primary" onClick={() => navigate(Paths.home)}>
+              Try a tool
+            </Button>
+            <Button onClick={() => navigate(Paths.refill)}>Buy coins</Button>
+          </Space>
+        ) : (
+          <Button
+            type="primary"
+            onClick={() => navigate(state.status === 'done' ? Paths.refill : Paths.account)}
+          >
+            {state.status === 'done' ? 'Buy coins' : 'Go to your account'}
+          </Button>
+        )
       }
     />
   );

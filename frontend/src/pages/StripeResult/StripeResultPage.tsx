@@ -6,7 +6,7 @@ import {
   type CheckoutOutcome,
   formatCount,
 } from '@studio/contracts';
-import { Button, Result, Spin } from 'antd';
+import { Button, Result, Space, Spin } from 'antd';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { analytics } from '../../analytics/analytics';
@@ -80,7 +80,12 @@ export function StripeResultPage() {
         status="warning"
         title={PaymentMessages.checkoutUnknown}
         subTitle={PaymentMessages.checkoutUnknownDetail}
-        extra={[home, buy]}
+        extra={
+          <Space wrap style={{ justifyContent: 'center' }}>
+            {home}
+            {buy}
+          </Space>
+        }
         data-testid="checkout-unknown"
       />
     );
@@ -95,7 +100,12 @@ export function StripeResultPage() {
             ? PaymentMessages.credited(credited)
             : PaymentMessages.nothingCharged
         }
-        extra={[home, buy]}
+        extra={
+          <Space wrap style={{ justifyContent: 'center' }}>
+            {home}
+            {buy}
+          </Space>
+        }
       />
     );
   }
