@@ -3,8 +3,8 @@ import { useCallback, useRef, useState } from 'react';
 import { useToast } from '../ui/toast';
 import { scaleImage, type PickedImage } from './scaleImage';
 
-/** One image chosen by the user, scaled in the browser to fit 1024 px per side. */
-export function usePickedImage() {
+/** One image chosen by the user, scaled in the browser to fit `max` (1024) px per side. */
+export function usePickedImage(max?: number) {
   const toast = useToast();
   const [image, setImage] = useState<PickedImage | null>(null);
   const [reading, setReading] = useState(false);
@@ -15,7 +15,7 @@ export function usePickedImage() {
       const current = ++latest.current;
       setReading(true);
       try {
-        const picked = await scaleImage(file);
+        const picked = await scaleImage(file, max);
         if (current === latest.current) setImage(picked);
       } catch {
         if (current === latest.current) toast.error(JobMessages.badImage);
@@ -23,7 +23,7 @@ export function usePickedImage() {
         if (current === latest.current) setReading(false);
       }
     },
-    [toast],
+    [toast, max],
   );
 
   const clear = useCallback(() => {

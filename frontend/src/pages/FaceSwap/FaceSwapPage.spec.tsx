@@ -1,4 +1,4 @@
-import { JobMessages, Messages, type FolderSummary } from '@studio/contracts';
+import { JobMessages, Messages, type FaceSwapCheck, type FolderSummary } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
 import { deferred, jobView, pickImage, submitAnswer } from '../../test/jobs';
@@ -28,6 +28,30 @@ function profile(folders: FolderSummary[], balance: number) {
   };
 }
 
+/** The free check's answer: one face in the face image, faces at these yaws in the target. */
+function checkAnswer(targetYaws: number[] = [0]) {
+  const content: FaceSwapCheck = {
+    source: { width: 256, height: 256, faces: [{ index: 0, box: [20, 20, 200, 200], score: 1, yaw: 0 }] },
+    target: {
+      width: 800,
+      height: 400,
+      faces: targetYaws.map((yaw, index) => ({
+        index,
+        box: [40 + index * 400, 40, 300, 300],
+        score: 1,
+        yaw,
+      })),
+    },
+    sourceFace: 0,
+    targetFaces: [0],
+    ok: true,
+    problems: [],
+    warnings: [],
+    price: 1,
+  };
+  return { status: 200, body: { message: 'success', content } };
+}
+
 async function open({
   folders = [{ _id: FOLDER, title: 'Model #1', amount: 0 }],
   balance = 10,
@@ -38,6 +62,7 @@ async function open({
     'GET /api/session': sessionAnswer({ username: 'alice', balance }),
     'GET /api/getProfile/alice': profile(folders, balance),
     'GET /api/operations': operationsAnswer(),
+    'POST /api/faceSwap/check': checkAnswer(),
     ...answers,
   });
   const app = renderApp('/swap');
@@ -114,6 +139,11 @@ describe('FaceSwapPage', () => {
     expect(form.get('author')).toBe('alice');
     expect(form.get('folder')).toBe(FOLDER);
     expect(form.get('consent')).toBe('true');
+    expect(form.get('sourceFace')).toBe('0');
+    expect(form.get('targetFaces')).toBe('0');
+    // The free check went first, with the same two images.
+    const checked = sentForm(callsTo(fetchMock, 'POST /api/faceSwap/check')[0]);
+    expect((checked.get('Swap1') as File).name).toBe('target.png');
 
     const job = jobView({ tool: 'faceSwap', state: 'queued', folderId: FOLDER });
     await act(async () => answer.release(submitAnswer('processing', job)));
@@ -144,5 +174,39 @@ describe('FaceSwapPage', () => {
     fireEvent.click(swapButton()!);
     expect(await screen.findByText(JobMessages.badImage)).toBeInTheDocument();
     expect(swapButton()).toBeEnabled();
+  });
+
+  it('shows the faces found; the user picks target faces (one, several, all) and the swap sends the choice', async () => {
+    const { fetchMock } = await open({
+      answers: {
+        'POST /api/faceSwap/check': checkAnswer([0, 20, 60]),
+        'POST /api/faceSwap': submitAnswer('processing', jobView({ tool: 'faceSwap', state: 'queued' })),
+      },
+    });
+    await fillEverything();
+    const face = (name: string) => screen.getByRole('button', { name });
+    await waitFor(() => expect(face('Target face 1')).toHaveAttribute('aria-pressed', 'true'));
+    expect(face('Target face 2')).toHaveAttribute('aria-pressed', 'false');
+    expect(face('Source face 1')).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByTestId('face-check-summary')).toHaveTextContent('Price: 1 credit');
+
+    fireEvent.click(face('Target face 2')); // 20 degrees apart: accepted with a warning
+    expect(screen.getByText(/Face 2 of the target is turned 20° differently/)).toBeInTheDocument();
+    fireEvent.click(face('Target face 1')); // unpicked
+    expect(face('Target face 1')).toHaveAttribute('aria-pressed', 'false');
+    fireEvent.click(screen.getByLabelText(CONSENT_TEXT));
+    expect(swapButton()).toBeEnabled();
+
+    // All faces: the third is turned 60 degrees away, so the swap is refused before any request.
+    fireEvent.click(screen.getByRole('button', { name: 'All faces' }));
+    expect(screen.getByText(/Face 3 of the target is turned 60° differently/)).toBeInTheDocument();
+    expect(swapButton()).toBeDisabled();
+    fireEvent.click(face('Target face 3'));
+    expect(swapButton()).toBeEnabled();
+    fireEvent.click(swapButton()!);
+    await waitFor(() => expect(callsTo(fetchMock, 'POST /api/faceSwap')).toHaveLength(1));
+    const form = sentForm(callsTo(fetchMock, 'POST /api/faceSwap')[0]);
+    expect(form.get('targetFaces')).toBe('0,1');
+    expect(form.get('sourceFace')).toBe('0');
   });
 });

@@ -1,6 +1,6 @@
 import { SmileOutlined, SwapOutlined, UserOutlined } from '@ant-design/icons';
-import { quoteTool, TOOL_PRICES } from '@studio/contracts';
-import { Button, Card, Checkbox, Col, Row, Typography } from 'antd';
+import { FACE_SWAP_LIMITS, quoteTool, TOOL_PRICES } from '@studio/contracts';
+import { Alert, Button, Card, Checkbox, Col, Row, Space, Spin, Typography } from 'antd';
 import { useState } from 'react';
 import { ParentFolderField } from '../../folders/ParentFolderField';
 import { useOwnFolders } from '../../folders/useOwnFolders';
@@ -10,6 +10,8 @@ import { ToolNotices } from '../../operations/ToolNotices';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { ImageDropzone } from '../../ui/ImageDropzone';
 import { ToolFrame } from '../../ui/ToolFrame';
+import { FacePicker } from './FacePicker';
+import { useFaceCheck } from './useFaceCheck';
 import { useFaceSwap } from './useFaceSwap';
 
 export const CONSENT_TEXT = 'I have the consent of the person whose face I use';
@@ -22,7 +24,9 @@ export function FaceSwapPage() {
 function FaceSwapScreen() {
   const { folders, loading } = useOwnFolders();
   const face = usePickedImage();
-  const target = usePickedImage();
+  // The target at its full size (up to the tool's limit): the result keeps that size.
+  const target = usePickedImage(FACE_SWAP_LIMITS.targetSideMax);
+  const faces = useFaceCheck(face.image, target.image);
   const [folder, setFolder] = useState<string>();
   const [consent, setConsent] = useState(false);
   const { busy, swap } = useFaceSwap();
@@ -34,6 +38,7 @@ function FaceSwapScreen() {
   });
 
   const ready = !!face.image && !!target.image && !!folder;
+  const accepted = !!faces.verdict?.ok;
   return (
     <ToolFrame
       title="Face swap"
@@ -76,6 +81,9 @@ function FaceSwapScreen() {
             />
           </Col>
         </Row>
+        {face.image && target.image && (
+          <FaceChoice faces={faces} faceUrl={face.image.dataUrl} targetUrl={target.image.dataUrl} />
+        )}
         <div className="tool-actions tool-actions-split">
           <Checkbox checked={consent} onChange={(e) => setConsent(e.target.checked)}>
             {CONSENT_TEXT}
@@ -90,13 +98,14 @@ function FaceSwapScreen() {
               type="primary"
               size="large"
               icon={<SwapOutlined />}
-              disabled={!consent || busy}
+              disabled={!consent || busy || !accepted}
               onClick={() =>
                 void swap({
                   face: face.image!,
                   target: target.image!,
                   folder: folder!,
-                  cost: quoteTool('faceSwap', 1),
+                  cost: faces.check?.price ?? quoteTool('faceSwap', 1),
+                  ...faces.choice,
                 })
               }
             >
@@ -106,5 +115,78 @@ function FaceSwapScreen() {
         </div>
       </Card>
     </ToolFrame>
+  );
+}
+
+/** What the free check found: the faces on both pictures to click, warnings, problems, price. */
+function FaceChoice({
+  faces,
+  faceUrl,
+  targetUrl,
+}: {
+  faces: ReturnType<typeof useFaceCheck>;
+  faceUrl: string;
+  targetUrl: string;
+}) {
+  const { check, error, checking, choice, verdict } = faces;
+  if (checking) {
+    return (
+      <div className="face-check" data-testid="face-check">
+        <Spin size="small" /> <Typography.Text>Looking for faces (free)…</Typography.Text>
+      </div>
+    );
+  }
+  if (error) return <Alert className="face-check" type="error" showIcon message={error} />;
+  if (!check || !verdict) return null;
+  const chosen = choice.targetFaces.map((i) => i + 1).join(', ');
+  return (
+    <div className="face-check" data-testid="face-check">
+      <Typography.Title level={5}>Faces found</Typography.Title>
+      <Typography.Paragraph type="secondary">
+        {check.source.faces.length} in the face image, {check.target.faces.length} in the target. Click a face
+        to choose it: one face of the face image, one or more faces of the target.
+      </Typography.Paragraph>
+      <Row gutter={[24, 16]}>
+        <Col xs={24} md={12}>
+          <FacePicker
+            side="Source"
+            imageUrl={faceUrl}
+            report={check.source}
+            chosen={[choice.sourceFace]}
+            onPick={faces.chooseSource}
+          />
+        </Col>
+        <Col xs={24} md={12}>
+          <FacePicker
+            side="Target"
+            imageUrl={targetUrl}
+            report={check.target}
+            chosen={choice.targetFaces}
+            onPick={faces.toggleTarget}
+          />
+          {check.target.faces.length > 1 && (
+            <div>
+              <Button size="small" onClick={faces.chooseAllTargets}>
+                All faces
+              </Button>
+            </div>
+          )}
+        </Col>
+      </Row>
+      <Space direction="vertical" style={{ width: '100%', marginTop: 12 }}>
+        {verdict.ok && (
+          <Typography.Text data-testid="face-check-summary">
+            Face {choice.sourceFace + 1} goes onto target face{choice.targetFaces.length > 1 ? 's' : ''}{' '}
+            {chosen} · Price: {check.price} credit{check.price === 1 ? '' : 's'} (charged only when you swap)
+          </Typography.Text>
+        )}
+        {verdict.warnings.map((warning) => (
+          <Alert key={warning} type="warning" showIcon message={warning} />
+        ))}
+        {verdict.problems.map((problem) => (
+          <Alert key={problem} type="error" showIcon message={problem} />
+        ))}
+      </Space>
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { JobFields, JobMessages, Messages, type JobSubmitContent } from '@studio/contracts';
+import { FaceSwapFields, JobFields, JobMessages, Messages, type JobSubmitContent } from '@studio/contracts';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { apiUpload, errorText, NO_RESPONSE } from '../../api/client';
@@ -13,6 +13,9 @@ export interface SwapRequest {
   target: PickedImage;
   folder: string;
   cost: number;
+  /** The faces chosen after the free check (largest first). */
+  sourceFace?: number;
+  targetFaces?: number[];
 }
 
 /**
@@ -26,7 +29,7 @@ export function useFaceSwap() {
   const navigate = useNavigate();
   const [busy, setBusy] = useState(false);
 
-  const swap = async ({ face, target, folder, cost }: SwapRequest) => {
+  const swap = async ({ face, target, folder, cost, sourceFace, targetFaces }: SwapRequest) => {
     if (!account) {
       toast.error(Messages.needLogin);
       navigate(Paths.login);
@@ -42,6 +45,8 @@ export function useFaceSwap() {
     form.append('author', account);
     form.append('folder', folder);
     form.append('consent', 'true');
+    if (sourceFace !== undefined) form.append(FaceSwapFields.sourceFace, String(sourceFace));
+    if (targetFaces !== undefined) form.append(FaceSwapFields.targetFaces, targetFaces.join(','));
     setBusy(true);
     const result = await apiUpload<JobSubmitContent | string>('/faceSwap', form);
     setBusy(false);
