@@ -5,6 +5,14 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
 DATA_DIR="${DATA_DIR:-$ROOT/.data}"
+# Stored files live in the data folder too, so one folder is the whole installation (npm run backup).
+export STORAGE_DIR="${STORAGE_DIR:-$DATA_DIR/storage}"
+# Held while this runs: npm run restore refuses a running installation.
+mkdir -p "$DATA_DIR"
+exec 9>"$DATA_DIR/.running"
+flock -n 9 || { log "the studio already runs on $DATA_DIR"; exit 1; }
+# Left by npm run restore: this start fails and refunds the jobs that were in progress in the backup.
+export RESTORE_MARKER_FILE="$DATA_DIR/restore-pending"
 PORT="${PORT:-3000}"
 
 packages=(ffmpeg)
@@ -50,8 +58,8 @@ fi
 export WELCOME_ALLOWANCE_COINS="${WELCOME_ALLOWANCE_COINS:-25}"
 log "free allowance: $WELCOME_ALLOWANCE_COINS coins per new account after email verification (WELCOME_ALLOWANCE_COINS)"
 
-log "building"
-npm run build --silent
+# Builds are reused while what they are built from is unchanged (content hashes, lib.sh ensure_builds).
+ensure_builds
 
 export PORT
 export ADMIN_USERNAME="${ADMIN_USERNAME:-admin}"

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { JobsProvider } from './jobs/JobsProvider';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { SessionProvider } from './session/SessionProvider';
-import { TOAST_TOP } from './ui/theme';
+import { TOAST_BOTTOM, TOAST_TOP } from './ui/theme';
 import { ThemeAccountSync, ThemeModeProvider } from './ui/themeMode';
 
 /** Theme (light or dark), toasts, session, socket and jobs: everything the routed screens rely on. */
@@ -12,7 +12,7 @@ export function AppProviders({ children }: { children: ReactNode }) {
     <ThemeModeProvider>
       {(theme) => (
         <ConfigProvider theme={theme}>
-          <App notification={{ top: TOAST_TOP }}>
+          <App notification={{ top: TOAST_TOP, bottom: TOAST_BOTTOM }}>
             <SessionProvider>
               <ThemeAccountSync />
               <RealtimeProvider>

@@ -74,20 +74,21 @@ export function JobsProvider({ children }: { children: ReactNode }) {
     toast.success(
       `${TOOL_LABELS[job.tool]} ready`,
       count > 1 ? `${count} images were added to your folder.` : 'The result was added to your folder.',
+      toastKey(job._id),
     );
   });
   useSocketEvent(JobSocketEvents.failed, (payload) => {
     dispatch({ type: 'failed', payload });
     if (announced.current.has(payload.job._id)) return;
     announced.current.add(payload.job._id);
-    toast.error(payload.message, refundText(payload.refunded));
+    toast.error(payload.message, refundText(payload.refunded), toastKey(payload.job._id));
   });
   useSocketEvent(JobSocketEvents.cancelled, (payload) => {
     dispatch({ type: 'cancelled', payload });
     // A batch's jobs end together: the tab that cancelled it says so once (below), not per job.
     if (announced.current.has(payload.job._id) || payload.job.batch) return;
     announced.current.add(payload.job._id);
-    toast.info(cancelledTitle(payload.job), refundText(payload.refunded));
+    toast.info(cancelledTitle(payload.job), refundText(payload.refunded), toastKey(payload.job._id));
   });
 
   /** Applies a cancel's answer at once (the socket brings the same to the other tabs). */
@@ -130,11 +131,15 @@ export function JobsProvider({ children }: { children: ReactNode }) {
   );
 
   const track = useCallback(
-    (job: JobView) => {
+    (job: JobView, started?: string) => {
       openFor(job);
       dispatch({ type: 'seen', job });
+      // Its end may have been pushed before this answer: then "in progress" is not true any more.
+      const seen = known.current[job._id];
+      if (started && isActive(job) && !announced.current.has(job._id) && (!seen || isActive(seen)))
+        toast.success(started, undefined, toastKey(job._id));
     },
-    [openFor],
+    [openFor, toast],
   );
 
   const retry = useCallback(
@@ -164,6 +169,9 @@ export function JobsProvider({ children }: { children: ReactNode }) {
   );
   return <JobsContext.Provider value={value}>{children}</JobsContext.Provider>;
 }
+
+/** One toast per job: its start, then its end in the same place. */
+const toastKey = (jobId: string) => `job:${jobId}`;
 
 export function refundText(refunded: number | undefined): string | undefined {
   if (!refunded) return undefined;

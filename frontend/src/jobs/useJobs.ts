@@ -5,8 +5,11 @@ import type { TrayJob } from './jobsState';
 export interface JobsValue {
   /** The user's jobs, newest first: active ones and the recently finished. */
   jobs: TrayJob[];
-  /** Adds a job the client just submitted (the HTTP answer may beat or trail its socket events). */
-  track(job: JobView): void;
+  /**
+   * Adds a job the client just submitted (the HTTP answer may beat or trail its socket events).
+   * `started` is toasted unless the job has ended meanwhile; its end's toast then replaces it.
+   */
+  track(job: JobView, started?: string): void;
   trayOpen: boolean;
   setTrayOpen(open: boolean): void;
   /** POST jobs/:id/cancel; resolves true when the server answered (the refund is toasted). */

@@ -37,11 +37,20 @@ describe('creditChangeNotice', () => {
   });
 
   it("stays quiet for the user's own spending, refunds and purchases, and when the kind is unknown", () => {
-    const quiet = LEDGER_KINDS.filter((kind) => !['reimbursement', 'grant', 'adjustment'].includes(kind));
+    const quiet = LEDGER_KINDS.filter(
+      (kind) => !['reimbursement', 'grant', 'adjustment', 'allowance'].includes(kind),
+    );
     expect(quiet).toEqual(['purchase', 'reservation', 'capture', 'refund']);
     for (const kind of quiet) expect(creditChangeNotice(change(kind, 3))).toBeNull();
     expect(creditChangeNotice(change(undefined, 5))).toBeNull();
     expect(creditChangeNotice(change('grant', 0))).toBeNull();
+  });
+
+  it('welcomes the free allowance', () => {
+    expect(creditChangeNotice(change('allowance', 25))).toMatchObject({
+      type: 'success',
+      message: 'Welcome: 25 free coins to try the tools',
+    });
   });
 });
 

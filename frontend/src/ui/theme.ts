@@ -7,6 +7,8 @@ export const HEADER_HEIGHT = 64;
 export const MASK_VIEWPORT_MARGIN = 32;
 /** Toasts open just under the header, so the balance and account menu stay visible and clickable. */
 export const TOAST_TOP = HEADER_HEIGHT + 12;
+/** Toasts at the bottom stay above the floating Jobs button (40 px high, 24 px from the edge). */
+export const TOAST_BOTTOM = 80;
 
 /**
  * Secondary text (descriptions, hints, upload help) dark enough for a 4.5:1 contrast on the page's

@@ -52,8 +52,8 @@ export function useFaceSwap() {
     setBusy(false);
     const content = result.body?.content;
     if (result.ok && content && typeof content === 'object') {
-      track(content.job);
-      toast.success(JobMessages.swapInProgress);
+      // One toast per outcome: a failure pushed meanwhile replaces it, or it is not shown at all.
+      track(content.job, JobMessages.swapInProgress);
     } else if (result.status !== NO_RESPONSE) {
       toast.error(errorText(result));
     }

@@ -126,7 +126,7 @@ export function useInpaint(onBulkDone: (batch: StartedBatch) => void) {
     setBulkBusy(false);
     const content = result.ok ? result.body?.content : undefined;
     if (content && typeof content === 'object') {
-      content.jobs.forEach(track);
+      content.jobs.forEach((job) => track(job));
       toast.success(InpaintTexts.bulkProcessing);
       void refresh();
       onBulkDone({
