@@ -30,7 +30,19 @@ export class ScriptedEngine implements InferenceEngine {
   next: 'ok' | 'input-error' | 'transient-once' | 'hold' = 'ok';
   readonly holding = new Set<() => void>();
 
+  /** How long each call works before it answers (0: at once). */
+  workMs = 0;
+
   private async answer(signal?: AbortSignal): Promise<void> {
+    if (this.workMs) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, this.workMs);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason as Error);
+        });
+      });
+    }
     const mode = this.next;
     if (mode === 'input-error') throw new EngineInputError('no_face_source', JobMessages.noFaceSource);
     if (mode === 'transient-once') {

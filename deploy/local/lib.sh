@@ -32,13 +32,53 @@ ensure_monitoring_tools() {
   ensure_apt_packages prometheus
 }
 
-# npm dependencies from the lock file, reinstalled when the lock file changed.
+# npm dependencies from the lock file, reinstalled when its content changed (its hash is kept in
+# node_modules; an install from before the hash was kept counts as current unless the lock is newer).
 ensure_npm_dependencies() {
   cd "$ROOT"
-  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    log "installing npm dependencies (npm ci)"
-    npm ci --no-audit --no-fund --loglevel=error
+  local hash stamp=node_modules/.studio-lock-hash
+  hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && return 0
+  if [ ! -f "$stamp" ] && [ -f node_modules/.package-lock.json ] && [ ! package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "$hash" >"$stamp"
+    return 0
   fi
+  log "installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$hash" >"$stamp"
+}
+
+# The hash of files and folders (paths from the repository root; dist and node_modules left out).
+content_hash() {
+  (cd "$ROOT" && find "$@" -type f -not -path '*/node_modules/*' -not -path '*/dist/*' -print0 |
+    LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-32
+}
+
+# build_workspace WORKSPACE OUTPUT_DIR HASH: `npm run build` of the workspace unless OUTPUT_DIR was
+# built from sources of that hash (kept in OUTPUT_DIR/.studio-build, written after a good build).
+build_workspace() {
+  local workspace="$1" stamp="$2/.studio-build" hash="$3"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && return 0
+  log "building $workspace"
+  rm -f "$stamp"
+  npm run build --silent -w "$workspace" >/dev/null
+  echo "$hash" >"$stamp"
+}
+
+# Every workspace's build, redone only when what it is built from changed: its own files, the lock
+# file, the shared TypeScript settings, and the hashes of the workspaces it uses (so a change to the
+# contracts rebuilds everything, one to the frontend only the frontend).
+ensure_builds() {
+  local base contracts inference
+  base="$(content_hash package-lock.json tsconfig.json)"
+  contracts="$(echo "$base $(content_hash libs/contracts)" | sha256sum | cut -c1-32)"
+  inference="$(echo "$contracts $(content_hash libs/inference)" | sha256sum | cut -c1-32)"
+  build_workspace @studio/contracts "$ROOT/libs/contracts/dist" "$contracts"
+  build_workspace @studio/inference "$ROOT/libs/inference/dist" "$inference"
+  build_workspace @studio/backend "$ROOT/backend/dist" \
+    "$(echo "$inference $(content_hash backend nest-cli.json)" | sha256sum | cut -c1-32)"
+  build_workspace @studio/frontend "$ROOT/frontend/dist" \
+    "$(echo "$contracts $(content_hash frontend)" | sha256sum | cut -c1-32)"
 }
 
 # FerretDB from the Go module proxy (pinned in deploy/local/ferretdb/go.sum), vendored and built with

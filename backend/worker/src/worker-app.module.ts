@@ -4,6 +4,7 @@ import { CoreModule } from '../../src/core.module';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module';
 import { RateLimitModule } from '../../src/modules/auth/auth.module';
 import { MetricsModule } from '../../src/modules/metrics/metrics.module';
+import { RestoreModule } from '../../src/modules/restore/restore.module';
 import { WorkerProcessorsModule } from './worker.module';
 
 @Module({})
@@ -17,6 +18,7 @@ export class WorkerAppModule {
         AccountsModule,
         WorkerProcessorsModule,
         MetricsModule,
+        RestoreModule,
       ],
     };
   }
