@@ -45,4 +45,6 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" restart "* ]] && bash deploy/local/restart-bench.sh
 # the local engine's CPU runtimes side by side: onnxruntime-node vs tfjs-wasm, against the matmul peak (no services; not in the default set: minutes of CPU)
 [[ " $parts " == *" engines "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/engines.bench.ts; }
+# provenance: every local tool's outputs marked, the manifest read back, the watermark after re-encodes (not in the default set: minutes of CPU)
+[[ " $parts " == *" provenance "* ]] && { ensure_sr_models; ensure_provenance_tools; node -r ts-node/register backend/bench/provenance.bench.ts; }
 exit 0

@@ -88,7 +88,8 @@ class Studio:
         if fmt == 'png':
             image.save(out, 'PNG', compress_level=6, **keep)
         elif fmt == 'jpeg':
-            image.convert('RGB').save(out, 'JPEG', quality=95, **keep)
+            # near-lossless, so the marked file stays within the PSNR budget of the watermark alone
+            image.convert('RGB').save(out, 'JPEG', quality=97, subsampling=0, **keep)
         else:
             image.save(out, 'WEBP', quality=95, **keep)
         return out.getvalue(), round(quality, 2)

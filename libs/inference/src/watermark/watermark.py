@@ -32,8 +32,8 @@ DATA_BYTES = 4
 ECC_BYTES = 4
 BITS = 8 * (DATA_BYTES + ECC_BYTES)
 KEY = 0x57A7D10  # the studio's pattern key; changing it orphans every mark made before
-SYNC_WEIGHT = 5.0  # sync pattern amplitude, in units of one bit pattern's
-TARGET_PSNR = 42.0
+SYNC_WEIGHT = 4.0  # sync pattern amplitude, in units of one bit pattern's
+TARGET_PSNR = 41.0
 SYNC_Z_MIN = 7.0  # the sync peak's distance from the surface's mean, in standard deviations
 
 _rs = RSCodec(ECC_BYTES)
@@ -209,7 +209,11 @@ def _decode_folded(folded: np.ndarray):
 def detect_whitened(r: np.ndarray) -> dict:
     """Looks for the mark in one whitened luminance plane (or an average of frames)."""
     best = {'found': False, 'id': None, 'sync': 0.0, 'scale': None}
-    periods = [float(TILE)] + candidate_periods(r)
+    # the sizes a shared copy most often has (as made, half) first, then the periods the
+    # autocorrelation finds, then (small images, whose autocorrelation is weak) a coarse scan
+    periods = [float(TILE), TILE / 2.0] + candidate_periods(r)
+    if min(r.shape) < 720:
+        periods += [TILE * s for s in np.geomspace(0.45, 1.05, 24)]
     tried: list[float] = []
     for p in periods:
         for q in (p, p * 0.995, p * 1.005):
