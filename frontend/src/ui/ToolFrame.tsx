@@ -7,7 +7,7 @@ import {
   VideoCameraOutlined,
 } from '@ant-design/icons';
 import { Typography } from 'antd';
-import type { ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { NavLink } from 'react-router-dom';
 import { Paths } from '../paths';
 import { CoinIcon } from './CoinIcon';
@@ -31,9 +31,18 @@ interface ToolFrameProps {
 
 /** The frame of the image tool screens: a switcher between the tools, a heading and the price. */
 export function ToolFrame({ title, description, price, children }: ToolFrameProps) {
+  const tabs = useRef<HTMLElement>(null);
+  // On a phone the tabs scroll sideways: the current tool's tab is brought into the row's middle,
+  // so "Face swap" never opens cut to "Face s…" (the row's scroll only, never the page's).
+  useLayoutEffect(() => {
+    const row = tabs.current;
+    const active = row?.querySelector<HTMLElement>('.tool-tab.active');
+    if (!row || !active || row.scrollWidth <= row.clientWidth) return;
+    row.scrollLeft = active.offsetLeft - (row.clientWidth - active.offsetWidth) / 2;
+  }, [title]);
   return (
     <div className="tool-page">
-      <nav className="tool-tabs" aria-label="Tools">
+      <nav className="tool-tabs" aria-label="Tools" ref={tabs}>
         {TOOLS.map((tool) => (
           <NavLink key={tool.to} to={tool.to} end className="tool-tab">
             {tool.icon} {tool.label}

@@ -277,4 +277,22 @@ describe('AdminOperationsPage engines', () => {
     );
     expect(within(screen.getByTestId('engines-card')).getByText('Replicate')).toBeInTheDocument();
   });
+
+  it('names no engine for a tool its configured engine cannot do (Generate on the CPU)', async () => {
+    const generate = {
+      tool: 'generate',
+      kind: 'local',
+      available: false,
+      queue: { waiting: 0, active: 0, delayed: 0, failed: 0 },
+    };
+    asAdmin({
+      'GET /api/operations': operationsAnswer(),
+      'GET /api/admin/engines': { status: 200, body: { message: 'success', content: [generate] } },
+    });
+    renderApp('/admin/operations');
+    expect(await screen.findByTestId('engine-none-generate')).toHaveTextContent(
+      'None (the local CPU engine cannot do this)',
+    );
+    expect(within(screen.getByTestId('engines-card')).queryByText('Local CPU')).not.toBeInTheDocument();
+  });
 });

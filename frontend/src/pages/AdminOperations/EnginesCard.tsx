@@ -49,12 +49,25 @@ export function EnginesCard() {
       <Table<ToolEngineStatus>
         size="small"
         pagination={false}
+        scroll={{ x: 'max-content' }}
         rowKey="tool"
         loading={loading && !rows}
         dataSource={rows ?? []}
         columns={[
           { title: 'Tool', dataIndex: 'tool', render: (tool: ToolEngineStatus['tool']) => TOOL_LABELS[tool] },
-          { title: 'Engine', dataIndex: 'kind', render: (kind: string) => KIND_LABELS[kind] ?? kind },
+          {
+            title: 'Engine',
+            dataIndex: 'kind',
+            // Honest: a tool its configured engine cannot do has no engine (Generate on the CPU).
+            render: (kind: string, row) =>
+              row.available ? (
+                (KIND_LABELS[kind] ?? kind)
+              ) : (
+                <span data-testid={`engine-none-${row.tool}`}>
+                  None{kind === 'local' ? ' (the local CPU engine cannot do this)' : ''}
+                </span>
+              ),
+          },
           { title: 'Status', key: 'status', render: (_, row) => <EngineState row={row} /> },
           {
             title: 'Queue',

@@ -36,7 +36,7 @@ export function BadgesEditor({
   };
 
   return (
-    <Space size="large" wrap>
+    <Space size="large" wrap style={{ display: 'flex' }}>
       {BADGES.map(({ key, label }) => (
         <Space key={key}>
           <Switch

@@ -41,7 +41,8 @@ export function RoleEditor({
 
   if (fixed) return null;
   return (
-    <Space style={{ marginTop: 12 }}>
+    // A line of its own: inline beside the badges it read "Early supporter Role".
+    <Space style={{ marginTop: 12, display: 'flex' }}>
       <Typography.Text>Role</Typography.Text>
       <Segmented<AssignableRole>
         aria-label="Role"

@@ -27,6 +27,8 @@ interface InpaintModalProps {
   onCancel(): void;
   onSingle(): void;
   onBulk(): void;
+  /** False while the CPU engine serves Magic Brush: it ignores the prompt, so none is asked for. */
+  promptUsed?: boolean;
 }
 
 /** 'Create new inpaint': a prompt, then Single, or Bulk with folder, name, amount and more images. */
@@ -42,6 +44,7 @@ export function InpaintModal({
   onCancel,
   onSingle,
   onBulk,
+  promptUsed = true,
 }: InpaintModalProps) {
   const images = 1 + form.extras.length;
   const amount = form.amount ?? 0;
@@ -105,7 +108,12 @@ export function InpaintModal({
       destroyOnHidden
     >
       <div className="inpaint-form" data-step={form.step}>
-        {form.step !== 'images' && (
+        {form.step !== 'images' && !promptUsed && (
+          <Typography.Text type="secondary" data-testid="no-prompt">
+            No prompt needed: this server fills the painted area from the picture around it.
+          </Typography.Text>
+        )}
+        {form.step !== 'images' && promptUsed && (
           <div className="inpaint-field">
             <label htmlFor="inpaint-prompt">Prompt</label>
             <Input.TextArea

@@ -124,6 +124,17 @@ describe('MagicBrushPage', () => {
     expect(await screen.findByTestId('prompt-unused')).toHaveTextContent(InpaintTexts.promptUnused);
   });
 
+  it('asks for no prompt while the CPU engine serves Magic Brush (it would ignore it)', async () => {
+    const local = { ...operationsState(), engines: { inpaint: 'local' as const } };
+    await open({ answers: { 'GET /api/operations': operationsAnswer(local) } });
+    await screen.findByTestId('prompt-unused');
+    await pickAndPaint();
+    fireEvent.click(inpaintButton());
+    const dialog = await screen.findByRole('dialog', { name: 'Create new inpaint' });
+    expect(within(dialog).queryByLabelText('Prompt')).not.toBeInTheDocument();
+    expect(within(dialog).getByTestId('no-prompt')).toBeInTheDocument();
+  });
+
   it('shows no such note when a GPU engine serves Magic Brush', async () => {
     const gpu = { ...operationsState(), engines: { inpaint: 'gpu' as const } };
     await open({ answers: { 'GET /api/operations': operationsAnswer(gpu) } });

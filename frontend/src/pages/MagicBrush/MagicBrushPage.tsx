@@ -243,6 +243,7 @@ function MagicBrushScreen() {
         onCancel={() => setAsking(false)}
         onSingle={() => void submitSingle()}
         onBulk={() => void submitBulk()}
+        promptUsed={!(operations.loaded && operations.engines?.inpaint === 'local')}
       />
       <JobModal
         submission={submission}

@@ -35,5 +35,5 @@ export const InpaintTexts = {
   imagesAdded: (n: number) => `${n} Images Added`,
   paintFirst: 'Paint over the part of the image you want to change.',
   promptUnused:
-    "Magic Brush runs on this server's CPU engine: the painted area is filled from the picture around it, and your prompt is not used. The prompt guides the fill only when a GPU engine serves Magic Brush.",
+    "Magic Brush runs on this server's CPU engine: the painted area is filled from the picture around it, so no prompt is asked for. A prompt guides the fill only when a GPU engine serves Magic Brush.",
 } as const;
