@@ -2,6 +2,7 @@ import { CopyOutlined } from '@ant-design/icons';
 import { CLONE_AMOUNT, Messages, quoteTool, TOOL_PRICES, type JobSubmitContent } from '@studio/contracts';
 import { Button } from 'antd';
 import { useState } from 'react';
+import '../../compare/compare.css';
 import { useNavigate } from 'react-router-dom';
 import { apiUpload } from '../../api/client';
 import { usePickedImage } from '../../images/usePickedImage';
@@ -127,9 +128,15 @@ function CloneGrid({ job }: { job: TrayJob }) {
   return (
     <div className="clone-grid" data-testid="clone-results">
       {shown.map((item, index) => (
-        <img key={item._id} src={item.url} alt={`Clone ${index + 1}`} />
+        <CloneThumb key={item._id} src={item.url} alt={`Clone ${index + 1}`} />
       ))}
       {more > 0 && <div className="clone-grid-more">+{more} more in the folder</div>}
     </div>
   );
+}
+
+/** A clone in the result grid: its square is there at once, shimmering until the image has loaded. */
+function CloneThumb({ src, alt }: { src: string; alt: string }) {
+  const [loaded, setLoaded] = useState(false);
+  return <img src={src} alt={alt} data-loaded={loaded} onLoad={() => setLoaded(true)} />;
 }

@@ -6,6 +6,7 @@ import { Link } from 'react-router-dom';
 import { useOwnFolders } from '../../folders/useOwnFolders';
 import { ACCEPTED_IMAGE_TYPES } from '../../images/imageTypes';
 import { scaleImage } from '../../images/scaleImage';
+import { ResultImage } from '../../compare/ResultImage';
 import { usePickedImage } from '../../images/usePickedImage';
 import { JobModal } from '../../jobs/JobModal';
 import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
@@ -250,7 +251,13 @@ function MagicBrushScreen() {
         width={720}
         renderResult={(job, url) => {
           const src = url ?? job.items[0]?.url;
-          return src ? <img className="job-result-image" src={src} alt="Inpaint result" /> : null;
+          return src ? (
+            <ResultImage
+              src={src}
+              alt="Inpaint result"
+              aspect={image ? image.width / image.height : undefined}
+            />
+          ) : null;
         }}
       />
     </ToolFrame>

@@ -105,7 +105,10 @@ function SuperResolutionScreen() {
         width={720}
         renderResult={(job, url) => {
           const src = url ?? job.items[0]?.url;
-          return src ? <UpscaledImage src={src} /> : null;
+          // The input's shape is the result's: the modal opens at its final size.
+          return src ? (
+            <UpscaledImage src={src} aspect={image ? image.width / image.height : undefined} />
+          ) : null;
         }}
       />
     </ToolFrame>

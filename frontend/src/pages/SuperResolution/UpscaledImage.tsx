@@ -1,13 +1,14 @@
 import { Typography } from 'antd';
 import { useState } from 'react';
+import { ResultImage } from '../../compare/ResultImage';
 
 /** The upscaled result with the size it came out at. */
-export function UpscaledImage({ src }: { src: string }) {
+export function UpscaledImage({ src, aspect }: { src: string; aspect?: number }) {
   const [size, setSize] = useState<{ width: number; height: number } | null>(null);
   return (
     <>
-      <img
-        className="job-result-image"
+      <ResultImage
+        aspect={aspect}
         src={src}
         alt="Super resolution result"
         onLoad={(e) =>
