@@ -20,11 +20,12 @@ export const FACE_SWAP_LIMITS = {
   targetSideMax: 4096,
   /**
    * Pose difference (degrees of yaw, estimated from the mesh) above which a pair is refused: the
-   * hidden side of the face would have to be invented.
+   * hidden side of the face would have to be invented. Up to it the source is warped by the mesh
+   * into the target's pose, the side it turns away taken from its mirror image.
    */
-  maxYawDifferenceDegrees: 27,
+  maxYawDifferenceDegrees: 45,
   /** Above this difference the check warns that the result may look less like the source. */
-  warnYawDifferenceDegrees: 15,
+  warnYawDifferenceDegrees: 25,
 } as const;
 
 /** Multipart fields of the choice (besides Swap0/Swap1). */

@@ -82,6 +82,10 @@ export interface FaceSwapVideoRequest {
   face: Buffer;
   /** Where the engine writes the result (.mp4). */
   outputPath: string;
+  /** Which face of `face` to use (largest first; default 0). */
+  sourceFace?: number;
+  /** Which face of the first frame with faces to replace and follow (largest first; default 0). */
+  targetFace?: number;
 }
 
 export interface InferenceEngine {

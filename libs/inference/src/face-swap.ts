@@ -5,6 +5,7 @@ import type { DetectedFace, Point } from './face-analyzer';
 import { FACE_OVAL, boundsOf, centroid, convexHull, fillConvexPolygon, offsetPolygon } from './geometry';
 import type { RgbImage } from './image-io';
 import { membrane } from './membrane';
+import { MESH_MIRROR } from './mesh-symmetry';
 
 /** Knobs of the swap; sizes are fractions of the face size (square root of the face oval's area). */
 export interface SwapTuning {
@@ -40,6 +41,19 @@ export interface SwapTuning {
    * source's hair often covers its forehead and temples, and pasted it shows as dark patches.
    */
   forehead: number;
+  /**
+   * How far the target's face shape is moved towards the source's (0: the target's shape, the
+   * source's texture only; 1: the source's shape, aligned by a similarity transform). A face
+   * recogniser reads the shape as much as the skin: without it the result is a blend of both.
+   * Scaled down as the two poses differ (a turned face's 2-D shape is not its identity).
+   */
+  shape: number;
+  /**
+   * Turned heads: where the source's face is turned away (its mesh triangle is much smaller than
+   * the same triangle of its mirror image), the warp takes that part from the mirrored source, the
+   * side the source shows. Off for near-frontal sources (MIRROR_MIN_YAW).
+   */
+  mirror: boolean;
 }
 
 /**
@@ -57,6 +71,8 @@ export const DEFAULT_SWAP_TUNING: SwapTuning = {
   expressionGap: 0.025,
   keepWeight: 0.85,
   forehead: 0.4,
+  shape: 0.7,
+  mirror: true,
 };
 
 const BROWS = [70, 63, 105, 66, 107, 336, 296, 334, 293, 300];
@@ -113,6 +129,7 @@ export async function swapFace(
   targetFace: DetectedFace,
   tuning: SwapTuning = DEFAULT_SWAP_TUNING,
 ): Promise<RgbImage> {
+  targetFace = { ...targetFace, landmarks: reshaped(sourceFace, targetFace, tuning.shape) };
   const oval = convexHull(FACE_OVAL.map((i) => targetFace.landmarks[i]));
   const faceSize = Math.sqrt(polygonArea(oval));
   const tl = withRing(targetFace.landmarks, tuning.expand);
@@ -123,7 +140,11 @@ export async function swapFace(
 
   const warped = new Float32Array(region.w * region.h * 3);
   const covered = new Uint8Array(region.w * region.h);
-  warpTriangles(source, sl, tl, region, warped, covered);
+  const mirror =
+    tuning.mirror && Math.abs(yawDegreesOf(sourceFace)) > MIRROR_MIN_YAW
+      ? mirrored(source, sourceFace, tuning.expand)
+      : undefined;
+  warpTriangles(source, sl, tl, region, warped, covered, mirror);
 
   // The blend mask: the face oval, moved in (or out) by `erode`; its feathered edge fades out
   // within the warped area.
@@ -277,6 +298,7 @@ function warpTriangles(
   region: Region,
   warped: Float32Array,
   covered: Uint8Array,
+  mirror?: { image: RgbImage; points: Point[] },
 ): void {
   const triangles = Delaunator.from([...targetPoints]).triangles;
   const eps = 1e-4;
@@ -284,11 +306,24 @@ function warpTriangles(
     const [ax, ay] = targetPoints[triangles[t]];
     const [bx, by] = targetPoints[triangles[t + 1]];
     const [cx, cy] = targetPoints[triangles[t + 2]];
-    const [sax, say] = sourcePoints[triangles[t]];
-    const [sbx, sby] = sourcePoints[triangles[t + 1]];
-    const [scx, scy] = sourcePoints[triangles[t + 2]];
     const det = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy);
     if (Math.abs(det) < 1e-9) continue;
+    let from = source;
+    let points = sourcePoints;
+    if (mirror) {
+      // Area as the target's orientation sees it: a part turned away shrinks (or folds over).
+      const shown = (p: readonly Point[]) =>
+        Math.sign(det) *
+        ((p[triangles[t + 1]][1] - p[triangles[t + 2]][1]) * (p[triangles[t]][0] - p[triangles[t + 2]][0]) +
+          (p[triangles[t + 2]][0] - p[triangles[t + 1]][0]) * (p[triangles[t]][1] - p[triangles[t + 2]][1]));
+      if (shown(mirror.points) > MIRROR_GAIN * Math.max(shown(sourcePoints), 0)) {
+        from = mirror.image;
+        points = mirror.points;
+      }
+    }
+    const [sax, say] = points[triangles[t]];
+    const [sbx, sby] = points[triangles[t + 1]];
+    const [scx, scy] = points[triangles[t + 2]];
     const px0 = Math.max(region.x, Math.floor(Math.min(ax, bx, cx)));
     const py0 = Math.max(region.y, Math.floor(Math.min(ay, by, cy)));
     const px1 = Math.min(region.x + region.w - 1, Math.ceil(Math.max(ax, bx, cx)));
@@ -303,7 +338,7 @@ function warpTriangles(
         if (l1 < -eps || l2 < -eps || l3 < -eps) continue;
         const i = (py - region.y) * region.w + (px - region.x);
         sampleBilinear(
-          source,
+          from,
           l1 * sax + l2 * sbx + l3 * scx - 0.5,
           l1 * say + l2 * sby + l3 * scy - 0.5,
           warped,
@@ -386,6 +421,70 @@ function matchColours(
       o,
     );
   }
+}
+
+/** Sources turned less than this (degrees of yaw) are used as they are (no mirrored parts). */
+const MIRROR_MIN_YAW = 12;
+/** A triangle comes from the mirrored source when it shows this many times larger there. */
+const MIRROR_GAIN = 1.3;
+
+/**
+ * The source flipped left to right, with its landmarks (and ring) renumbered so that point k of the
+ * mirror is the mirror partner of point k (MESH_MIRROR): the same person turned the other way.
+ */
+function mirrored(
+  source: RgbImage,
+  face: DetectedFace,
+  expand: number,
+): { image: RgbImage; points: Point[] } {
+  const { width, height, data } = source;
+  const flipped = new Uint8Array(data.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const from = (y * width + x) * 3;
+      const to = (y * width + (width - 1 - x)) * 3;
+      flipped[to] = data[from];
+      flipped[to + 1] = data[from + 1];
+      flipped[to + 2] = data[from + 2];
+    }
+  }
+  const landmarks = MESH_MIRROR.map((k): Point => [width - face.landmarks[k][0], face.landmarks[k][1]]);
+  return { image: { data: flipped, width, height }, points: withRing(landmarks, expand) };
+}
+
+/** Poses further apart than this (degrees of yaw) keep the target's shape. */
+const SHAPE_YAW_RANGE = 20;
+
+/**
+ * The target's landmarks moved `amount` of the way towards the source's, after the source's are
+ * brought onto the target's by the least-squares similarity (scale, rotation, shift).
+ */
+function reshaped(sourceFace: DetectedFace, targetFace: DetectedFace, amount: number): Point[] {
+  const t = targetFace.landmarks;
+  const yawGap = Math.abs(yawDegreesOf(sourceFace) - yawDegreesOf(targetFace));
+  const weight = amount * Math.max(0, 1 - yawGap / SHAPE_YAW_RANGE);
+  if (!(weight > 0)) return [...t];
+  const s = sourceFace.landmarks;
+  const [scx, scy] = centroid(s);
+  const [tcx, tcy] = centroid(t);
+  let dot = 0;
+  let cross = 0;
+  let norm = 0;
+  for (let k = 0; k < s.length; k++) {
+    const [sx, sy] = [s[k][0] - scx, s[k][1] - scy];
+    const [tx, ty] = [t[k][0] - tcx, t[k][1] - tcy];
+    dot += sx * tx + sy * ty;
+    cross += sx * ty - sy * tx;
+    norm += sx * sx + sy * sy;
+  }
+  const a = dot / Math.max(norm, 1e-9);
+  const b = cross / Math.max(norm, 1e-9);
+  return t.map(([x, y], k): Point => {
+    const [sx, sy] = [s[k][0] - scx, s[k][1] - scy];
+    const ax = a * sx - b * sy + tcx;
+    const ay = b * sx + a * sy + tcy;
+    return [x + weight * (ax - x), y + weight * (ay - y)];
+  });
 }
 
 /** The landmarks plus a ring of points `expand` beyond the face oval (from the oval's centre). */

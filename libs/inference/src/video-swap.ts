@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import ffmpeg from 'fluent-ffmpeg';
 import { JobMessages, VIDEO_MAX_SECONDS } from '@studio/contracts';
 import { EngineInputError, FaceSwapVideoRequest, RunContext } from './engine.port';
-import type { FaceAnalyzer } from './face-analyzer';
+import type { Box, DetectedFace, FaceAnalyzer } from './face-analyzer';
 import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace } from './face-swap';
 import { MAX_SIDE, decodeRgb, fromRgb } from './image-io';
 import { EngineLogger, silentLogger } from './logger';
@@ -161,8 +161,12 @@ export async function swapFaceInVideo(
   }
   const source = await decodeRgb(request.face);
   signal?.throwIfAborted();
-  const [sourceFace] = await options.faces.detectRgb(source);
+  // The face image is searched as the image swap searches it (tiles: small faces too).
+  const sourceFace = (await options.faces.detectAnySize(source))[request.sourceFace ?? 0];
   if (!sourceFace) throw new EngineInputError('no_face_source', JobMessages.noFaceSource);
+  // The person to replace: the chosen face of the first frame with faces, then followed from frame
+  // to frame (the nearest face to where it was), so the swap never jumps to someone else.
+  let tracked: Box | undefined;
   signal?.throwIfAborted();
 
   const { width, height } = outputSize(input.width, input.height);
@@ -199,8 +203,10 @@ export async function swapFaceInVideo(
       try {
         for (let i = 0; i < batch.length; i++) {
           signal?.throwIfAborted(); // per frame: a batch takes seconds, a cancel must stop within one
-          const [targetFace] = await options.faces.detectRgb(decoded[i]);
+          const faces = await options.faces.detectRgb(decoded[i]);
+          const targetFace = tracked ? nearestFace(faces, tracked) : faces[request.targetFace ?? 0];
           if (!targetFace) continue; // the frame stays as extracted
+          tracked = targetFace.box;
           const swapped = await swapFace(source, sourceFace, decoded[i], targetFace, tuning);
           writes.push(fromRgb(swapped).jpeg({ quality: FRAME_JPEG_QUALITY }).toFile(batch[i]));
           swappedFrames++;
@@ -371,4 +377,20 @@ function positive(value: unknown): value is number {
 function normaliseRotation(degrees: number): number {
   if (!Number.isFinite(degrees)) return 0;
   return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+}
+
+/** The face whose box centre is nearest to `last`'s, if within one face size of it. */
+export function nearestFace(faces: DetectedFace[], last: Box): DetectedFace | undefined {
+  const [lx, ly] = [last[0] + last[2] / 2, last[1] + last[3] / 2];
+  let best: DetectedFace | undefined;
+  let bestDistance = Math.max(last[2], last[3]);
+  for (const face of faces) {
+    const [x, y, w, h] = face.box;
+    const distance = Math.hypot(x + w / 2 - lx, y + h / 2 - ly);
+    if (distance <= bestDistance) {
+      best = face;
+      bestDistance = distance;
+    }
+  }
+  return best;
 }

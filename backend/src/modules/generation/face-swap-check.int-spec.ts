@@ -158,6 +158,7 @@ describe('face swap: the free check and the face choice (real engine pool, model
 
   it('warns about no face and refuses poses too far apart; the swap request is refused the same way, free', async () => {
     const turned = fixture('ai-upper.jpg'); // yaw about 43 degrees
+    const turnedAway = await sharp(turned).flop().png().toBuffer(); // about -43
     const blank = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#5a8cc8' } })
       .png()
       .toBuffer();
@@ -167,7 +168,7 @@ describe('face swap: the free check and the face choice (real engine pool, model
       problems: [JobMessages.noFaceSource],
       sourceFace: null,
     });
-    const pose = await check(alice, source, turned);
+    const pose = await check(alice, turnedAway, turned);
     expect(pose.body.content.ok).toBe(false);
     expect(pose.body.content.problems[0]).toMatch(/turned \d+° differently/);
 
@@ -176,7 +177,7 @@ describe('face swap: the free check and the face choice (real engine pool, model
     const entries = await historyCount(alice);
     for (const [face, onto, fields, message] of [
       [blank, target, {}, JobMessages.noFaceSource],
-      [source, turned, {}, pose.body.content.problems[0]],
+      [turnedAway, turned, {}, pose.body.content.problems[0]],
       [source, target, { targetFaces: '2' }, FaceSwapMessages.badTargetFaces],
     ] as const) {
       const res = await swap(alice, folder, face, onto, fields);

@@ -192,7 +192,8 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
       .field('author', alice.username)
       .field('folder', folderId)
       .field('consent', 'true')
-      .attach('Swap0', fixture('ai-face.jpg'), 'face.jpg')
+      // ai-upper turned the other way (about 86 degrees apart)
+      .attach('Swap0', await sharp(fixture('ai-upper.jpg')).flop().png().toBuffer(), 'face.png')
       .attach('Swap1', fixture('ai-upper.jpg'), 'target.jpg');
     // The free check runs again on the request: refused (400), no job, nothing reserved.
     expect(res.status).toBe(400);

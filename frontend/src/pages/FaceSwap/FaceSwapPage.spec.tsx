@@ -179,7 +179,7 @@ describe('FaceSwapPage', () => {
   it('shows the faces found; the user picks target faces (one, several, all) and the swap sends the choice', async () => {
     const { fetchMock } = await open({
       answers: {
-        'POST /api/faceSwap/check': checkAnswer([0, 20, 60]),
+        'POST /api/faceSwap/check': checkAnswer([0, 30, 60]),
         'POST /api/faceSwap': submitAnswer('processing', jobView({ tool: 'faceSwap', state: 'queued' })),
       },
     });
@@ -190,8 +190,8 @@ describe('FaceSwapPage', () => {
     expect(face('Source face 1')).toHaveAttribute('aria-pressed', 'true');
     expect(screen.getByTestId('face-check-summary')).toHaveTextContent('Price: 1 credit');
 
-    fireEvent.click(face('Target face 2')); // 20 degrees apart: accepted with a warning
-    expect(screen.getByText(/Face 2 of the target is turned 20° differently/)).toBeInTheDocument();
+    fireEvent.click(face('Target face 2')); // 30 degrees apart: accepted with a warning
+    expect(screen.getByText(/Face 2 of the target is turned 30° differently/)).toBeInTheDocument();
     fireEvent.click(face('Target face 1')); // unpicked
     expect(face('Target face 1')).toHaveAttribute('aria-pressed', 'false');
     fireEvent.click(screen.getByLabelText(CONSENT_TEXT));
