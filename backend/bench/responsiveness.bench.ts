@@ -13,24 +13,35 @@
  *    where the job runner hands the push to the gateway (JobLifecycle.pushProgress, wrapped here),
  *    the receipt where the client's handler runs; both are wall-clock times of this one process
  *    (performance.timeOrigin + performance.now()), so no clocks are compared across machines;
- *  - Bull's 'stalled' and 'global:stalled' events of every tool queue are counted.
+ *  - Bull's 'stalled' and 'global:stalled' events of every tool queue are counted;
+ *  - the raw baseline, sampled with the same calls: a bare node:http server on the app's own event
+ *    loop that answers at once (the ceiling of this loop and machine), and one that makes the job
+ *    tray's database and Redis reads directly with the drivers (the account by id, the user's 20
+ *    newest jobs, one tool line from Redis), without Nest, guards or views. The gap between the
+ *    raw rows and the app's is the app's own cost; what the raw rows lose under load, the machine.
  * BENCH_SECONDS (default 120) is the loaded stretch; BENCH_IDLE_SAMPLES (default 150) the idle one.
  */
 import 'reflect-metadata';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
+import type { INestApplication } from '@nestjs/common';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { createServer, type Server } from 'node:http';
+import Redis from 'ioredis';
+import { MongoClient, ObjectId } from 'mongodb';
 import sharp from 'sharp';
 import { io, type Socket } from 'socket.io-client';
 import { JobSocketEvents, JobTools, SocketEvents } from '@studio/contracts';
 import { PooledCpuEngine } from '@studio/inference';
 import { createApp } from '../api/src/create-app';
 import { loadConfig } from '../src/config/app-config';
+import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
 import { EngineRegistry } from '../src/modules/generation/engine-registry';
 import { toolQueueName } from '../src/modules/generation/job-queues';
 import { JobLifecycle } from '../src/modules/generation/job-lifecycle.service';
@@ -46,6 +57,80 @@ const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 const GOALS = { p99: 50, max: 200, socket: 100 };
 
 const wallNow = () => performance.timeOrigin + performance.now();
+/** BENCH_SPLIT=false runs the processors inside the API process (WORKER_INLINE=true), as before. */
+const SPLIT = process.env.BENCH_SPLIT !== 'false';
+const WORKER_NICE = Number(process.env.WORKER_NICE ?? 10);
+
+/** What the bench sees of the engines, wherever they run. */
+interface Engines {
+  pool: { size: number; threads: number; memoryMb: number };
+  /** emit time (wall clock) of each progress push, by `jobId:progress` */
+  emitted: Map<string, number>;
+  timing(on: boolean): void;
+  saturated(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+/** The pool and the job runner inside this process (WORKER_INLINE=true). */
+async function inlineEngines(app: INestApplication): Promise<Engines> {
+  const pool = app.get(EngineRegistry).engineFor('superResolution');
+  if (!(pool instanceof PooledCpuEngine)) throw new Error('super resolution is not on the local engine pool');
+  await pool.warmup();
+  const emitted = new Map<string, number>();
+  const lifecycle = app.get(JobLifecycle);
+  const push = lifecycle.pushProgress.bind(lifecycle);
+  let timing = false;
+  lifecycle.pushProgress = (job, progress) => {
+    if (timing) emitted.set(`${String(job._id)}:${progress}`, wallNow());
+    push(job, progress);
+  };
+  return {
+    pool,
+    emitted,
+    timing: (on) => (timing = on),
+    saturated: async () => pool.stats().tasks >= pool.size,
+    stop: async () => undefined,
+  };
+}
+
+/** The worker as a process of its own at WORKER_NICE, as `npm start` runs it (responsiveness-worker.ts). */
+async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<Engines> {
+  const child = spawn(
+    'nice',
+    [
+      '-n',
+      String(WORKER_NICE),
+      process.execPath,
+      '-r',
+      'ts-node/register',
+      join(__dirname, 'responsiveness-worker.ts'),
+    ],
+    { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  const emitted = new Map<string, number>();
+  const asked: ((saturated: boolean) => void)[] = [];
+  type Message = { ready?: true; size: number; threads: number; memoryMb: number } & {
+    emitted?: string;
+    at: number;
+    saturated?: boolean;
+  };
+  const ready = new Promise<Engines['pool']>((resolve, reject) => {
+    child.on('message', (m: Message) => {
+      if (m.ready) resolve(m);
+      else if (m.emitted) emitted.set(m.emitted, m.at);
+      else if (m.saturated !== undefined) asked.shift()?.(m.saturated);
+    });
+    child.once('exit', (code) => reject(new Error(`worker process exited (${code})`)));
+  });
+  const pool = await ready;
+  return {
+    pool,
+    emitted,
+    timing: (on) => child.send(on ? 'timing-on' : 'timing-off'),
+    saturated: () => new Promise((resolve) => (asked.push(resolve), child.send('saturation'))),
+    stop: () => new Promise((resolve) => (child.once('exit', () => resolve()), child.send('stop'))),
+  };
+}
 
 interface Inputs {
   portrait1024: Buffer;
@@ -95,9 +180,9 @@ const SAMPLER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { performance } = require('node:perf_hooks');
 const { io } = require('socket.io-client');
-const { base, cookie, sampleMs, samples, sockets } = workerData;
+const { base, raw, cookie, sampleMs, samples, sockets } = workerData;
 const wall = () => performance.timeOrigin + performance.now();
-const latencies = { health: [], jobs: [] };
+const latencies = { health: [], jobs: [], bare: [], reads: [] };
 const received = [];
 const clients = sockets.map((c) => {
   const s = io(base, { transports: ['websocket'], extraHeaders: { cookie: c } });
@@ -107,10 +192,10 @@ const clients = sockets.map((c) => {
 let stop = false;
 let failures = 0;
 parentPort.on('message', (m) => { if (m === 'stop') stop = true; });
-async function call(kind, path, headers) {
+async function call(kind, url, headers) {
   const t0 = performance.now();
   try {
-    const res = await fetch(base + path, { headers });
+    const res = await fetch(url, { headers });
     await res.arrayBuffer();
     if (res.status !== 200) failures++;
   } catch { failures++; }
@@ -123,7 +208,12 @@ async function call(kind, path, headers) {
   let next = performance.now();
   for (let i = 0; (samples === 0 || i < samples) && !stop; i++) {
     // on schedule whatever the answers do: calls are not held back by slow ones
-    pending.push(call('health', '/api/health', {}), call('jobs', '/api/jobs', { cookie }));
+    pending.push(
+      call('health', base + '/api/health', {}),
+      call('jobs', base + '/api/jobs', { cookie }),
+      call('bare', raw + '/bare', {}),
+      call('reads', raw + '/reads', {}),
+    );
     next += sampleMs;
     await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
   }
@@ -134,15 +224,15 @@ async function call(kind, path, headers) {
 `;
 
 interface SamplerReport {
-  latencies: { health: number[]; jobs: number[] };
+  latencies: { health: number[]; jobs: number[]; bare: number[]; reads: number[] };
   received: { key: string; at: number }[];
   failures: number;
 }
 
-function startSampler(base: string, cookie: string, samples: number, sockets: string[]) {
+function startSampler(base: string, raw: string, cookie: string, samples: number, sockets: string[]) {
   const worker = new Worker(SAMPLER, {
     eval: true,
-    workerData: { base, cookie, sampleMs: SAMPLE_MS, samples, sockets },
+    workerData: { base, raw, cookie, sampleMs: SAMPLE_MS, samples, sockets },
   });
   let ready!: () => void;
   const isReady = new Promise<void>((r) => (ready = r));
@@ -154,6 +244,43 @@ function startSampler(base: string, cookie: string, samples: number, sockets: st
     ready: isReady,
     stop: () => worker.postMessage('stop'),
     report: report.finally(() => worker.terminate()),
+  };
+}
+
+/**
+ * The raw baseline's server, on this process's event loop (the app's): /bare answers at once;
+ * /reads makes the job tray's reads with the drivers alone.
+ */
+async function rawBaseline(mongoUri: string, redisUrl: string, userId: string) {
+  const mongo = await MongoClient.connect(mongoUri, { maxPoolSize: 4 });
+  const db = mongo.db();
+  const redis = new Redis(redisUrl);
+  const owner = new ObjectId(userId);
+  const line = `raw-baseline:${Date.now()}`;
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/bare') {
+      res.end('{"ok":true}');
+      return;
+    }
+    void (async () => {
+      await db.collection('accounts').findOne({ _id: owner });
+      const jobs = await db.collection('jobs').find({ owner }).sort({ createdAt: -1 }).limit(20).toArray();
+      await redis.multi().lrange(line, -50, -1).llen(line).exec();
+      res.end(JSON.stringify({ n: jobs.length }));
+    })().catch(() => {
+      res.statusCode = 500;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await mongo.close();
+      redis.disconnect();
+    },
   };
 }
 
@@ -169,36 +296,29 @@ const stats = (values: number[]) => {
 const ms = (v: number) => `${v.toFixed(1)} ms`.padStart(10);
 
 async function main(): Promise<void> {
-  const config = loadConfig({
+  const env = {
     ...process.env,
     LOG_LEVEL: 'warn',
     PASSWORD_SCRYPT_LOG_N: '10',
     JOB_WAIT_MS: '0',
     JOB_RATE_LIMIT_PER_MINUTE: '100000',
     REDIS_PREFIX: `resp${Date.now().toString(36)}`,
-  });
+    // as `npm start` runs it: the API alone here, the processors and the pool in a worker process
+    WORKER_INLINE: SPLIT ? 'false' : 'true',
+    METRICS_WORKER_PORT: '0',
+  };
+  const config = loadConfig(env);
   const app = await createApp(config);
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-  const registry = app.get(EngineRegistry);
-  const pool = registry.engineFor('superResolution');
-  if (!(pool instanceof PooledCpuEngine)) throw new Error('super resolution is not on the local engine pool');
-  console.log(
-    `cores ${availableParallelism()} | engine pool: ${pool.size} thread(s) x ${pool.threads} model thread(s), heap ceiling ${pool.memoryMb} MB, nice +${config.ENGINE_POOL_NICE}`,
-  );
   const warm = performance.now();
-  await pool.warmup();
-  console.log(`pool threads warmed up in ${((performance.now() - warm) / 1000).toFixed(1)} s`);
+  const engines = SPLIT ? await startWorkerProcess(env) : await inlineEngines(app);
+  console.log(
+    `cores ${availableParallelism()} | ${SPLIT ? `API and worker in two processes (worker at nice +${WORKER_NICE})` : 'worker inside the API process'} | engine pool: ${engines.pool.size} thread(s) x ${engines.pool.threads} model thread(s), heap ceiling ${engines.pool.memoryMb} MB, nice +${config.ENGINE_POOL_NICE}`,
+  );
+  console.log(`worker ready, pool threads warmed up in ${((performance.now() - warm) / 1000).toFixed(1)} s`);
+  const emitted = engines.emitted;
 
-  // Emit times of progress pushes, as the job runner hands them to the gateway.
-  const lifecycle = app.get(JobLifecycle);
-  const emitted = new Map<string, number>();
-  const push = lifecycle.pushProgress.bind(lifecycle);
-  let timing = false;
-  lifecycle.pushProgress = (job, progress) => {
-    if (timing) emitted.set(`${String(job._id)}:${progress}`, wallNow());
-    push(job, progress);
-  };
   // Stalled jobs, as Bull reports them on every tool queue (this process's and any other's).
   let stalled = 0;
   for (const tool of JobTools) {
@@ -258,8 +378,12 @@ async function main(): Promise<void> {
       ),
   ];
 
+  const rawUser = (await app.get(AccountsRepository).findByUsername(users[0].username))!;
+  const raw = await rawBaseline(config.MONGODB_URI, config.REDIS_URL, rawUser.id);
+  const rawBase = raw.base;
+
   // Idle: the same sampler against the same app, no job anywhere.
-  const idleSampler = startSampler(base, users[0].cookie, IDLE_SAMPLES, []);
+  const idleSampler = startSampler(base, rawBase, users[0].cookie, IDLE_SAMPLES, []);
   const idle = await idleSampler.report;
 
   // Loaded: every user keeps JOBS_OPEN jobs open, cycling through the mix.
@@ -285,6 +409,7 @@ async function main(): Promise<void> {
   }
   const sampler = startSampler(
     base,
+    rawBase,
     users[0].cookie,
     0,
     users.map((u) => u.cookie),
@@ -311,14 +436,14 @@ async function main(): Promise<void> {
   gcObserver.observe({ entryTypes: ['gc'] });
   const loadAverage = loadavg()[0];
   loop.enable();
-  timing = true;
+  engines.timing(true);
   const t0 = performance.now();
   const saturation: number[] = [];
   while (performance.now() - t0 < SECONDS * 1000) {
     await new Promise((r) => setTimeout(r, 1000));
-    saturation.push(pool.stats().tasks >= pool.size ? 1 : 0);
+    saturation.push((await engines.saturated()) ? 1 : 0);
   }
-  timing = false;
+  engines.timing(false);
   sampler.stop();
   loop.disable();
   gcObserver.disconnect();
@@ -334,6 +459,8 @@ async function main(): Promise<void> {
   const rows = [
     ['GET /api/health', stats(idle.latencies.health), stats(loaded.latencies.health)],
     ['GET /api/jobs', stats(idle.latencies.jobs), stats(loaded.latencies.jobs)],
+    ['raw: bare answer', stats(idle.latencies.bare), stats(loaded.latencies.bare)],
+    ['raw: tray reads', stats(idle.latencies.reads), stats(loaded.latencies.reads)],
   ] as const;
   console.log(
     `\nloaded for ${SECONDS} s by ${USERS} users x ${JOBS_OPEN} open jobs; pool busy (every thread on a task) in ${Math.round((100 * saturation.reduce((a, b) => a + b, 0)) / saturation.length)} % of seconds`,
@@ -375,6 +502,8 @@ async function main(): Promise<void> {
   console.log(`goals: ${verdict.map(([goal, met]) => `${goal} ${met ? 'met' : 'MISSED'}`).join(' | ')}`);
 
   for (const socket of userSockets) socket.close();
+  await raw.close();
+  await engines.stop();
   await app.close();
 }
 

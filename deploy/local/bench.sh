@@ -38,7 +38,7 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 # fair share: user B's one job behind user A's backlog of 6 clone jobs, beside B alone on an idle queue
 [[ " $parts " == *" fairness "* ]] && node -r ts-node/register backend/bench/fairness.bench.ts
 # the API's answers and socket pushes while the engine pool is saturated (not in the default set: minutes of CPU)
-[[ " $parts " == *" responsiveness "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/responsiveness.bench.ts; }
+[[ " $parts " == *" responsiveness "* ]] && { ensure_sr_models; node ${BENCH_NODE_FLAGS:-} -r ts-node/register backend/bench/responsiveness.bench.ts; }
 # the local engine's outputs judged by dlib and PIL (no services; not in the default set: minutes of CPU)
 [[ " $parts " == *" quality "* ]] && { ensure_sr_models; ensure_quality_tools; node -r ts-node/register backend/bench/quality.bench.ts; }
 # npm start twice on one fresh data folder: the first start beside a restart on existing data (goal < 15 s; not in the default set: a full build)
