@@ -16,11 +16,13 @@ unset MONGODB_URI REDIS_URL SMTP_URL STORAGE_DIR
 rm -rf "$DATA_DIR"
 mkdir -p "$DATA_DIR"
 
-# start_once LABEL: seconds from `npm start` to a healthy answer; the app is then stopped (SIGTERM).
+# start_once LABEL: seconds from `npm start` to a healthy answer. The app is then stopped as Ctrl-C
+# does (its own process group, so the services get the signal too), and the next start waits until
+# nothing holds the data folder any more (start.sh's DATA_DIR/.running lock).
 start_once() {
   local label="$1" began ready pid tries=0
   began=$(date +%s.%N)
-  bash deploy/local/start.sh >"$DATA_DIR/$label.log" 2>&1 &
+  setsid bash deploy/local/start.sh >"$DATA_DIR/$label.log" 2>&1 &
   pid=$!
   until curl -fs -o /dev/null "http://127.0.0.1:$PORT/api/health" 2>/dev/null; do
     if ! kill -0 "$pid" 2>/dev/null; then log "$label start failed: see $DATA_DIR/$label.log"; return 1; fi
@@ -29,8 +31,9 @@ start_once() {
     sleep 0.1
   done
   ready=$(date +%s.%N)
-  kill -TERM "$pid"
+  kill -INT -- "-$pid"
   wait "$pid" 2>/dev/null || true
+  flock -w 60 "$DATA_DIR/.running" true
   echo "$began $ready" | awk '{ printf "%.1f", $2 - $1 }'
 }
 
