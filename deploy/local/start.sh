@@ -94,11 +94,23 @@ else
   export WORKER_INLINE=false
   node backend/dist/api/src/main.js &
   pids=($!)
-  nice -n "${WORKER_NICE:-10}" node backend/dist/worker/src/main.js &
+  # a worker that dies (out of memory, killed) is started again; its jobs are taken back by Bull
+  supervise_worker() {
+    local child=
+    trap '[ -n "$child" ] && kill "$child" 2>/dev/null; exit 0' TERM INT
+    while true; do
+      nice -n "${WORKER_NICE:-10}" node backend/dist/worker/src/main.js &
+      child=$!
+      wait "$child" && status=0 || status=$?
+      log "worker process ended (status $status); starting it again"
+      sleep 2
+    done
+  }
+  supervise_worker &
   pids+=($!)
   log "worker process at nice +${WORKER_NICE:-10}"
 fi
 # (|| true: under set -e a killed process's status would end the trap before the services stop)
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true; stop_services' EXIT INT TERM
-# when either process ends, the other is stopped (the EXIT trap)
+# when the API ends, the worker is stopped too (the EXIT trap)
 wait -n "${pids[@]}"
