@@ -80,12 +80,13 @@ def main():
         return cache[path]
 
     for swap in manifest.get("swaps", []):
-        _, source = desc(swap["source"])
+        source_found, source = desc(swap["source"])
         target_found, target = desc(swap["target"])
         found, output = desc(swap["output"]) if swap.get("output") else (0, None)
         result["swaps"].append(
             {
                 "facesFound": found,
+                "sourceFaceFound": source_found > 0,
                 "targetFaceFound": target_found > 0,
                 "toSource": distance(output, source),
                 "toTarget": distance(output, target),

@@ -3,9 +3,15 @@
  * (backend/bench/quality-judge.py: dlib's face detector and face recogniser, PIL, numpy), beside the
  * time per image. No services.
  *
- * Face swap: each test face of ../shared/testdata/faces (BENCH_FACES_DIR) onto the next one. Per
- * pair: dlib descriptor distance of the output to the source and to the target (same person below
- * about 0.6), whether dlib still finds a face in the output, and a seam figure: the largest excess
+ * Face swap: every ordered pair of the faces of ../shared/testdata/faces, or of any folder given as
+ * BENCH_FACES_DIR (BENCH_SWAP_PAIRS=next: each face onto the next only), swapped by the engine as it
+ * is ("now") and by the engine as it was before issue 28 ("today", reproduced from its parts) in the
+ * same run, so the noise of a shared machine hits both. Per engine: swaps attempted, refused by
+ * reason (and among the pairs in which dlib finds both faces), dlib face found in the output, median
+ * dlib descriptor distance of the output to the source (d_src) and to the target (d_tgt; same person
+ * below about 0.6), the share with d_src < 0.5 and d_tgt > 0.6, time per swap, outputs at the
+ * target's size (BENCH_SWAP_DETAIL=1 lists every pair; BENCH_SWAP_TUNING='{"shape":1}' tries
+ * knobs; BENCH_QUALITY_PARTS=swap or sr runs one part), and a seam figure: the largest excess
  * colour step (CIE76 ΔE, output minus target) between neighbouring rings around the target's face
  * oval (rings at 0.90..1.14 of the oval's radius, from its centre): a pasted edge shows as a step
  * the target did not have.
@@ -21,7 +27,10 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { JobMessages } from '@studio/contracts';
 import { LocalCpuEngine } from '../../libs/inference/src/local-engine';
+import { swapFace, yawOf, type SwapTuning } from '../../libs/inference/src/face-swap';
+import { decodeRgb, fromRgb } from '../../libs/inference/src/image-io';
 import { FACE_OVAL } from '../../libs/inference/src/geometry';
 import { seamFigure } from '../../libs/inference/src/seam';
 
@@ -42,6 +51,120 @@ async function raw(image: Buffer | string): Promise<Raw> {
   return { data, width: info.width, height: info.height };
 }
 
+const PAIRS = process.env.BENCH_SWAP_PAIRS ?? 'all';
+/** BENCH_QUALITY_PARTS: 'swap', 'sr' or both (default). */
+const PARTS = (process.env.BENCH_QUALITY_PARTS ?? 'swap,sr').split(',');
+const SWAP_VARIANTS = ['today', 'now'] as const;
+
+interface Swap {
+  variant: (typeof SWAP_VARIANTS)[number];
+  source: string;
+  target: string;
+  output?: string;
+  ms: number;
+  seam: number | null;
+  /** The output has the target's size. */
+  fullSize: boolean;
+  error?: string;
+}
+
+interface Judged {
+  facesFound: number;
+  sourceFaceFound: boolean;
+  targetFaceFound: boolean;
+  toSource: number | null;
+  toTarget: number | null;
+  sourceTarget: number | null;
+}
+
+/**
+ * The local engine's face swap as it was before issue 28 (commit 9eb1b31), reproduced from its
+ * parts: both images fitted within 1024 px, the largest face of each, refused when the yaw figures
+ * differ by more than 0.45, the same swapFace with the tuning of that time.
+ */
+async function baselineSwap(engine: LocalCpuEngine, face: Buffer, target: Buffer) {
+  const [source, onto] = await Promise.all([decodeRgb(face, 1024), decodeRgb(target, 1024)]);
+  const [sourceFace] = await engine.faces.detectRgb(source);
+  if (!sourceFace) throw new Error(JobMessages.noFaceSource);
+  const [targetFace] = await engine.faces.detectRgb(onto);
+  if (!targetFace) throw new Error(JobMessages.noFaceTarget);
+  if (Math.abs(yawOf(sourceFace) - yawOf(targetFace)) > 0.45) throw new Error(JobMessages.posesDiffer);
+  const swapped = await swapFace(source, sourceFace, onto, targetFace, BASELINE_TUNING);
+  const data = await fromRgb(swapped).jpeg({ quality: 92 }).toBuffer();
+  return { data, format: 'jpeg' as const, width: swapped.width, height: swapped.height };
+}
+
+/** DEFAULT_SWAP_TUNING as it was before issue 28. */
+const BASELINE_TUNING: SwapTuning = {
+  expand: 0.12,
+  erode: 0.04,
+  feather: 0.025,
+  statsErode: 0.05,
+  colour: 1,
+  stdRatio: [0.6, 1],
+  poisson: true,
+  expressionGap: 0.025,
+  keepWeight: 0.85,
+  forehead: 0.4,
+  // (knobs added since, set as the engine then behaved)
+  shape: 0,
+  mirror: false,
+};
+
+const median = (values: number[]) => {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Refusal reasons in short. */
+function reasonOf(error: string): string {
+  if (error === JobMessages.noFaceSource) return 'no face in source';
+  if (error === JobMessages.noFaceTarget) return 'no face in target';
+  if (error === JobMessages.posesDiffer || /turned \d+° differently/.test(error)) return 'pose';
+  return error.slice(0, 40);
+}
+
+function printSwaps(swaps: Swap[], judged: Judged[]) {
+  console.log(
+    'face swap: dlib descriptor distance of the output to the source (d_src) and the target (d_tgt); same person below ~0.6; ' +
+      'seam: excess ΔE step at the face outline; today = the engine before issue 28, reproduced in this run',
+  );
+  for (const variant of SWAP_VARIANTS) {
+    const rows = swaps.map((s, i) => ({ s, j: judged[i] })).filter(({ s }) => s.variant === variant);
+    if (process.env.BENCH_SWAP_DETAIL) {
+      for (const { s, j } of rows) {
+        const label = `${path.parse(s.source).name} -> ${path.parse(s.target).name}`.padEnd(32);
+        console.log(
+          `  ${variant.padEnd(5)} ${label} ${s.error !== undefined ? `refused: ${s.error}` : `d_src ${fmt(j.toSource)}  d_tgt ${fmt(j.toTarget)}  face ${j.facesFound > 0 ? 'yes' : 'NO '}  seam ${fmt(s.seam, 1)}  ${s.ms.toFixed(0)} ms`}`,
+        );
+      }
+    }
+    const bothSeen = rows.filter(({ j }) => j.sourceFaceFound && j.targetFaceFound);
+    const refused = rows.filter(({ s }) => s.error !== undefined);
+    const reasons = new Map<string, number>();
+    for (const { s } of refused) reasons.set(reasonOf(s.error!), (reasons.get(reasonOf(s.error!)) ?? 0) + 1);
+    const done = rows.filter(({ s }) => s.error === undefined);
+    const measured = done.filter(({ j }) => j.toSource != null && j.toTarget != null);
+    const identity = measured.filter(({ j }) => j.toSource! < 0.5 && j.toTarget! > 0.6);
+    const pct = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(0)}%` : '-');
+    console.log(
+      `  ${variant.padEnd(5)} attempted ${rows.length}; refused ${refused.length} (${pct(refused.length, rows.length)}; ` +
+        `${[...reasons].map(([r, n]) => `${r} ${n}`).join(', ') || 'none'}); refused where dlib sees both faces ` +
+        `${bothSeen.filter(({ s }) => s.error !== undefined).length}/${bothSeen.length} (${pct(bothSeen.filter(({ s }) => s.error !== undefined).length, bothSeen.length)})`,
+    );
+    console.log(
+      `        produced ${done.length}: face found in output ${done.filter(({ j }) => j.facesFound > 0).length}; ` +
+        `median d_src ${fmt(median(measured.map(({ j }) => j.toSource!)))}, d_tgt ${fmt(median(measured.map(({ j }) => j.toTarget!)))}; ` +
+        `d_src<0.5 and d_tgt>0.6: ${identity.length}/${measured.length} (${pct(identity.length, measured.length)}); ` +
+        `closer to source than target ${measured.filter(({ j }) => j.toSource! < j.toTarget!).length}/${measured.length}; ` +
+        `seam mean ${fmt(mean(done.filter(({ s }) => s.seam != null).map(({ s }) => s.seam!)), 1)}; ` +
+        `${fmt(median(done.map(({ s }) => s.ms)), 0)} ms per swap (median); output at the target's size ${done.filter(({ s }) => s.fullSize).length}/${done.length}`,
+    );
+  }
+}
+
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(values.length, 1);
 const fmt = (v: number | null | undefined, digits = 2) => (v == null ? '  -  ' : v.toFixed(digits));
 
@@ -50,56 +173,70 @@ async function main() {
   const names = readdirSync(FACES_DIR)
     .filter((f) => /\.(jpe?g|png)$/i.test(f))
     .sort();
-  const engine = new LocalCpuEngine();
+  // BENCH_SWAP_TUNING='{"shape":0.8}': knobs of the current engine's swap to try (SwapTuning).
+  const engine = new LocalCpuEngine({ swapTuning: JSON.parse(process.env.BENCH_SWAP_TUNING ?? '{}') });
   await engine.warmup();
 
-  // Face swap: face i onto face i+1.
-  const swaps: {
-    source: string;
-    target: string;
-    output?: string;
-    ms: number;
-    seam: number | null;
-    error?: string;
-  }[] = [];
-  for (let i = 0; i < names.length; i++) {
-    const source = path.join(FACES_DIR, names[i]);
-    const target = path.join(FACES_DIR, names[(i + 1) % names.length]);
-    const started = performance.now();
-    try {
-      const result = await engine.faceSwap({ face: readFileSync(source), target: readFileSync(target) });
-      const ms = performance.now() - started;
-      const output = path.join(
-        OUT,
-        `swap-${i}-${path.parse(names[i]).name}-on-${path.parse(names[(i + 1) % names.length]).name}.${result.format}`,
-      );
-      writeFileSync(output, result.data);
-      const targetRaw = await raw(target);
-      const outputRaw = await raw(result.data);
-      const scale = outputRaw.width / targetRaw.width;
-      const { faces } = await engine.faces.detect(readFileSync(target));
-      let seam: number | null = null;
-      if (faces[0]) {
-        // the engine works at most 1024 px per side: compare at the output's size
-        const oval = FACE_OVAL.map((k): [number, number] => [
-          faces[0].landmarks[k][0] * scale,
-          faces[0].landmarks[k][1] * scale,
-        ]);
-        const sizedTarget =
-          scale === 1
-            ? targetRaw
-            : await raw(await sharp(target).resize(outputRaw.width, outputRaw.height).png().toBuffer());
-        seam = seamFigure(sizedTarget, outputRaw, oval);
+  // Face swap: every ordered pair (BENCH_SWAP_PAIRS=next: each face onto the next only), by the
+  // engine as it is and by today's engine (before issue 28) reproduced beside it in the same run.
+  const pairs: [number, number][] = [];
+  for (let i = 0; PARTS.includes('swap') && i < names.length; i++) {
+    for (let j = 0; j < names.length; j++) {
+      if (i === j) continue;
+      if (PAIRS === 'next' && j !== (i + 1) % names.length) continue;
+      pairs.push([i, j]);
+    }
+  }
+  const swaps: Swap[] = [];
+  for (const variant of SWAP_VARIANTS) {
+    for (const [i, j] of pairs) {
+      const source = path.join(FACES_DIR, names[i]);
+      const target = path.join(FACES_DIR, names[j]);
+      const started = performance.now();
+      try {
+        const face = readFileSync(source);
+        const onto = readFileSync(target);
+        const result =
+          variant === 'today'
+            ? await baselineSwap(engine, face, onto)
+            : await engine.faceSwap({ face, target: onto });
+        const ms = performance.now() - started;
+        const output = path.join(
+          OUT,
+          `swap-${variant}-${path.parse(names[i]).name}-on-${path.parse(names[j]).name}.${result.format}`,
+        );
+        writeFileSync(output, result.data);
+        const targetRaw = await raw(await sharp(onto).rotate().png().toBuffer());
+        const outputRaw = await raw(result.data);
+        const scale = outputRaw.width / targetRaw.width;
+        const [targetFace] = await engine.faces.detectAnySize(await decodeRgb(onto, 4096));
+        let seam: number | null = null;
+        if (targetFace) {
+          const oval = FACE_OVAL.map((k): [number, number] => [
+            targetFace.landmarks[k][0] * scale,
+            targetFace.landmarks[k][1] * scale,
+          ]);
+          const sizedTarget =
+            scale === 1
+              ? targetRaw
+              : await raw(
+                  await sharp(onto).rotate().resize(outputRaw.width, outputRaw.height).png().toBuffer(),
+                );
+          seam = seamFigure(sizedTarget, outputRaw, oval);
+        }
+        const fullSize = outputRaw.width === targetRaw.width && outputRaw.height === targetRaw.height;
+        swaps.push({ variant, source, target, output, ms, seam, fullSize });
+      } catch (error) {
+        swaps.push({
+          variant,
+          source,
+          target,
+          ms: performance.now() - started,
+          seam: null,
+          fullSize: false,
+          error: (error as Error).message || String(error),
+        });
       }
-      swaps.push({ source, target, output, ms, seam });
-    } catch (error) {
-      swaps.push({
-        source,
-        target,
-        ms: performance.now() - started,
-        seam: null,
-        error: (error as Error).message || String(error),
-      });
     }
   }
 
@@ -111,7 +248,7 @@ async function main() {
     ms: number;
     size: string;
   }[] = [];
-  for (const name of names) {
+  for (const name of PARTS.includes('sr') ? names : []) {
     const base = path.parse(name).name;
     const fitted = await sharp(path.join(FACES_DIR, name))
       .resize(512, 512, { fit: 'inside', withoutEnlargement: true })
@@ -132,49 +269,35 @@ async function main() {
     writeFileSync(output, result.data);
     srCases.push({ original, small, outputs: { engine: output }, ms, size: `${width / 2}x${height / 2}` });
   }
+  await engine.close();
+  if (!PARTS.includes('sr')) {
+    const manifest = path.join(OUT, 'manifest.json');
+    writeFileSync(manifest, JSON.stringify({ swaps, sr: [] }, null, 2));
+    const judged = JSON.parse(execFileSync(PYTHON, [JUDGE, manifest], { maxBuffer: 1 << 24 }).toString());
+    console.log(`quality of the local CPU engine (${OUT})`);
+    printSwaps(swaps, judged.swaps as Judged[]);
+    return;
+  }
+  const x4Engine = new LocalCpuEngine();
   const x4Input = await sharp(path.join(FACES_DIR, 'ai-face.jpg')).resize(256, 256).png().toBuffer();
   const x4Started = performance.now();
   let x4Progress = 0;
-  const x4 = await engine
+  const x4 = await x4Engine
     .superResolve({ image: x4Input, scale: 4 }, { onProgress: () => x4Progress++ })
     .catch((e: Error) => e);
   const x4Ms = performance.now() - x4Started;
   if (!(x4 instanceof Error)) writeFileSync(path.join(OUT, 'sr-ai-face-256-x4.png'), x4.data);
-  await engine.close();
+  await x4Engine.close();
 
   const manifest = path.join(OUT, 'manifest.json');
   writeFileSync(manifest, JSON.stringify({ swaps, sr: srCases }, null, 2));
   const judged = JSON.parse(execFileSync(PYTHON, [JUDGE, manifest], { maxBuffer: 1 << 24 }).toString()) as {
-    swaps: {
-      facesFound: number;
-      targetFaceFound: boolean;
-      toSource: number | null;
-      toTarget: number | null;
-      sourceTarget: number | null;
-    }[];
+    swaps: Judged[];
     sr: Record<string, { psnr: number; ssim: number }>[];
   };
 
   console.log(`quality of the local CPU engine (${OUT})`);
-  console.log(
-    'face swap (dlib descriptor distance: same person below ~0.6; seam: excess ΔE step at the face outline)',
-  );
-  swaps.forEach((swap, i) => {
-    const j = judged.swaps[i];
-    const label = `${path.parse(swap.source).name} -> ${path.parse(swap.target).name}`.padEnd(32);
-    console.log(
-      `  ${label} ${swap.error !== undefined ? `refused/failed: ${swap.error}` : `to source ${fmt(j.toSource)}  to target ${fmt(j.toTarget)}  (source-target ${fmt(j.sourceTarget)})  face found ${j.facesFound > 0 ? 'yes' : 'NO '}  seam ${fmt(swap.seam, 1)}  ${swap.ms.toFixed(0)} ms`}`,
-    );
-  });
-  const done = swaps.map((s, i) => ({ s, j: judged.swaps[i] })).filter(({ s }) => !s.error);
-  console.log(
-    `  summary: ${done.length}/${swaps.length} swapped; face found in ${done.filter(({ j }) => j.facesFound > 0).length} (dlib finds the target's own face in ${done.filter(({ j }) => j.targetFaceFound).length}); ` +
-      `closer to source than target in ${done.filter(({ j }) => j.toSource != null && j.toTarget != null && j.toSource < j.toTarget).length} of ${done.filter(({ j }) => j.toSource != null && j.toTarget != null).length} measurable; ` +
-      `mean distance to source ${fmt(mean(done.filter(({ j }) => j.toSource != null).map(({ j }) => j.toSource!)))}, ` +
-      `to target ${fmt(mean(done.filter(({ j }) => j.toTarget != null).map(({ j }) => j.toTarget!)))}; ` +
-      `mean seam ${fmt(mean(done.filter(({ s }) => s.seam != null).map(({ s }) => s.seam!)), 1)}, max ${fmt(Math.max(...done.map(({ s }) => s.seam ?? 0)), 1)}; ` +
-      `${fmt(mean(done.map(({ s }) => s.ms)), 0)} ms per swap`,
-  );
+  if (swaps.length > 0) printSwaps(swaps, judged.swaps);
   console.log('super resolution 2x (PSNR dB / SSIM against the original; input halved by PIL bicubic)');
   srCases.forEach((c, i) => {
     const r = judged.sr[i];

@@ -41,6 +41,9 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" responsiveness "* ]] && { ensure_sr_models; node ${BENCH_NODE_FLAGS:-} -r ts-node/register backend/bench/responsiveness.bench.ts; }
 # the local engine's outputs judged by dlib and PIL (no services; not in the default set: minutes of CPU)
 [[ " $parts " == *" quality "* ]] && { ensure_sr_models; ensure_quality_tools; node -r ts-node/register backend/bench/quality.bench.ts; }
+# face search candidates on a measured set of the test faces (docs/face-swap.md), and video swap jitter
+[[ " $parts " == *" faces "* ]] && node -r ts-node/register backend/bench/face-detect.bench.ts
+[[ " $parts " == *" jitter "* ]] && node -r ts-node/register backend/bench/video-jitter.bench.ts
 # npm start twice on one fresh data folder: the first start beside a restart on existing data (goal < 15 s; not in the default set: a full build)
 [[ " $parts " == *" restart "* ]] && bash deploy/local/restart-bench.sh
 # the local engine's CPU runtimes side by side: onnxruntime-node vs tfjs-wasm, against the matmul peak (no services; not in the default set: minutes of CPU)

@@ -105,6 +105,7 @@ describe('health and API document', () => {
         'POST /api/generateNoise',
         'POST /api/superResolution',
         'POST /api/faceSwap',
+        'POST /api/faceSwap/check',
         'GET /api/jobs',
         'GET /api/jobs/{id}',
         'GET /api/jobs/history',
