@@ -53,7 +53,12 @@ if ! port_in_use "$redis_port"; then
   redis_port="$(( 20000 + RANDOM % 20000 ))"
   start_redis "$redis_port" "$DATA_DIR/redis"
 fi
-redis-cli -p "$redis_port" --rdb "$stage/data/redis/dump.rdb" >/dev/null
+# Redis waits repl-diskless-sync-delay (5 s) for more replicas before it sends a snapshot: none
+# come, so the wait is lifted for this one (and put back), keeping it close to the database's.
+delay="$(redis-cli -p "$redis_port" --raw CONFIG GET repl-diskless-sync-delay | tail -1)"
+redis-cli -p "$redis_port" CONFIG SET repl-diskless-sync-delay 0 >/dev/null
+redis-cli -p "$redis_port" --rdb "$stage/data/redis/dump.rdb" >/dev/null 2>&1
+redis-cli -p "$redis_port" CONFIG SET repl-diskless-sync-delay "${delay:-5}" >/dev/null
 
 link_storage "$stage/data/storage"
 # Files deleted between the two passes are still in the first one: the union has them all.
@@ -61,9 +66,10 @@ cp -aln "$stage/links-before/." "$stage/data/storage/"
 rm -rf "$stage/links-before"
 snapshot_seconds=$(echo "$started $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
 
-# The installation's own secrets: restored sessions and the admin password keep working.
-for secret in session-secret admin-password; do
-  [ -f "$DATA_DIR/$secret" ] && cp -p "$DATA_DIR/$secret" "$stage/data/$secret"
+# The installation's own secrets: restored sessions, the admin password and the signing
+# certificate of outputs (provenance) keep working.
+for secret in session-secret admin-password provenance; do
+  [ -e "$DATA_DIR/$secret" ] && cp -a "$DATA_DIR/$secret" "$stage/data/$secret"
 done
 
 # The report, from a FerretDB on a copy of the snapshot (FerretDB writes beside its files).
