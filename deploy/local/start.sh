@@ -48,7 +48,7 @@ fi
 # site's own test page for its payment page (STRIPE_TEST_CHECKOUT; no card, no real money).
 if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
   ensure_stripe_mock
-  stripe_port="${STUDIO_STRIPE_PORT:-12111}"
+  stripe_port="${STUDIO_STRIPE_PORT:-12121}"
   start_stripe_mock "$stripe_port"
   export STRIPE_SECRET_KEY=sk_test_local_studio STRIPE_API_URL="http://127.0.0.1:$stripe_port"
   export STRIPE_WEBHOOK_SECRET=whsec_local_studio STRIPE_TEST_CHECKOUT=true
