@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ACCOUNT_DIRECTORY } from '../auth/account-directory';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LedgerEntry, LedgerEntrySchema } from '../billing/ledger-entry.schema';
 import {
@@ -47,6 +48,8 @@ import { StaffUsersService } from './staff-users.service';
   controllers: [AccountsController, AccountController, StaffUsersController],
   providers: [
     AccountsRepository,
+    // auth's port for reading accounts (the session guard, the socket gateway)
+    { provide: ACCOUNT_DIRECTORY, useExisting: AccountsRepository },
     AccountsService,
     StaffUsersService,
     AccountTokens,
@@ -56,6 +59,6 @@ import { StaffUsersService } from './staff-users.service';
     LoginThrottle,
   ],
   // The Mongoose models too: billing owns the money fields of the account document.
-  exports: [AccountsRepository, AccountsService, MongooseModule],
+  exports: [AccountsRepository, ACCOUNT_DIRECTORY, AccountsService, MongooseModule],
 })
 export class AccountsModule {}

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { AccountsRepository, type AccountRecord } from '../accounts/accounts.repository';
+import { Inject, Injectable } from '@nestjs/common';
+import { ACCOUNT_DIRECTORY, type AccountDirectory, type SessionAccount } from './account-directory';
 import { sessionIsCurrent } from './session';
 
 /**
@@ -9,12 +9,12 @@ import { sessionIsCurrent } from './session';
  */
 @Injectable()
 export class LiveSessions {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(@Inject(ACCOUNT_DIRECTORY) private readonly accounts: AccountDirectory) {}
 
   async accountOf(
     session:
       { userId?: string; credentials?: number; destroy?(cb: (err?: unknown) => void): unknown } | undefined,
-  ): Promise<AccountRecord | null> {
+  ): Promise<SessionAccount | null> {
     const userId = session?.userId;
     const account = userId ? await this.accounts.findById(userId) : null;
     if (!account) return null;

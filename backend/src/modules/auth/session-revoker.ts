@@ -1,11 +1,10 @@
 import { Global, Inject, Injectable, Module } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type Redis from 'ioredis';
-import { SocketRooms } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { RealtimeModule } from '../realtime/realtime.module';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { sessionStoreKey } from './session';
+import { SessionEvents, type SessionsEndedPayload } from './session-events';
 
 /**
  * Lists ARGV[1] (scored ARGV[2], kept if listed already) in the index KEYS[1], and drops each
@@ -19,9 +18,10 @@ end
 `;
 
 /**
- * Ends login sessions: the session in Redis (so its cookie is worth nothing) and the sockets
- * opened under it (on every API instance, through the Socket.IO Redis adapter). Logout ends one
- * session; a role change or a password reset ends all of a user's sessions.
+ * Ends login sessions: the session in Redis (so its cookie is worth nothing), then announces
+ * SessionEvents.ended in-process, on which realtime closes the sockets opened under them (on every
+ * API instance, through the Socket.IO Redis adapter). Logout ends one session; a role change or a
+ * password reset ends all of a user's sessions.
  *
  * Each user's session ids are kept in a Redis sorted set scored by login time, written at login,
  * so that all of them can be found, and so that an event handled late (role changes arrive through
@@ -33,7 +33,7 @@ export class SessionRevoker {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly realtime: RealtimePublisher,
+    private readonly emitter: EventEmitter2,
   ) {}
 
   /**
@@ -77,7 +77,7 @@ export class SessionRevoker {
       .del(sessionStoreKey(this.config, sessionId))
       .zrem(this.indexKey(userId), sessionId)
       .exec();
-    this.realtime.disconnectRoom(SocketRooms.session(sessionId));
+    this.announceEnded(userId, [sessionId]);
   }
 
   /**
@@ -101,8 +101,14 @@ export class SessionRevoker {
         .zrem(index, ...sessionIds)
         .exec();
     }
-    for (const sid of sessionIds) this.realtime.disconnectRoom(SocketRooms.session(sid));
+    if (sessionIds.length) this.announceEnded(userId, sessionIds);
     return sessionIds.length;
+  }
+
+  /** Synchronous: realtime's listener has closed the sockets (sent the order) when this returns. */
+  private announceEnded(userId: string, sessionIds: string[]): void {
+    const payload: SessionsEndedPayload = { userId, sessionIds };
+    this.emitter.emit(SessionEvents.ended, payload);
   }
 
   private indexKey(userId: string): string {
@@ -110,10 +116,12 @@ export class SessionRevoker {
   }
 }
 
-/** The revoker, for the API (logout) and the worker (role changes) alike. */
+/**
+ * The revoker, for the API (logout) and the worker (role changes) alike. Each app also imports
+ * RealtimeModule, whose listener closes the sockets of the sessions it ends.
+ */
 @Global()
 @Module({
-  imports: [RealtimeModule],
   providers: [SessionRevoker],
   exports: [SessionRevoker],
 })

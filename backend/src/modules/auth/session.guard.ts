@@ -8,16 +8,16 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Messages, type Role } from '@studio/contracts';
-import type { AccountRecord } from '../accounts/accounts.repository';
+import type { SessionAccount } from './account-directory';
 import { PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
 import type { AuthUser } from './auth-user';
 import { LiveSessions } from './live-sessions';
 
 /** The account the session guard read for this request (balance included), for later guards. */
-const accountOfRequest = new WeakMap<Request, AccountRecord>();
+const accountOfRequest = new WeakMap<Request, SessionAccount>();
 
 /** The caller's account as read at the start of this request; undefined without a session. */
-export function sessionAccount(req: Request): AccountRecord | undefined {
+export function sessionAccount(req: Request): SessionAccount | undefined {
   return accountOfRequest.get(req);
 }
 

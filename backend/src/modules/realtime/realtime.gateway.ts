@@ -5,7 +5,7 @@ import type { Server, Socket } from 'socket.io';
 import { SocketEvents, SocketRooms } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { AccountsRepository } from '../accounts/accounts.repository';
+import { ACCOUNT_DIRECTORY, type AccountDirectory } from '../auth/account-directory';
 import { sessionStoreKey } from '../auth/session';
 
 interface SessionRequest {
@@ -29,7 +29,7 @@ export class RealtimeGateway implements OnGatewayConnection, OnGatewayInit, OnMo
   @WebSocketServer() private server?: Server;
 
   constructor(
-    private readonly accounts: AccountsRepository,
+    @Inject(ACCOUNT_DIRECTORY) private readonly accounts: AccountDirectory,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

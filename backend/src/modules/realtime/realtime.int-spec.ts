@@ -7,6 +7,7 @@ import { REDIS } from '../../infrastructure/redis.module';
 import { sessionStoreKey, SESSION_COOKIE } from '../auth/session';
 import { SessionEndListener } from '../auth/session-end.listener';
 import { SessionRevoker } from '../auth/session-revoker';
+import { RealtimeListener } from './realtime.listener';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { DomainEventBus } from '../events/domain-event-bus';
@@ -239,18 +240,21 @@ describe('realtime gateway', () => {
     const feed: LogEntry[] = [];
     socket.on(SocketEvents.auditAppended, (entry: LogEntry) => feed.push(entry));
 
-    await t.app.get(SessionEndListener).onRoleChanged({
+    const demoted = {
       id: `unindexed-${account.id}`,
       name: DomainEvents.roleChanged,
       occurredAt: new Date().toISOString(),
       payload: {
         userId: account.id,
         username: adminName,
-        role: 'user',
-        previousRole: 'admin',
+        role: 'user' as const,
+        previousRole: 'admin' as const,
         actor: { userId: 'someone', username: 'someone' },
       },
-    });
+    };
+    // The event's consumers: auth ends the sessions it knows of, realtime empties the admin room.
+    await t.app.get(SessionEndListener).onRoleChanged(demoted);
+    t.app.get(RealtimeListener).onRoleChanged(demoted);
     const marker = uniqueName('demoted');
     await t.app.get(AuditService).append({ category: 'Account', message: `Marker ${marker}.` });
     // Pushed after the entry, through the same Redis channel: once it is here, the entry would be.

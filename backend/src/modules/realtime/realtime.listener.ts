@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents, SocketEvents, type DomainEventEnvelope } from '@studio/contracts';
+import { DomainEvents, SocketEvents, SocketRooms, type DomainEventEnvelope } from '@studio/contracts';
 import { OnDomainEvent } from '../events/domain-event-bus';
 import { RealtimePublisher } from './realtime.publisher';
 
@@ -22,5 +22,16 @@ export class RealtimeListener {
       reason: payload.reason,
       kind: payload.kind,
     });
+  }
+
+  /**
+   * A user who is no longer admin leaves the admin room (the audit feed) on every socket. Auth's
+   * listener of the same event ends their sessions, which closes those sockets; this also reaches
+   * sockets of sessions missing from auth's index (begun before it existed, or a login cut short
+   * before it was recorded), which that cannot end. Idempotent.
+   */
+  @OnDomainEvent(DomainEvents.roleChanged)
+  onRoleChanged({ payload }: DomainEventEnvelope<'account.role_changed'>): void {
+    if (payload.role !== 'admin') this.publisher.removeUserFrom(payload.userId, SocketRooms.admins);
   }
 }
