@@ -70,15 +70,18 @@ build_workspace() {
 # contracts rebuilds everything, one to the frontend only the frontend).
 ensure_builds() {
   local base contracts inference
+  cd "$ROOT" # the globs below are the repository's
   base="$(content_hash package-lock.json tsconfig.json)"
-  contracts="$(echo "$base $(content_hash libs/contracts)" | sha256sum | cut -c1-32)"
-  inference="$(echo "$contracts $(content_hash libs/inference)" | sha256sum | cut -c1-32)"
+  contracts="$(echo "$base $(content_hash libs/contracts/src libs/contracts/package.json libs/contracts/tsconfig*.json)" | sha256sum | cut -c1-32)"
+  inference="$(echo "$contracts $(content_hash libs/inference/src libs/inference/package.json libs/inference/tsconfig*.json)" | sha256sum | cut -c1-32)"
   build_workspace @studio/contracts "$ROOT/libs/contracts/dist" "$contracts"
   build_workspace @studio/inference "$ROOT/libs/inference/dist" "$inference"
+  # what tsconfig.build.json compiles (tests and benches beside it do not count)
   build_workspace @studio/backend "$ROOT/backend/dist" \
-    "$(echo "$inference $(content_hash backend nest-cli.json)" | sha256sum | cut -c1-32)"
+    "$(echo "$inference $(content_hash backend/src backend/api backend/worker backend/package.json backend/tsconfig*.json nest-cli.json)" | sha256sum | cut -c1-32)"
+  # what vite builds from (its e2e tests do not count)
   build_workspace @studio/frontend "$ROOT/frontend/dist" \
-    "$(echo "$contracts $(content_hash frontend)" | sha256sum | cut -c1-32)"
+    "$(echo "$contracts $(content_hash frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json frontend/tsconfig.json)" | sha256sum | cut -c1-32)"
 }
 
 # FerretDB from the Go module proxy (pinned in deploy/local/ferretdb/go.sum), vendored and built with
