@@ -8,11 +8,11 @@ import { BillingModule } from '../../src/modules/billing/billing.module';
 import { FoldersModule } from '../../src/modules/folders/folders.module';
 import { GenerationModule } from '../../src/modules/generation/generation.module';
 import { HealthController } from '../../src/modules/health/health.controller';
-import { MetricsModule } from '../../src/modules/metrics/metrics.module';
+import { MetricsModule } from '../../src/modules/metrics';
 import { ProvenanceModule } from '../../src/modules/provenance';
 import { RealtimeGateway } from '../../src/modules/realtime/realtime.gateway';
 import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
-import { RestoreModule } from '../../src/modules/restore/restore.module';
+import { RestoreModule } from '../../src/modules/restore';
 import { WorkerProcessorsModule } from '../../worker/src/worker.module';
 
 @Module({})

@@ -15,7 +15,7 @@ import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
 import { refuseCrossSiteWrites } from '../../src/common/request-origin';
 import { createValidationPipe } from '../../src/common/validation';
 import { SESSION_MIDDLEWARE } from '../../src/modules/auth/session';
-import { METRICS_PATH } from '../../src/modules/metrics/metrics.controller';
+import { METRICS_PATH } from '../../src/modules/metrics';
 import { mountQueueBoard } from '../../src/modules/operations/queue-board';
 import { SessionIoAdapter } from '../../src/modules/realtime/socket-io.adapter';
 import { AppModule } from './app.module';

@@ -3,8 +3,8 @@ import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module';
 import { RateLimitModule } from '../../src/modules/auth/auth.module';
-import { MetricsModule } from '../../src/modules/metrics/metrics.module';
-import { RestoreModule } from '../../src/modules/restore/restore.module';
+import { MetricsModule } from '../../src/modules/metrics';
+import { RestoreModule } from '../../src/modules/restore';
 import { WorkerProcessorsModule } from './worker.module';
 
 @Module({})

@@ -16,7 +16,7 @@ import { OnDomainEvent } from '../events/domain-event-bus';
 import { EngineRegistry } from '../generation/engine-registry';
 import { Job } from '../generation/job.schema';
 import { runsQueue, toolQueueToken } from '../generation/job-queues';
-import { RESTORE_FAILURE_MESSAGE } from '../restore/restore-recovery';
+import { RESTORE_FAILURE_MESSAGE } from '../restore';
 import { StudioMetrics, type CreditMovement, type FailureReason, type JobEndState } from './studio-metrics';
 
 /** Messages that name an input the engine could not work with (job-runner's EngineInputError). */
