@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
+import { AccountDataModule } from '../../src/modules/account-data/account-data.module';
 import { AccountsModule } from '../../src/modules/accounts/accounts.module';
 import { AuditModule } from '../../src/modules/audit/audit.module';
 import { AuthModule } from '../../src/modules/auth/auth.module';
@@ -25,6 +26,7 @@ export class AppModule {
         CoreModule.forRoot(config),
         AuthModule,
         AccountsModule,
+        AccountDataModule,
         FoldersModule,
         BillingModule,
         GenerationModule,

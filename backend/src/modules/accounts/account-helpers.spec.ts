@@ -1,5 +1,5 @@
 import { describeDevice } from './account-sessions';
-import { toCsv } from './csv';
+import { toCsv } from '../../common/csv';
 import { isStrongEnough } from './password-strength';
 
 describe('account helpers', () => {

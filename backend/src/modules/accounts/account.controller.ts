@@ -1,49 +1,33 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Req,
-  Res,
-  StreamableFile,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { AccountMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { CurrentUser, Public } from '../auth/auth.decorators';
 import type { AuthUser } from '../auth/auth-user';
 import { RateLimit } from '../auth/rate-limit';
-import { SESSION_COOKIE } from '../auth/session';
-import { AccountDataService } from './account-data.service';
 import { AccountSecurityService } from './account-security.service';
 import { AccountSessions } from './account-sessions';
 import {
   ChangePasswordDto,
-  DeleteAccountDto,
   ForgotPasswordDto,
   ResetPasswordDto,
   SessionHandleParams,
   TokenDto,
 } from './account.dto';
 
-/** Profile → Account: email verification, password, sessions, export and deletion. */
+/** Profile → Account: email verification, password, sessions (export and deletion: account-data). */
 @ApiTags('account')
 @Controller()
 export class AccountController {
   constructor(
     private readonly security: AccountSecurityService,
-    private readonly data: AccountDataService,
     private readonly sessions: AccountSessions,
   ) {}
 
@@ -115,39 +99,6 @@ export class AccountController {
       dto.password,
     );
     return ok(AccountMessages.passwordChanged);
-  }
-
-  @Get('account/export')
-  @RateLimit('exports')
-  @ApiOperation({ summary: "A zip of the caller's items, credit history and jobs (CSV) and account details" })
-  @ApiProduces('application/zip')
-  @ApiOkResponse({ description: 'studio-export-<username>.zip' })
-  async export(@CurrentUser() user: AuthUser) {
-    const stream = await this.data.export(user);
-    return new StreamableFile(stream, {
-      type: 'application/zip',
-      disposition: `attachment; filename="studio-export-${user.username}.zip"`,
-    });
-  }
-
-  @Delete('account')
-  @HttpCode(200)
-  @RateLimit('auth')
-  @ApiOperation({
-    summary: 'Delete the account (password required): content removed, ledger kept anonymised, sessions end',
-  })
-  @ApiOkResponse({ description: `{message, content: '${AccountMessages.accountDeleted}'}` })
-  @ApiBadRequestResponse({ description: AccountMessages.wrongPassword })
-  async delete(
-    @CurrentUser() user: AuthUser,
-    @Body() dto: DeleteAccountDto,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ) {
-    await this.data.delete(user, dto.password);
-    await new Promise<void>((resolve) => req.session.destroy(() => resolve()));
-    res.clearCookie(SESSION_COOKIE);
-    return ok(AccountMessages.accountDeleted);
   }
 
   @Get('account/sessions')

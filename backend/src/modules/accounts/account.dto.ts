@@ -49,14 +49,6 @@ export class ChangePasswordDto extends NewPassword {
   currentPassword!: string;
 }
 
-export class DeleteAccountDto {
-  @ApiProperty({ description: 'The current password, to confirm' })
-  @IsNotEmpty({ message: Messages.missingFields })
-  @IsString({ message: 'password must be text' })
-  @MaxLength(PASSWORD_MAX, { message: AccountMessages.wrongPassword })
-  password!: string;
-}
-
 export class SessionHandleParams {
   @ApiProperty({ description: 'A session handle from the list of sessions' })
   @Matches(/^[A-Za-z0-9_-]{22}$/, { message: AccountMessages.sessionNotFound })

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -94,12 +94,5 @@ export class AccountsController {
   @ApiUnauthorizedResponse({ description: 'No session' })
   async session(@CurrentUser() user: AuthUser) {
     return ok(await this.accounts.session(user));
-  }
-
-  @Get('getProfile/:account')
-  @ApiOperation({ summary: "A profile: everything for one's own, name and badges for anyone else's" })
-  @ApiOkResponse({ description: '{message, content: ProfileContent}' })
-  async getProfile(@CurrentUser() user: AuthUser, @Param('account') account: string) {
-    return ok(await this.accounts.profile(user, account));
   }
 }

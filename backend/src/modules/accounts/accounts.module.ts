@@ -1,19 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ACCOUNT_DIRECTORY } from '../auth/account-directory';
 import { MongooseModule } from '@nestjs/mongoose';
-import { LedgerEntry, LedgerEntrySchema } from '../billing/ledger-entry.schema';
-import {
-  ContentItem,
-  ContentItemSchema,
-  InpaintBatch,
-  InpaintBatchSchema,
-} from '../folders/content-item.schema';
-import { Folder, FolderSchema } from '../folders/folder.schema';
-import { FoldersModule } from '../folders/folders.module';
-import { Job, JobSchema } from '../generation/job.schema';
 import { MailModule } from '../mail/mail.module';
-import { RealtimeModule } from '../realtime/realtime.module';
-import { AccountDataService } from './account-data.service';
 import { AccountSecurityService } from './account-security.service';
 import { AccountSessions } from './account-sessions';
 import { AccountToken, AccountTokenSchema } from './account-token.schema';
@@ -31,19 +19,11 @@ import { StaffUsersService } from './staff-users.service';
 @Global()
 @Module({
   imports: [
-    MongooseModule.forFeature([{ name: Account.name, schema: AccountSchema }]),
-    // Account export and deletion read (and delete) the owner's records of these modules.
     MongooseModule.forFeature([
+      { name: Account.name, schema: AccountSchema },
       { name: AccountToken.name, schema: AccountTokenSchema },
-      { name: ContentItem.name, schema: ContentItemSchema },
-      { name: InpaintBatch.name, schema: InpaintBatchSchema },
-      { name: Folder.name, schema: FolderSchema },
-      { name: Job.name, schema: JobSchema },
-      { name: LedgerEntry.name, schema: LedgerEntrySchema },
     ]),
-    FoldersModule,
     MailModule,
-    RealtimeModule,
   ],
   controllers: [AccountsController, AccountController, StaffUsersController],
   providers: [
@@ -55,10 +35,17 @@ import { StaffUsersService } from './staff-users.service';
     AccountTokens,
     AccountSecurityService,
     AccountSessions,
-    AccountDataService,
     LoginThrottle,
   ],
   // The Mongoose models too: billing owns the money fields of the account document.
-  exports: [AccountsRepository, ACCOUNT_DIRECTORY, AccountsService, MongooseModule],
+  // AccountSecurityService and AccountTokens for account-data (deletion checks the password).
+  exports: [
+    AccountsRepository,
+    ACCOUNT_DIRECTORY,
+    AccountsService,
+    AccountSecurityService,
+    AccountTokens,
+    MongooseModule,
+  ],
 })
 export class AccountsModule {}

@@ -3,21 +3,12 @@ import {
   Inject,
   Injectable,
   Logger,
-  NotFoundException,
   OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
-import {
-  DomainEvents,
-  Messages,
-  type LoginContent,
-  type ProfileContent,
-  type Role,
-  type SessionContent,
-} from '@studio/contracts';
+import { DomainEvents, Messages, type LoginContent, type Role, type SessionContent } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainEventBus } from '../events/domain-event-bus';
-import { FoldersService } from '../folders/folders.service';
 import { MailService } from '../mail/mail.service';
 import type { AuthUser } from '../auth/auth-user';
 import { AccountRecord, AccountsRepository, isDuplicateKeyError } from './accounts.repository';
@@ -39,7 +30,6 @@ export class AccountsService implements OnApplicationBootstrap {
 
   constructor(
     private readonly accounts: AccountsRepository,
-    private readonly folders: FoldersService,
     private readonly events: DomainEventBus,
     private readonly security: AccountSecurityService,
     private readonly mail: MailService,
@@ -178,21 +168,6 @@ export class AccountsService implements OnApplicationBootstrap {
       early: account.early,
       role: account.role,
       balance: account.balance,
-    };
-  }
-
-  /** The owner sees everything; anyone else only the public part (name and badges). */
-  async profile(viewer: AuthUser, username: string): Promise<ProfileContent> {
-    const account = await this.accounts.findByUsername(username);
-    if (!account) throw new NotFoundException('User not found');
-    const publicPart = { username: account.username, verified: account.verified, early: account.early };
-    if (account.id !== viewer.id) return { ...publicPart, own: false };
-    return {
-      ...publicPart,
-      own: true,
-      role: account.role,
-      balance: account.balance,
-      folders: await this.folders.summaries(viewer),
     };
   }
 

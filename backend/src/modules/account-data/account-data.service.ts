@@ -1,11 +1,15 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectModel } from '@nestjs/mongoose';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Model, Types } from 'mongoose';
 import { ZipFile } from 'yazl';
-import { DomainEvents, RESERVED_USERNAME_PREFIX, SocketRooms } from '@studio/contracts';
+import { DomainEvents, RESERVED_USERNAME_PREFIX, SocketRooms, type ProfileContent } from '@studio/contracts';
+import { toCsv } from '../../common/csv';
+import { AccountSecurityService } from '../accounts/account-security.service';
+import { AccountTokens } from '../accounts/account-tokens';
+import { AccountsRepository } from '../accounts/accounts.repository';
 import type { AuthUser } from '../auth/auth-user';
 import { SessionRevoker } from '../auth/session-revoker';
 import { PaymentsPort } from '../billing/payments.port';
@@ -13,15 +17,12 @@ import { LedgerEntry } from '../billing/ledger-entry.schema';
 import { DomainEventBus } from '../events/domain-event-bus';
 import { ContentItem, InpaintBatch } from '../folders/content-item.schema';
 import { Folder } from '../folders/folder.schema';
+import { FoldersService } from '../folders/folders.service';
 import { Job } from '../generation/job.schema';
 import { MailService } from '../mail/mail.service';
 import { MailTemplates } from '../mail/mail-templates';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { StoragePort } from '../storage/storage.port';
-import { AccountSecurityService } from './account-security.service';
-import { AccountTokens } from './account-tokens';
-import { AccountsRepository } from './accounts.repository';
-import { toCsv } from './csv';
 
 /**
  * The name a deleted account's ledger entries and audit lines keep: random, drawn once per
@@ -39,7 +40,10 @@ const safeName = (title: string) =>
     .slice(0, 60)
     .trim() || 'folder';
 
-/** The caller's data: everything in one zip, or everything gone. */
+/**
+ * The caller's data across modules: their profile with their folders, everything in one zip, or
+ * everything gone.
+ */
 @Injectable()
 export class AccountDataService {
   private readonly logger = new Logger(AccountDataService.name);
@@ -54,12 +58,28 @@ export class AccountDataService {
     private readonly events: DomainEventBus,
     private readonly mail: MailService,
     private readonly moduleRef: ModuleRef,
+    private readonly folderService: FoldersService,
     @InjectModel(ContentItem.name) private readonly items: Model<ContentItem>,
     @InjectModel(InpaintBatch.name) private readonly batches: Model<InpaintBatch>,
     @InjectModel(Folder.name) private readonly folders: Model<Folder>,
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
     @InjectModel(LedgerEntry.name) private readonly ledger: Model<LedgerEntry>,
   ) {}
+
+  /** The owner sees everything; anyone else only the public part (name and badges). */
+  async profile(viewer: AuthUser, username: string): Promise<ProfileContent> {
+    const account = await this.accounts.findByUsername(username);
+    if (!account) throw new NotFoundException('User not found');
+    const publicPart = { username: account.username, verified: account.verified, early: account.early };
+    if (account.id !== viewer.id) return { ...publicPart, own: false };
+    return {
+      ...publicPart,
+      own: true,
+      role: account.role,
+      balance: account.balance,
+      folders: await this.folderService.summaries(viewer),
+    };
+  }
 
   /**
    * A zip, streamed as it is made: account.json, credit-history.csv, jobs.csv and each item under
