@@ -377,6 +377,8 @@ describe('billing without Stripe keys', () => {
   it('runs and says payments are not configured', async () => {
     expect((await request(t.url).get('/api/billing/status')).body.content).toEqual({
       paymentsConfigured: false,
+      testMode: false,
+      welcomeAllowance: 0,
     });
     const { agent } = await signIn(t);
     const res = await agent.post('/api/createCheckoutSession').send({ coin_id: 'coins-200', coin_amount: 1 });

@@ -5,6 +5,7 @@ import { ADMIN_ONLY, RequireRole } from '../../admin/RequireRole';
 import { useSocketEvent } from '../../realtime/useRealtime';
 import { LogFiltersBar } from './LogFiltersBar';
 import { LogTable } from './LogTable';
+import { AllowanceTotals } from './AllowanceTotals';
 import { StatsTotals } from './StatsTotals';
 import { useAdminStats } from './useAdminStats';
 import { useAuditLog, type LogFilters } from './useAuditLog';
@@ -52,6 +53,7 @@ function AdminLogs() {
         </Suspense>
       </Card>
       <StatsTotals totals={stats.totals} loading={statsLoading} />
+      <AllowanceTotals />
       <Card size="small" title="Activity">
         <Flex gap="small" wrap style={{ marginBottom: 16 }}>
           <LogFiltersBar value={filters} onChange={onFiltersChange} />

@@ -58,11 +58,14 @@ export function ApprovalsCard({ self, reloadKey }: { self: string | null; reload
         loading={loading}
         dataSource={rows}
         pagination={false}
+        // On a phone the table scrolls sideways instead of squeezing "Credits" to "Cre dits".
+        scroll={{ x: 'max-content' }}
         locale={{ emptyText: 'No grants wait for approval' }}
         columns={[
           { title: 'User', dataIndex: 'username' },
           { title: 'Credits', dataIndex: 'amount', render: (amount: number) => formatCount(amount) },
-          { title: 'Reason', dataIndex: 'reason', ellipsis: true },
+          // Wrapped, not cut with "…": a phone has no hover to show the rest.
+          { title: 'Reason', dataIndex: 'reason', width: 240 },
           { title: 'Asked by', dataIndex: 'requestedBy' },
           { title: 'When', dataIndex: 'createdAt', render: (at: string) => formatLocalDateTime(at) },
           {

@@ -21,6 +21,9 @@ export function TagChooser({ category, value, onChange }: TagChooserProps) {
         onChange={(next: string) => onChange(category.key, next)}
         options={category.tags.map((tag) => ({ value: tag, label: tag }))}
         showSearch={category.tags.length > 12}
+        // A few dozen tags at most: all in the list, so long ones can wrap (see styles.css).
+        virtual={false}
+        popupClassName="tag-chooser-options"
         style={{ width: '100%' }}
       />
     </div>
