@@ -45,10 +45,11 @@ export interface FaceAnalyzerOptions {
 export type FaceSearch = 'whole' | 'tiles';
 
 /**
- * Chosen on the measured set of face-detect.bench.ts (docs/face-swap.md): tiles found 71 of 72
- * faces against 63 for the whole image alone (small faces 9/10 against 5/10, six-figure sheets
- * 12/12 against 8/12) at about four times the time; the rotation correction found no more faces
- * (tilted 25° and 45°: all found either way).
+ * Chosen on the measured set of face-detect.bench.ts (docs/face-swap.md): with tiles 71 of 72
+ * faces were found against 63 for the whole picture alone (small faces 9/10 against 5/10,
+ * six-figure sheets 12/12 against 8/12). Human's rotation correction found as many and 2 fewer
+ * false faces, but its mesh reads yaw larger: in the quality bench it raised the pose refusals
+ * from 7% to 19% of pairs, so it stays off.
  */
 export const DEFAULT_FACE_SEARCH: { search: FaceSearch; rotation: boolean } = {
   search: 'tiles',

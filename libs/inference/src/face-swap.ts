@@ -71,7 +71,7 @@ export const DEFAULT_SWAP_TUNING: SwapTuning = {
   expressionGap: 0.025,
   keepWeight: 0.85,
   forehead: 0.4,
-  shape: 0.7,
+  shape: 1,
   mirror: true,
 };
 
