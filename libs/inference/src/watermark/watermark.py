@@ -14,8 +14,9 @@ SPIE 3528, 1998):
   with a phase-only matched filter on the sync pattern (translation, SPOMF as in JAWS), and reads
   each bit as the sign of its pattern's correlation;
 - the payload (a 32-bit id of the output) is protected by a Reed-Solomon code (reedsolo, 4 check
-  bytes) and accepted only when the sync peak is far above the correlation noise and the code
-  decodes: an unmarked image fails both.
+  bytes), decoded with Chase's use of the bits' reliabilities, and accepted only when the sync peak
+  is far above the correlation noise and the code decodes close to the bits read: an unmarked image
+  fails both.
 Video: the same tile in every frame; detection averages the whitened frames.
 """
 
@@ -35,6 +36,9 @@ KEY = 0x57A7D10  # the studio's pattern key; changing it orphans every mark made
 SYNC_WEIGHT = 4.0  # sync pattern amplitude, in units of one bit pattern's
 TARGET_PSNR = 41.0
 SYNC_Z_MIN = 7.0  # the sync peak's distance from the surface's mean, in standard deviations
+CHASE_BITS = 8  # the least reliable bits tried flipped
+CHASE_FLIPS = 2  # at most this many at once
+MAX_BIT_ERRORS = 6  # a decoded codeword farther than this from the bits read is refused
 
 _rs = RSCodec(ECC_BYTES)
 
@@ -190,20 +194,31 @@ def _decode_folded(folded: np.ndarray):
         return None, z, 0.0
     aligned = np.roll(folded, (-dy, -dx), axis=(0, 1)).reshape(-1)
     soft = BIT_REFS @ aligned
-    bits = (soft > 0).astype(np.uint8)
-    code = bytearray(np.packbits(bits).tobytes())
+    hard = soft > 0
     reliability = float(np.median(np.abs(soft)) / (soft.std() + 1e-9))
-    # bytes whose weakest bit is least reliable are tried as erasures when plain decoding fails
-    weakest = np.abs(soft).reshape(-1, 8).min(axis=1)
-    # (at most two: four erasures would let any word decode)
-    attempts = [[], sorted(np.argsort(weakest)[:2].tolist())]
-    for erase in attempts:
+    # Chase decoding (Chase, IEEE Trans. Inf. Theory 18(1), 1972): the Reed-Solomon decoder on the
+    # hard bits, then with up to CHASE_FLIPS of the least reliable bits flipped. A byte code alone
+    # fails on a few scattered bit errors; and a result is kept only when its codeword lies within
+    # MAX_BIT_ERRORS of what was read, so a miscorrection never names another output.
+    weakest = np.argsort(np.abs(soft))[:CHASE_BITS]
+    for flips in _flip_sets():
+        trial = hard.copy()
+        trial[weakest[list(flips)]] ^= True
         try:
-            data = _rs.decode(code, erase_pos=erase or None)[0]
-            return int.from_bytes(bytes(data), 'big'), z, reliability
+            data = _rs.decode(bytearray(np.packbits(trial.astype(np.uint8)).tobytes()))[0]
         except ReedSolomonError:
             continue
+        mark = int.from_bytes(bytes(data), 'big')
+        if int(((payload_bits(mark) > 0) != hard).sum()) <= MAX_BIT_ERRORS:
+            return mark, z, reliability
     return None, z, reliability
+
+
+def _flip_sets():
+    from itertools import combinations
+
+    for k in range(CHASE_FLIPS + 1):
+        yield from combinations(range(CHASE_BITS), k)
 
 
 def detect_whitened(r: np.ndarray) -> dict:
