@@ -33,7 +33,7 @@ import { benchUser, submitImageJob } from './bench-client';
 import { percentile, time } from './timing';
 import { cpuMeter, cpuPerJob, type CpuSample } from './cpu';
 import { loadConfig } from '../src/config/app-config';
-import { EngineRegistry } from '../src/modules/generation/engine-registry';
+import { EngineRegistry } from '../src/modules/engines';
 import { authorKey } from '../src/modules/audit/audit.service';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 200);

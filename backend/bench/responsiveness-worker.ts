@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { PooledCpuEngine } from '@studio/inference';
 import { WorkerAppModule } from '../worker/src/worker-app.module';
 import { loadConfig } from '../src/config/app-config';
-import { EngineRegistry } from '../src/modules/generation/engine-registry';
+import { EngineRegistry } from '../src/modules/engines';
 import { JobLifecycle } from '../src/modules/generation/job-lifecycle.service';
 
 type Command = 'timing-on' | 'timing-off' | 'saturation' | 'stop';

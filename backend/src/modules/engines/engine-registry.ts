@@ -12,7 +12,7 @@ import {
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { PredictionUpdatesHub } from './prediction-updates';
 
-/** Where Replicate posts finished predictions (see ReplicateWebhookController). */
+/** Where Replicate posts finished predictions (EnginesController). */
 export const REPLICATE_WEBHOOK_PATH = '/api/replicate/webhook';
 
 /** Engines that run elsewhere and can be asked whether they answer. */

@@ -3,8 +3,8 @@ import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bull';
 import { JobTools, type JobTool, type ToolEngineStatus } from '@studio/contracts';
 import type { EngineStatus } from '@studio/inference';
-import { CAPABILITY_OF, EngineRegistry } from '../generation/engine-registry';
-import { toolQueueToken } from '../generation/job-queues';
+import { CAPABILITY_OF, EngineRegistry } from './engine-registry';
+import { toolQueueToken } from './job-queues';
 
 /** The operations page's engine board: per tool, its engine, whether it answers, and its queue. */
 @Injectable()

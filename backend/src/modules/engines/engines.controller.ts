@@ -25,7 +25,7 @@ import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { Public, Roles } from '../auth/auth.decorators';
-import { PredictionUpdatesHub } from '../generation/prediction-updates';
+import { PredictionUpdatesHub } from './prediction-updates';
 import { EnginesStatusService } from './engines-status.service';
 
 @ApiTags('operations')

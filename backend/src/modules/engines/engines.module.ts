@@ -1,10 +1,16 @@
 import { Module } from '@nestjs/common';
 import { EngineRegistry } from './engine-registry';
+import { EnginesStatusService } from './engines-status.service';
+import { EnginesController } from './engines.controller';
 import { PredictionUpdatesHub } from './prediction-updates';
 
-/** The inference engines of this process (shared by generation and operations). */
+/**
+ * The inference engines of this process (shared by generation, operations, health and metrics),
+ * the admin engines board and Replicate's webhook. Why a module of its own: see index.ts.
+ */
 @Module({
-  providers: [EngineRegistry, PredictionUpdatesHub],
+  controllers: [EnginesController],
+  providers: [EngineRegistry, PredictionUpdatesHub, EnginesStatusService],
   exports: [EngineRegistry, PredictionUpdatesHub],
 })
 export class EnginesModule {}

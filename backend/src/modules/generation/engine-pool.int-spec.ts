@@ -17,7 +17,7 @@ import {
   type Client,
 } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
-import { EngineRegistry } from './engine-registry';
+import { EngineRegistry } from '../engines';
 
 /**
  * Pool engines whose super resolution is one of the pool's test tasks (reachable only with

@@ -11,7 +11,7 @@ import {
   type FaceSwapImageReport,
 } from '@studio/contracts';
 import { EngineInputError, type FoundFaces as EngineFoundFaces } from '@studio/inference';
-import { EngineRegistry } from './engine-registry';
+import { EngineRegistry } from '../engines';
 import type { NormalizedImage } from './image-input';
 
 /** The face choice of a request, as sent (multipart fields). */

@@ -18,9 +18,8 @@ import {
 import { gatedSuperResolution, type GatedRun } from '../../../test/gated-engine';
 import { rectangleMask } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
-import { EngineRegistry } from './engine-registry';
+import { EngineRegistry, toolQueueToken } from '../engines';
 import { Job } from './job.schema';
-import { toolQueueToken } from './job-queues';
 import { OpenJobLimit } from './open-job-limit';
 
 type Seen = { name: string; payload: Record<string, unknown> };

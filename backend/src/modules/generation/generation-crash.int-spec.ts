@@ -20,7 +20,7 @@ import { startTestApp, type TestApp } from '../../../test/test-app';
 import { LedgerService } from '../billing/ledger.service';
 import { FoldersService } from '../folders/folders.service';
 import { GenerationService } from './generation.service';
-import { toolQueueToken } from './job-queues';
+import { toolQueueToken } from '../engines';
 import { JobLifecycle } from './job-lifecycle.service';
 import { outputItemId } from './job-runner';
 import { Job } from './job.schema';

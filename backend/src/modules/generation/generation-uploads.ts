@@ -45,7 +45,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { AuthUser } from '../auth/auth-user';
 import { sessionAccount } from '../auth/session.guard';
 import { OperationsService } from '../operations/operations.service';
-import { EngineRegistry } from './engine-registry';
+import { EngineRegistry } from '../engines';
 
 /** One uploaded file, streamed to a temp file that lives as long as its request. */
 export interface UploadedFile {

@@ -25,7 +25,7 @@ import {
 import { fixture } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
-import { EngineRegistry } from './engine-registry';
+import { EngineRegistry } from '../engines';
 
 /** Mean squared error → PSNR in dB between two raw RGB buffers of the same size. */
 function psnr(a: Buffer, b: Buffer): number {

@@ -34,10 +34,9 @@ import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditEntry } from '../audit/audit-entry.schema';
 import { FoldersService } from '../folders/folders.service';
 import { StoragePort } from '../storage/storage.port';
-import { EngineRegistry } from './engine-registry';
+import { EngineRegistry, toolQueueName } from '../engines';
 import { Job } from './job.schema';
 import { JobInputs } from './job-inputs.service';
-import { toolQueueName } from './job-queues';
 
 /** One call of a gated engine method: the test ends it; a cancel aborts it through its signal. */
 interface Run {

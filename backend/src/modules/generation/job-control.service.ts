@@ -28,7 +28,7 @@ import { GenerationService, type JobInput } from './generation.service';
 import { Job, type JobParams, type JobRecord } from './job.schema';
 import { JobCancelSignals } from './job-control.signals';
 import { JobLifecycle } from './job-lifecycle.service';
-import { toolQueueToken } from './job-queues';
+import { toolQueueToken } from '../engines';
 import { toJobView } from './job-view';
 import { QueuePositions } from './queue-positions';
 

@@ -19,7 +19,7 @@ import {
 } from '../../../test/clients';
 import { gatedSuperResolution, type GatedRun } from '../../../test/gated-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
-import { EngineRegistry } from './engine-registry';
+import { EngineRegistry } from '../engines';
 
 /** Every job event a socket receives. */
 const record = (socket: Socket) => recordEvents(socket, Object.values(JobSocketEvents));

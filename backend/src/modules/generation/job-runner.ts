@@ -32,11 +32,10 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { FoldersService } from '../folders/folders.service';
 import { ProvenanceService } from '../provenance';
 import { StoragePort } from '../storage/storage.port';
-import { CAPABILITY_OF, EngineRegistry } from './engine-registry';
+import { CAPABILITY_OF, EngineRegistry, concurrencyOf, runsQueue, toolQueueToken } from '../engines';
 import { JobCancelSignals } from './job-control.signals';
 import { Job, type JobRecord } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
-import { concurrencyOf, runsQueue, toolQueueToken } from './job-queues';
 import { QueuePositions } from './queue-positions';
 
 /**

@@ -24,7 +24,7 @@ import {
   type Place,
   type WaitingJob,
 } from './job-eta';
-import { concurrencyOf, jobOptions, toolQueueToken } from './job-queues';
+import { concurrencyOf, jobOptions, toolQueueToken } from '../engines';
 
 /**
  * Places in line shown while a job waits. Positions of the jobs still waiting only change when one

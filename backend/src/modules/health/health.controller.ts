@@ -8,9 +8,8 @@ import { ok } from '../../common/api-response';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { Public } from '../auth/auth.decorators';
-import { EngineRegistry } from '../generation/engine-registry';
+import { EngineRegistry, toolReadiness } from '../engines';
 import { MailService } from '../mail/mail.service';
-import { toolReadiness } from '../operations/engines-status.service';
 
 const PROBE_TIMEOUT_MS = 2000;
 

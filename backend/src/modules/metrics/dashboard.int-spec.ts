@@ -8,7 +8,7 @@ import { eventually, grantCredits, signIn, uniqueName } from '../../../test/clie
 import { jobEnd, ScriptedEngine, submitToolJob } from '../../../test/scripted-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import type { AuthUser } from '../auth/auth-user';
-import { EngineRegistry } from '../generation/engine-registry';
+import { EngineRegistry } from '../engines';
 import { JobControlService } from '../generation/job-control.service';
 
 const TOKEN = 'dashboard-test-metrics-token';

@@ -13,9 +13,8 @@ import {
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { OnDomainEvent } from '../events/domain-event-bus';
-import { EngineRegistry } from '../generation/engine-registry';
+import { EngineRegistry, runsQueue, toolQueueToken } from '../engines';
 import { Job } from '../generation/job.schema';
-import { runsQueue, toolQueueToken } from '../generation/job-queues';
 import { RESTORE_FAILURE_MESSAGE } from '../restore';
 import { StudioMetrics, type CreditMovement, type FailureReason, type JobEndState } from './studio-metrics';
 

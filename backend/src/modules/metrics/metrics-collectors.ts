@@ -8,8 +8,7 @@ import { JobTools } from '@studio/contracts';
 import { PooledCpuEngine } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { EngineRegistry } from '../generation/engine-registry';
-import { toolQueueToken } from '../generation/job-queues';
+import { EngineRegistry, toolQueueToken } from '../engines';
 import { RealtimeGateway } from '../realtime/realtime.gateway';
 import { StudioMetrics, dbCommandLabel, redisCommandLabel } from './studio-metrics';
 

@@ -11,7 +11,7 @@ import {
 import { jobEnd, ScriptedEngine, submitToolJob } from '../../../test/scripted-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import type { AuthUser } from '../auth/auth-user';
-import { EngineRegistry } from '../generation/engine-registry';
+import { EngineRegistry } from '../engines';
 import { JobControlService } from '../generation/job-control.service';
 import { parseMetrics, sampleSum, type Samples } from './metrics-text';
 

@@ -18,7 +18,7 @@ import {
 import type { AuthUser } from '../auth/auth-user';
 import { LocalCpuEngine, PooledCpuEngine } from '@studio/inference';
 import { DomainEventBus } from '../events/domain-event-bus';
-import { EngineRegistry } from '../generation/engine-registry';
+import { EngineRegistry } from '../engines';
 import { RealtimePublisher } from '../realtime/realtime.publisher';
 import { OperationsSetting } from './operations.schema';
 

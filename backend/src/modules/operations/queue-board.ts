@@ -9,7 +9,7 @@ import { JobTools, Messages, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { failure } from '../../common/api-response';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { DOMAIN_EVENTS_QUEUE } from '../events/domain-event-bus';
-import { toolQueueToken } from '../generation/job-queues';
+import { toolQueueToken } from '../engines';
 
 /**
  * The queue board (bull-board): waiting, active, completed and failed jobs of every queue, with

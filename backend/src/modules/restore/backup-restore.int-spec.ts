@@ -22,7 +22,7 @@ import { startTestApp, type TestApp } from '../../../test/test-app';
 import type { AuthUser } from '../auth/auth-user';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { LedgerEntry } from '../billing/ledger-entry.schema';
-import { EngineRegistry } from '../generation/engine-registry';
+import { EngineRegistry } from '../engines';
 import { GenerationService } from '../generation/generation.service';
 import { Job } from '../generation/job.schema';
 import { JobTools } from '@studio/contracts';
