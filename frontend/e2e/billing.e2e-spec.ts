@@ -2,7 +2,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { markEmailVerified, register, uniqueName, PASSWORD } from '../../backend/test/clients';
 import { postWebhook, signedEvent, stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
+import type Redis from 'ioredis';
+import { PaymentMessages } from '@studio/contracts';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
+import { checkoutOwnerKey } from '../../backend/src/modules/billing/payments.service';
+import { REDIS } from '../../backend/src/infrastructure/redis.module';
 import { fakeStripeCheckout, FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
 
 describe('buying coins in the browser', () => {
@@ -74,11 +78,20 @@ describe('buying coins in the browser', () => {
     expect(await page.evaluate(() => localStorage.getItem('cart'))).toBe('2');
   });
 
+  /** The checkout as createCheckoutSession records it (stripe-mock gives every session a random id). */
+  async function startedHere(sessionId: string) {
+    const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
+    await t.app.get<Redis>(REDIS).set(checkoutOwnerKey(t.config.REDIS_PREFIX, account.id, sessionId), '1');
+  }
+
   it('shows the credited balance on the success page as soon as the webhook lands', async () => {
     await page.evaluate(() => localStorage.setItem('cart', '2'));
+    await startedHere(`cs_test_e2e_${username}`);
     await page.goto(`${t.url}/stripe/success/cs_test_e2e_${username}`);
-    await page.getByText('Payment successful!').waitFor();
+    // Until the server has credited it, the page does not call it successful.
+    await page.getByText(PaymentMessages.confirming).waitFor();
     await page.getByText('Please wait while we handle your payment.').waitFor();
+    await expect(page.getByText(PaymentMessages.success).count()).resolves.toBe(0);
     await page.waitForFunction(() =>
       document.querySelector('[data-testid="balance"]')?.textContent?.includes('0'),
     );
@@ -86,6 +99,7 @@ describe('buying coins in the browser', () => {
     expect((await payFor(`cs_test_e2e_${username}`)).status).toBe(200);
 
     await page.getByTestId('credited').filter({ hasText: '400 coins added to your balance.' }).waitFor();
+    await page.getByText(PaymentMessages.success).waitFor();
     await page.getByTestId('balance').filter({ hasText: '400' }).waitFor();
     await screenshot(page, 'stripe-success');
     await page.getByRole('button', { name: 'Homepage' }).click();

@@ -31,6 +31,10 @@ export const PAYMENT_PROVIDER_ACTOR = { username: 'stripe' };
 /** The ledger key of a checkout's purchase: one credit per Stripe session, however often it is told. */
 const purchaseKey = (sessionId: string) => `stripe-checkout:${sessionId}`;
 
+/** The Redis key saying a checkout session was started by this user here (tests stage one with it). */
+export const checkoutOwnerKey = (prefix: string, userId: string, sessionId: string) =>
+  `${prefix}:checkout-owner:{${userId}}:${sessionId}`;
+
 /** Stripe ends an open checkout session after at most 24 hours; its owner is kept a while longer. */
 const CHECKOUT_OWNER_TTL_SECONDS = 3 * 86_400;
 
@@ -50,7 +54,7 @@ export class PaymentsService {
 
   /** Marks a checkout session as the user's own (per user, so one id can never name another's). */
   private ownerKey(userId: string, sessionId: string): string {
-    return `${this.config.REDIS_PREFIX}:checkout-owner:{${userId}}:${sessionId}`;
+    return checkoutOwnerKey(this.config.REDIS_PREFIX, userId, sessionId);
   }
 
   get configured(): boolean {
