@@ -74,6 +74,26 @@ describe('a newcomer in the browser (allowance, test payments)', () => {
     await balanceShows(ALLOWANCE - 1);
     await screenshot(page, 'newcomer-first-result');
 
+    // Before and after: the input and the clone on one slider, in one box, moved by the keyboard.
+    await modal.getByTestId('compare-button').click();
+    const slider = page.getByRole('slider');
+    await slider.waitFor();
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll<HTMLImageElement>('[data-testid="before-after"] img')).every(
+        (img) => img.complete && img.naturalWidth > 0,
+      ),
+    );
+    const boxes = await page
+      .locator('[data-testid="before-after"] img')
+      .evaluateAll((imgs) => imgs.map((img) => JSON.stringify(img.getBoundingClientRect())));
+    expect(boxes).toHaveLength(2);
+    expect(boxes[0]).toBe(boxes[1]);
+    await slider.focus();
+    await page.keyboard.press('ArrowRight');
+    expect(Number(await slider.getAttribute('aria-valuenow'))).toBeGreaterThan(50);
+    await screenshot(page, 'newcomer-compare');
+    await page.keyboard.press('Escape');
+
     // The credit history tells the allowance from a purchase.
     await page.goto(`${t.url}/credits`);
     await page.getByText('Free allowance for verifying your email').waitFor();
