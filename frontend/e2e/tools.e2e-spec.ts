@@ -179,14 +179,19 @@ describe('image tools in the browser', () => {
 
     await page.getByRole('combobox').click();
     await page.getByTitle('Swaps').click();
+    // the free check of both pictures (the first of a fresh app also loads the face models)
+    const checked = page.waitForResponse((r) => r.url().endsWith('/api/faceSwap/check'), {
+      timeout: 120_000,
+    });
     await page.getByLabel('Face Image').setInputFiles(FACE);
     await page.getByLabel('Target Image').setInputFiles(TARGET);
     await expect(page.getByTestId('image-preview').count()).resolves.toBeGreaterThanOrEqual(1);
+    expect((await (await checked).json()).content).toMatchObject({ ok: true, price: 1 });
     const swap = page.getByRole('button', { name: /Swap$/ });
     await swap.waitFor();
-    await expect(swap.isDisabled()).resolves.toBe(true);
+    await expect(swap.isDisabled()).resolves.toBe(true); // no consent yet
     await page.getByLabel('I have the consent of the person whose face I use').check();
-    await expect(swap.isEnabled()).resolves.toBe(true);
+    await page.getByRole('button', { name: /Swap$/, disabled: false }).waitFor();
     await screenshot(page, 'swap-ready');
 
     const answered = page.waitForResponse((r) => r.url().endsWith('/api/faceSwap'));
@@ -217,27 +222,33 @@ describe('image tools in the browser', () => {
     await screenshot(page, 'swap-folder');
   });
 
-  it('shows a failed swap in the tray with the refund', async () => {
+  it('refuses, for free, a target in which the check finds no face', async () => {
     await signedInAt('/swap', 5);
     await page.request.post(`${t.url}/api/makeFolder`, { data: { author: username, title: 'Swaps' } });
     await page.reload();
     await page.getByRole('combobox').click();
     await page.getByTitle('Swaps').click();
     // The target has no face the engine can find: a flat image.
+    const checked = page.waitForResponse((r) => r.url().endsWith('/api/faceSwap/check'), {
+      timeout: 120_000,
+    });
     await page.getByLabel('Face Image').setInputFiles(FACE);
     await page.getByLabel('Target Image').setInputFiles({
       name: 'blank.png',
       mimeType: 'image/png',
       buffer: await blankPng(page),
     });
+    const check = (await (await checked).json()).content as { ok: boolean; problems: string[] };
+    expect(check.ok).toBe(false);
+    expect(check.problems).toHaveLength(1);
+    await page.getByText(check.problems[0]).waitFor();
     await page.getByLabel('I have the consent of the person whose face I use').check();
-    await page.getByRole('button', { name: /Swap$/ }).click();
-
-    const row = page.getByTestId('tray-job').filter({ hasText: 'Face swap' });
-    await row.and(page.locator('[data-state="failed"]')).waitFor({ timeout: 90_000 });
-    await row.getByText('1 credit was refunded.').waitFor();
+    // the refusal stays on the page: Swap cannot be pressed and nothing was charged
+    await expect(page.getByRole('button', { name: /Swap$/ }).isDisabled()).resolves.toBe(true);
     await page.getByTestId('balance').filter({ hasText: '5' }).waitFor();
-    await screenshot(page, 'swap-failed');
+    const jobs = (await (await page.request.get(`${t.url}/api/jobs`)).json()).content as unknown[];
+    expect(jobs).toHaveLength(0);
+    await screenshot(page, 'swap-refused');
   });
 });
 
