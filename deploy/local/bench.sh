@@ -49,5 +49,6 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 # the local engine's CPU runtimes side by side: onnxruntime-node vs tfjs-wasm, against the matmul peak (no services; not in the default set: minutes of CPU)
 [[ " $parts " == *" engines "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/engines.bench.ts; }
 # provenance: every local tool's outputs marked, the manifest read back, the watermark after re-encodes (not in the default set: minutes of CPU)
-[[ " $parts " == *" provenance "* ]] && { ensure_sr_models; ensure_provenance_tools; node -r ts-node/register backend/bench/provenance.bench.ts; }
+# (BENCH_C2PATOOL=0: read the manifests with c2pa-python instead of building c2patool)
+[[ " $parts " == *" provenance "* ]] && { ensure_sr_models; ensure_provenance_tools; [ "${BENCH_C2PATOOL:-1}" = 0 ] || ensure_c2patool; node -r ts-node/register backend/bench/provenance.bench.ts; }
 exit 0

@@ -225,6 +225,15 @@ ensure_provenance_tools() {
   echo "$PROVENANCE_TOOLS" >"$venv/.ready"
 }
 
+# c2patool, the c2pa-rs project's CLI (crates.io), the provenance bench's manifest reader: a
+# process and build apart from the signer (c2pa-python). Long to build the first time.
+C2PATOOL_VERSION=0.27.22 # 0.28 needs a newer rustc than this machine's
+ensure_c2patool() {
+  [ -x "$ROOT/.tools/c2patool/bin/c2patool" ] && return 0
+  log "building c2patool $C2PATOOL_VERSION from crates.io for the provenance bench (first run only, long)"
+  cargo install "c2patool@$C2PATOOL_VERSION" --locked --root "$ROOT/.tools/c2patool"
+}
+
 # A development signing chain for C2PA manifests, made once in DIR.
 ensure_dev_signing_cert() {
   local dir="$1"
