@@ -256,15 +256,24 @@ async function rawBaseline(mongoUri: string, redisUrl: string, userId: string) {
   const redis = new Redis(redisUrl);
   const owner = new ObjectId(userId);
   const line = `raw-baseline:${Date.now()}`;
+  let steps = { account: [] as number[], jobs: [] as number[], redis: [] as number[] };
   const server: Server = createServer((req, res) => {
     if (req.url === '/bare') {
       res.end('{"ok":true}');
       return;
     }
     void (async () => {
+      let t = performance.now();
+      const lap = (step: keyof typeof steps) => {
+        steps[step].push(performance.now() - t);
+        t = performance.now();
+      };
       await db.collection('accounts').findOne({ _id: owner });
+      lap('account');
       const jobs = await db.collection('jobs').find({ owner }).sort({ createdAt: -1 }).limit(20).toArray();
+      lap('jobs');
       await redis.multi().lrange(line, -50, -1).llen(line).exec();
+      lap('redis');
       res.end(JSON.stringify({ n: jobs.length }));
     })().catch(() => {
       res.statusCode = 500;
@@ -274,6 +283,12 @@ async function rawBaseline(mongoUri: string, redisUrl: string, userId: string) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** the time of each read since the last call, as its caller saw it (event loop included) */
+    takeSteps: () => {
+      const taken = steps;
+      steps = { account: [], jobs: [], redis: [] };
+      return taken;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -384,6 +399,7 @@ async function main(): Promise<void> {
   // Idle: the same sampler against the same app, no job anywhere.
   const idleSampler = startSampler(base, rawBase, users[0].cookie, IDLE_SAMPLES, []);
   const idle = await idleSampler.report;
+  const idleSteps = raw.takeSteps();
 
   // Loaded: every user keeps JOBS_OPEN jobs open, cycling through the mix.
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -449,6 +465,7 @@ async function main(): Promise<void> {
   const loadAfter = loadavg()[0];
   loading = false;
   const loaded = await sampler.report;
+  const loadedSteps = raw.takeSteps();
   console.log(`loaded stretch over; waiting for the ${USERS * JOBS_OPEN} jobs in flight to finish`);
   await Promise.all(lanes);
 
@@ -473,6 +490,12 @@ async function main(): Promise<void> {
   for (const [route, a, b] of rows) {
     console.log(
       `${route.padEnd(18)}${ms(a.p50)}${ms(a.p99)}${ms(a.max)} |${ms(b.p50).padStart(11)}${ms(b.p99)}${ms(b.max)}   ${a.n}/${b.n}`,
+    );
+  }
+  for (const step of ['account', 'jobs', 'redis'] as const) {
+    const [a, b] = [stats(idleSteps[step]), stats(loadedSteps[step])];
+    console.log(
+      `${`  raw read: ${step}`.padEnd(18)}${ms(a.p50)}${ms(a.p99)}${ms(a.max)} |${ms(b.p50).padStart(11)}${ms(b.p99)}${ms(b.max)}`,
     );
   }
   const s = stats(socketLatencies);
