@@ -26,3 +26,21 @@ export async function rectangleMask(
     .png()
     .toBuffer();
 }
+
+/**
+ * Mean absolute difference per channel between two same-size images in the middle half of a face
+ * box [x, y, w, h]: how much a face swap changed that face (0 when untouched).
+ */
+export async function regionDifference(a: Buffer, b: Buffer, face: number[]): Promise<number> {
+  const box = [face[0] + face[2] / 4, face[1] + face[3] / 4, face[2] / 2, face[3] / 2].map(Math.round);
+  const cut = (image: Buffer) =>
+    sharp(image)
+      .removeAlpha()
+      .extract({ left: box[0], top: box[1], width: box[2], height: box[3] })
+      .raw()
+      .toBuffer();
+  const [x, y] = await Promise.all([cut(a), cut(b)]);
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += Math.abs(x[i] - y[i]);
+  return sum / x.length;
+}

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
 import type { JobView } from '@studio/contracts';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
+import { regionDifference } from '../../backend/test/fixtures';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
 
@@ -18,21 +19,6 @@ async function faceCrop(name: string, box: number[], size: number): Promise<Buff
   const left = Math.max(0, Math.min(width - side, Math.round(box[0] + box[2] / 2 - side / 2)));
   const top = Math.max(0, Math.min(height - side, Math.round(box[1] + box[3] / 2 - side / 2)));
   return image.extract({ left, top, width: side, height: side }).resize(size, size).png().toBuffer();
-}
-
-/** Mean absolute difference of two same-size images in the middle half of a face box. */
-async function regionDifference(a: Buffer, b: Buffer, face: number[]): Promise<number> {
-  const box = [face[0] + face[2] / 4, face[1] + face[3] / 4, face[2] / 2, face[3] / 2].map(Math.round);
-  const cut = (image: Buffer) =>
-    sharp(image)
-      .removeAlpha()
-      .extract({ left: box[0], top: box[1], width: box[2], height: box[3] })
-      .raw()
-      .toBuffer();
-  const [x, y] = await Promise.all([cut(a), cut(b)]);
-  let sum = 0;
-  for (let i = 0; i < x.length; i++) sum += Math.abs(x[i] - y[i]);
-  return sum / x.length;
 }
 
 describe('face swap in the browser: the free check and picking a face', () => {

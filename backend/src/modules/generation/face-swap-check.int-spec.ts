@@ -12,7 +12,7 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { fixture } from '../../../test/fixtures';
+import { fixture, regionDifference } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
 /** A square crop around a face box [x, y, w, h] of a fixture, `scale` times the box, at `size` px. */
@@ -40,21 +40,6 @@ function keep(name: string, image: Buffer): void {
 }
 
 const centre = (box: number[]) => [box[0] + box[2] / 2, box[1] + box[3] / 2];
-
-/** Mean absolute difference of two same-size images in the middle half of a face box. */
-async function regionDifference(a: Buffer, b: Buffer, face: number[]): Promise<number> {
-  const box = [face[0] + face[2] / 4, face[1] + face[3] / 4, face[2] / 2, face[3] / 2].map(Math.round);
-  const cut = (image: Buffer) =>
-    sharp(image)
-      .removeAlpha()
-      .extract({ left: box[0], top: box[1], width: box[2], height: box[3] })
-      .raw()
-      .toBuffer();
-  const [x, y] = await Promise.all([cut(a), cut(b)]);
-  let sum = 0;
-  for (let i = 0; i < x.length; i++) sum += Math.abs(x[i] - y[i]);
-  return sum / x.length;
-}
 
 describe('face swap: the free check and the face choice (real engine pool, models, ledger)', () => {
   let t: TestApp;

@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import type { Connection } from 'mongoose';
 import { JobTools, type HealthContent, type ServiceState } from '@studio/contracts';
 import { ok } from '../../common/api-response';
+import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { Public } from '../auth/auth.decorators';
@@ -81,19 +82,6 @@ export class HealthController {
         };
       }),
     );
-  }
-}
-
-/** `work`'s value, or undefined when it has not settled (or failed) within `ms`. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([work.catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -73,7 +73,7 @@ export class JobMetricsListener implements OnApplicationBootstrap {
 
   @OnDomainEvent(DomainEvents.jobCompleted)
   async completed(event: DomainEventEnvelope<'generation.completed'>): Promise<void> {
-    if (this.once(event)) await this.ended(event.payload.jobId, event.payload.tool, 'succeeded');
+    if (this.once(event)) await this.ended(event, event.payload.tool, 'succeeded');
   }
 
   @OnDomainEvent(DomainEvents.jobFailed)
@@ -85,7 +85,7 @@ export class JobMetricsListener implements OnApplicationBootstrap {
       engine: this.engines.kindFor(tool),
       reason: failureReason(message),
     });
-    await this.ended(event.payload.jobId, tool, 'failed');
+    await this.ended(event, tool, 'failed');
   }
 
   @OnDomainEvent(DomainEvents.jobCancelled)
@@ -93,7 +93,7 @@ export class JobMetricsListener implements OnApplicationBootstrap {
     if (!this.once(event)) return;
     const { tool, by } = event.payload;
     this.metrics.jobCancels.inc({ tool, by: by.staff ? 'staff' : 'owner' });
-    await this.ended(event.payload.jobId, tool, 'cancelled');
+    await this.ended(event, tool, 'cancelled');
   }
 
   @OnDomainEvent(DomainEvents.balanceChanged)
@@ -113,8 +113,17 @@ export class JobMetricsListener implements OnApplicationBootstrap {
     this.metrics.creditEntries.inc({ movement });
   }
 
-  /** Counts the end and its run time (read from the record: the event has no times). */
-  private async ended(jobId: string, tool: JobTool, state: JobEndState): Promise<void> {
+  /**
+   * Counts the end and its run time: the start is read from the record; the end is the record's
+   * finishedAt, or the event's own time when the event is read first (the runner publishes it
+   * before it writes finishedAt, so that a crash between the two cannot lose the event).
+   */
+  private async ended(
+    event: DomainEventEnvelope<'generation.completed' | 'generation.failed' | 'generation.cancelled'>,
+    tool: JobTool,
+    state: JobEndState,
+  ): Promise<void> {
+    const jobId = event.payload.jobId;
     const engine = this.engines.kindFor(tool);
     // A failed read loses one observation, never the event (its other consumers would rerun).
     const job = await this.jobs
@@ -123,8 +132,9 @@ export class JobMetricsListener implements OnApplicationBootstrap {
       .catch(() => null);
     // Counted with its run time at once: a scrape sees both or neither.
     this.metrics.jobsEnded.inc({ tool, engine, state });
-    if (job?.startedAt && job.finishedAt) {
-      const seconds = (new Date(job.finishedAt).getTime() - new Date(job.startedAt).getTime()) / 1000;
+    if (job?.startedAt) {
+      const finishedAt = job.finishedAt ?? event.occurredAt;
+      const seconds = (new Date(finishedAt).getTime() - new Date(job.startedAt).getTime()) / 1000;
       this.metrics.jobRun.observe({ tool, engine, state }, Math.max(0, seconds));
     }
   }

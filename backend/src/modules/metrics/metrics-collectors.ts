@@ -6,6 +6,7 @@ import type Redis from 'ioredis';
 import type { Connection } from 'mongoose';
 import { JobTools } from '@studio/contracts';
 import { PooledCpuEngine } from '@studio/inference';
+import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { EngineRegistry, toolQueueToken } from '../engines';
@@ -14,19 +15,6 @@ import { StudioMetrics, dbCommandLabel, redisCommandLabel } from './studio-metri
 
 const PROBE_TIMEOUT_MS = 2000;
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'paused'] as const;
-
-/** Work that may not finish in time for a scrape: its value, or undefined after `ms`. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([work.catch(() => undefined), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The gauges read at scrape time (queue depth, engine pool, remote engines, sockets) and the
