@@ -1,12 +1,12 @@
 import { SwapOutlined } from '@ant-design/icons';
-import { JobMessages, type JobView } from '@studio/contracts';
+import type { JobView } from '@studio/contracts';
 import { Button, Modal, Spin, Typography } from 'antd';
 import { useState, type MouseEvent } from 'react';
-import { apiGet, errorText } from '../api/client';
+import { readJob, type JobRead } from '../jobs/readJob';
 import { BeforeAfter } from './BeforeAfter';
 import { beforeUrl, COMPARABLE_TOOLS } from './compareInput';
 
-type Loaded = { status: 'loading' } | { status: 'ready'; job: JobView } | { status: 'failed'; text: string };
+type Loaded = { status: 'loading' } | JobRead;
 
 export interface CompareButtonProps {
   /** The job, when the caller has it (the result modal); otherwise it is read on the first press. */
@@ -33,13 +33,7 @@ export function CompareButton({ job, jobId, itemIndex, itemId, zIndex, size }: C
     event.stopPropagation();
     setOpen(true);
     if (loaded.status !== 'loading' || job) return;
-    void apiGet<JobView>(`/jobs/${encodeURIComponent(jobId)}`).then((result) =>
-      setLoaded(
-        result.ok && result.body
-          ? { status: 'ready', job: result.body.content }
-          : { status: 'failed', text: result.status === 404 ? JobMessages.notFound : errorText(result) },
-      ),
-    );
+    void readJob(jobId).then(setLoaded);
   };
 
   return (

@@ -1,13 +1,12 @@
 import { ProfileOutlined } from '@ant-design/icons';
-import { JOB_STATE_LABELS, JobMessages, TOOL_LABELS, plural, type JobView } from '@studio/contracts';
+import { JOB_STATE_LABELS, TOOL_LABELS, plural } from '@studio/contracts';
 import { Button, Descriptions, Popover, Spin, Typography } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { apiGet, errorText } from '../api/client';
 import { editPath, inputsKept, TOOL_PATHS } from '../jobs/jobPaths';
+import { readJob, type JobRead } from '../jobs/readJob';
 
-type Loaded =
-  { status: 'idle' | 'loading' } | { status: 'ready'; job: JobView } | { status: 'failed'; text: string };
+type Loaded = { status: 'idle' | 'loading' } | JobRead;
 
 /**
  * "Job": the job that made an item (GET /api/jobs/{id}, read when first opened) — tool, state,
@@ -19,13 +18,7 @@ export function JobDetails({ jobId, zIndex }: { jobId: string; zIndex: number })
   const load = (open: boolean) => {
     if (!open || loaded.status === 'loading' || loaded.status === 'ready') return;
     setLoaded({ status: 'loading' });
-    void apiGet<JobView>(`/jobs/${encodeURIComponent(jobId)}`).then((result) =>
-      setLoaded(
-        result.ok && result.body
-          ? { status: 'ready', job: result.body.content }
-          : { status: 'failed', text: result.status === 404 ? JobMessages.notFound : errorText(result) },
-      ),
-    );
+    void readJob(jobId).then(setLoaded);
   };
 
   return (
