@@ -6,8 +6,8 @@ import { DatabaseModule } from './infrastructure/database.module';
 import { LoggingModule } from './infrastructure/logging.module';
 import { QueueModule } from './infrastructure/queue.module';
 import { RedisModule } from './infrastructure/redis.module';
-import { DomainEventsModule } from './modules/events/domain-events.module';
-import { StorageModule } from './modules/storage/storage.module';
+import { DomainEventsModule } from './modules/events';
+import { StorageModule } from './modules/storage';
 
 /** What both the API and the worker need: config, logs, database, Redis, queues, the event bus, storage. */
 @Module({})

@@ -1,18 +1,17 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
-import { AccountDataModule } from '../../src/modules/account-data/account-data.module';
-import { AccountsModule } from '../../src/modules/accounts/accounts.module';
-import { AuditModule } from '../../src/modules/audit/audit.module';
-import { AuthModule } from '../../src/modules/auth/auth.module';
-import { BillingModule } from '../../src/modules/billing/billing.module';
-import { FoldersModule } from '../../src/modules/folders/folders.module';
-import { GenerationModule } from '../../src/modules/generation/generation.module';
-import { HealthController } from '../../src/modules/health/health.controller';
+import { AccountDataModule } from '../../src/modules/account-data';
+import { AccountsModule } from '../../src/modules/accounts';
+import { AuditModule } from '../../src/modules/audit';
+import { AuthModule } from '../../src/modules/auth';
+import { BillingModule } from '../../src/modules/billing';
+import { FoldersModule } from '../../src/modules/folders';
+import { GenerationModule } from '../../src/modules/generation';
+import { HealthController } from '../../src/modules/health';
 import { MetricsModule } from '../../src/modules/metrics';
 import { ProvenanceModule } from '../../src/modules/provenance';
-import { RealtimeGateway } from '../../src/modules/realtime/realtime.gateway';
-import { RealtimeModule } from '../../src/modules/realtime/realtime.module';
+import { RealtimeGateway, RealtimeModule } from '../../src/modules/realtime';
 import { RestoreModule } from '../../src/modules/restore';
 import { WorkerProcessorsModule } from '../../worker/src/worker.module';
 

@@ -14,10 +14,10 @@ import { bodyParsers, isJsonUploadPath, REPLICATE_WEBHOOK_BODY_LIMIT } from '../
 import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
 import { refuseCrossSiteWrites } from '../../src/common/request-origin';
 import { createValidationPipe } from '../../src/common/validation';
-import { SESSION_MIDDLEWARE } from '../../src/modules/auth/session';
+import { SESSION_MIDDLEWARE } from '../../src/modules/auth';
 import { METRICS_PATH } from '../../src/modules/metrics';
-import { mountQueueBoard } from '../../src/modules/operations/queue-board';
-import { SessionIoAdapter } from '../../src/modules/realtime/socket-io.adapter';
+import { mountQueueBoard } from '../../src/modules/operations';
+import { SessionIoAdapter } from '../../src/modules/realtime';
 import { AppModule } from './app.module';
 
 /**

@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
-import { AccountsModule } from '../../src/modules/accounts/accounts.module';
-import { RateLimitModule } from '../../src/modules/auth/auth.module';
+import { AccountsModule } from '../../src/modules/accounts';
+import { RateLimitModule } from '../../src/modules/auth';
 import { MetricsModule } from '../../src/modules/metrics';
 import { RestoreModule } from '../../src/modules/restore';
 import { WorkerProcessorsModule } from './worker.module';

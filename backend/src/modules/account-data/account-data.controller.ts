@@ -3,10 +3,7 @@ import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTag
 import type { Request, Response } from 'express';
 import { AccountMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
-import { SESSION_COOKIE } from '../auth/session';
+import { CurrentUser, type AuthUser, RateLimit, SESSION_COOKIE } from '../auth';
 import { DeleteAccountDto } from './account-data.dto';
 import { AccountDataService } from './account-data.service';
 

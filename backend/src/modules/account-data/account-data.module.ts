@@ -1,17 +1,18 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { LedgerEntry, LedgerEntrySchema } from '../billing/ledger-entry.schema';
+import { LedgerEntry, LedgerEntrySchema } from '../billing';
 import {
   ContentItem,
   ContentItemSchema,
   InpaintBatch,
   InpaintBatchSchema,
-} from '../folders/content-item.schema';
-import { Folder, FolderSchema } from '../folders/folder.schema';
-import { FoldersModule } from '../folders/folders.module';
-import { Job, JobSchema } from '../generation/job.schema';
-import { MailModule } from '../mail/mail.module';
-import { RealtimeModule } from '../realtime/realtime.module';
+  Folder,
+  FolderSchema,
+  FoldersModule,
+} from '../folders';
+import { Job, JobSchema } from '../generation';
+import { MailModule } from '../mail';
+import { RealtimeModule } from '../realtime';
 import { AccountDataController } from './account-data.controller';
 import { AccountDataService } from './account-data.service';
 

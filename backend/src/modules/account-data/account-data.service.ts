@@ -7,22 +7,15 @@ import { Model, Types } from 'mongoose';
 import { ZipFile } from 'yazl';
 import { DomainEvents, RESERVED_USERNAME_PREFIX, SocketRooms, type ProfileContent } from '@studio/contracts';
 import { toCsv } from '../../common/csv';
-import { AccountSecurityService } from '../accounts/account-security.service';
-import { AccountTokens } from '../accounts/account-tokens';
-import { AccountsRepository } from '../accounts/accounts.repository';
-import type { AuthUser } from '../auth/auth-user';
-import { SessionRevoker } from '../auth/session-revoker';
-import { PaymentsPort } from '../billing/payments.port';
-import { LedgerEntry } from '../billing/ledger-entry.schema';
-import { DomainEventBus } from '../events/domain-event-bus';
-import { ContentItem, InpaintBatch } from '../folders/content-item.schema';
-import { Folder } from '../folders/folder.schema';
-import { FoldersService } from '../folders/folders.service';
-import { Job } from '../generation/job.schema';
-import { MailService } from '../mail/mail.service';
-import { MailTemplates } from '../mail/mail-templates';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
-import { StoragePort } from '../storage/storage.port';
+import { AccountSecurityService, AccountTokens, AccountsRepository } from '../accounts';
+import { type AuthUser, SessionRevoker } from '../auth';
+import { PaymentsPort, LedgerEntry } from '../billing';
+import { DomainEventBus } from '../events';
+import { ContentItem, InpaintBatch, Folder, FoldersService } from '../folders';
+import { Job } from '../generation';
+import { MailService, MailTemplates } from '../mail';
+import { RealtimePublisher } from '../realtime';
+import { StoragePort } from '../storage';
 
 /**
  * The name a deleted account's ledger entries and audit lines keep: random, drawn once per

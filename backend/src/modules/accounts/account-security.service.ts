@@ -7,11 +7,9 @@ import {
 } from '@nestjs/common';
 import { AccountMessages, DomainEvents, Messages, type AccountOverview } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import type { AuthUser } from '../auth/auth-user';
-import { SessionRevoker } from '../auth/session-revoker';
-import { DomainEventBus } from '../events/domain-event-bus';
-import { MailService } from '../mail/mail.service';
-import { MailTemplates } from '../mail/mail-templates';
+import { type AuthUser, SessionRevoker } from '../auth';
+import { DomainEventBus } from '../events';
+import { MailService, MailTemplates } from '../mail';
 import type { TokenPurpose } from './account-token.schema';
 import { AccountTokens } from './account-tokens';
 import { AccountRecord, AccountsRepository } from './accounts.repository';

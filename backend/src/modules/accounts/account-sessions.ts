@@ -5,9 +5,7 @@ import { createHash } from 'node:crypto';
 import { AccountMessages, type SessionView } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import type { AuthUser } from '../auth/auth-user';
-import { SessionRevoker } from '../auth/session-revoker';
-import { sessionStoreKey } from '../auth/session';
+import { type AuthUser, SessionRevoker, sessionStoreKey } from '../auth';
 
 declare module 'express-session' {
   interface SessionData {

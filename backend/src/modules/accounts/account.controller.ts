@@ -9,9 +9,7 @@ import {
 import type { Request } from 'express';
 import { AccountMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, Public } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
+import { CurrentUser, Public, type AuthUser, RateLimit } from '../auth';
 import { AccountSecurityService } from './account-security.service';
 import { AccountSessions } from './account-sessions';
 import {

@@ -10,11 +10,7 @@ import {
 import type { Request, Response } from 'express';
 import { Messages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, Public } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
-import { SessionRevoker } from '../auth/session-revoker';
-import { SESSION_COOKIE } from '../auth/session';
+import { CurrentUser, Public, type AuthUser, RateLimit, SessionRevoker, SESSION_COOKIE } from '../auth';
 import { USER_AGENT_MAX } from './account-sessions';
 import { LoginDto, RegisterDto } from './accounts.dto';
 import { AccountsService, toLoginContent } from './accounts.service';

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { ACCOUNT_DIRECTORY } from '../auth/account-directory';
+import { ACCOUNT_DIRECTORY } from '../auth';
 import { MongooseModule } from '@nestjs/mongoose';
-import { MailModule } from '../mail/mail.module';
+import { MailModule } from '../mail';
 import { AccountSecurityService } from './account-security.service';
 import { AccountSessions } from './account-sessions';
 import { AccountToken, AccountTokenSchema } from './account-token.schema';

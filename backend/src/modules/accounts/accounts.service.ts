@@ -8,9 +8,9 @@ import {
 } from '@nestjs/common';
 import { DomainEvents, Messages, type LoginContent, type Role, type SessionContent } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { DomainEventBus } from '../events/domain-event-bus';
-import { MailService } from '../mail/mail.service';
-import type { AuthUser } from '../auth/auth-user';
+import { DomainEventBus } from '../events';
+import { MailService } from '../mail';
+import type { AuthUser } from '../auth';
 import { AccountRecord, AccountsRepository, isDuplicateKeyError } from './accounts.repository';
 import { LoginThrottle } from './login-throttle';
 import type { LoginDto, RegisterDto } from './accounts.dto';

@@ -11,8 +11,7 @@ import {
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ASSIGNABLE_ROLES, RoleMessages, type AssignableRole, type SetRoleRequest } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, Roles } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
+import { CurrentUser, Roles, type AuthUser } from '../auth';
 import { StaffUsersService } from './staff-users.service';
 
 export class UserSearchDto {

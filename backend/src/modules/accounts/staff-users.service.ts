@@ -8,8 +8,8 @@ import {
   type SetBadgesRequest,
   type UserSummary,
 } from '@studio/contracts';
-import type { AuthUser } from '../auth/auth-user';
-import { DomainEventBus } from '../events/domain-event-bus';
+import type { AuthUser } from '../auth';
+import { DomainEventBus } from '../events';
 import { AccountsRepository, type AccountRecord } from './accounts.repository';
 
 const SEARCH_LIMIT = 20;

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/swagger';
 import { ok } from '../../common/api-response';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { Roles } from '../auth/auth.decorators';
+import { Roles } from '../auth';
 import { isTimeZone } from './audit-stats';
 import { LogQueryDto, StatsQueryDto } from './audit.dto';
 import { AuditService } from './audit.service';

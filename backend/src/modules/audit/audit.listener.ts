@@ -7,7 +7,7 @@ import {
   type DomainEventEnvelope,
   type LedgerKind,
 } from '@studio/contracts';
-import { OnDomainEvent } from '../events/domain-event-bus';
+import { OnDomainEvent } from '../events';
 import { AuditService } from './audit.service';
 
 /** Records account events in the activity log. */

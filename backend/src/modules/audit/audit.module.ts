@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { RealtimeModule } from '../realtime/realtime.module';
+import { RealtimeModule } from '../realtime';
 import { AuditEntry, AuditEntrySchema } from './audit-entry.schema';
 import { AuditCounters } from './audit-counters';
 import { AuditUpgrade } from './audit-upgrade';

@@ -9,7 +9,7 @@ import {
   type LogPage,
   type LogQuery,
 } from '@studio/contracts';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
+import { RealtimePublisher } from '../realtime';
 import { AuditEntry } from './audit-entry.schema';
 import { AuditCounters, COUNTED_LINES } from './audit-counters';
 import { GroupInsert } from '../../infrastructure/group-insert';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEvents, type DomainEventEnvelope } from '@studio/contracts';
-import { OnDomainEvent } from '../events/domain-event-bus';
+import { OnDomainEvent } from '../events';
 import { SessionRevoker } from './session-revoker';
 
 /**

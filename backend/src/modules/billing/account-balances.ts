@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model, Types } from 'mongoose';
-import { Account } from '../accounts/account.schema';
+import { Account } from '../accounts';
 import { LedgerEntry } from './ledger-entry.schema';
 
 /** What the account says about one ledger entry. */

@@ -12,9 +12,7 @@ import type { Request } from 'express';
 import { AccountMessages, PaymentMessages, type BillingStatus } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
-import { CurrentUser, Public } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
+import { CurrentUser, Public, type AuthUser, RateLimit } from '../auth';
 import {
   CheckoutDto,
   CheckoutSessionParams,

@@ -12,7 +12,7 @@ import {
 } from '@studio/contracts';
 import { GroupInsert } from '../../infrastructure/group-insert';
 import { GroupUpdate } from '../../infrastructure/group-update';
-import { DomainEventBus } from '../events/domain-event-bus';
+import { DomainEventBus } from '../events';
 import { LedgerActor, LedgerEntry, RETIRED_LEDGER_INDEXES } from './ledger-entry.schema';
 import { AccountBalances } from './account-balances';
 import { JobLiveness } from './job-liveness';

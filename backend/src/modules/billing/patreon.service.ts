@@ -3,9 +3,9 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainEvents, PaymentMessages } from '@studio/contracts';
-import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.repository';
-import { assertActingAs, type AuthUser } from '../auth/auth-user';
-import { DomainEventBus } from '../events/domain-event-bus';
+import { AccountsRepository, isDuplicateKeyError } from '../accounts';
+import { assertActingAs, type AuthUser } from '../auth';
+import { DomainEventBus } from '../events';
 import { PatreonRedemption, PatreonSecret } from './patreon-secret.schema';
 
 const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');

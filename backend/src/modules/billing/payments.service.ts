@@ -20,8 +20,8 @@ import {
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { AccountsRepository } from '../accounts/accounts.repository';
-import { assertActingAs, type AuthUser } from '../auth/auth-user';
+import { AccountsRepository } from '../accounts';
+import { assertActingAs, type AuthUser } from '../auth';
 import { LedgerService } from './ledger.service';
 import { PaymentsPort, type VerifiedPaymentEvent } from './payments.port';
 import { TestCheckoutSessions } from './test-checkout-sessions';

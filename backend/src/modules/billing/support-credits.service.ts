@@ -20,9 +20,9 @@ import {
   type CreditHistoryEntry,
   type Page,
 } from '@studio/contracts';
-import { AccountsRepository } from '../accounts/accounts.repository';
-import type { AuthUser } from '../auth/auth-user';
-import { DomainEventBus } from '../events/domain-event-bus';
+import { AccountsRepository } from '../accounts';
+import type { AuthUser } from '../auth';
+import { DomainEventBus } from '../events';
 import { CreditApproval } from './credit-approval.schema';
 import { LedgerEntry } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';

@@ -10,8 +10,7 @@ import {
 import type { Response } from 'express';
 import type { CreditChangeAnswer } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, Roles } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
+import { CurrentUser, Roles, type AuthUser } from '../auth';
 import {
   AdjustDto,
   ApprovalDecisionDto,

@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { PACK_PRICE_CENTS, PaymentMessages } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../auth';
 
 /** The test page keeps a checkout this long (Stripe's own sessions expire after 24 hours). */
 const TEST_CHECKOUT_TTL_SECONDS = 86_400;

@@ -7,9 +7,7 @@ import {
   type TestCheckoutDetails,
 } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
+import { CurrentUser, type AuthUser, RateLimit } from '../auth';
 import { CheckoutSessionParams } from './billing.dto';
 import { PaymentsService } from './payments.service';
 import { TestCheckoutSessions } from './test-checkout-sessions';

@@ -6,9 +6,9 @@ import { Model, Types } from 'mongoose';
 import { DomainEvents, plural, type AllowanceStats, type DomainEventEnvelope } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { AccountsRepository } from '../accounts/accounts.repository';
-import { Roles } from '../auth/auth.decorators';
-import { OnDomainEvent } from '../events/domain-event-bus';
+import { AccountsRepository } from '../accounts';
+import { Roles } from '../auth';
+import { OnDomainEvent } from '../events';
 import { LedgerEntry } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
 

@@ -24,7 +24,7 @@ import { verifyReplicateWebhook } from '@studio/inference';
 import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { Public, Roles } from '../auth/auth.decorators';
+import { Public, Roles } from '../auth';
 import { PredictionUpdatesHub } from './prediction-updates';
 import { EnginesStatusService } from './engines-status.service';
 

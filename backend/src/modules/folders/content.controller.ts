@@ -22,10 +22,7 @@ import {
 import type { Request, Response } from 'express';
 import { ContentMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, Roles } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
-import { SameOriginGuard } from '../auth/same-origin.guard';
+import { CurrentUser, Roles, type AuthUser, RateLimit, SameOriginGuard } from '../auth';
 import { DownloadContentDto, RenameFolderDto, TakedownDto } from './folders.dto';
 import { FoldersService, RangeNotSatisfiable } from './folders.service';
 

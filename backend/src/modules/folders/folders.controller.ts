@@ -7,9 +7,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ok } from '../../common/api-response';
-import { CurrentUser } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
+import { CurrentUser, type AuthUser, RateLimit } from '../auth';
 import { MakeFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
 

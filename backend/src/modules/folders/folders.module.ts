@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ContentController } from './content.controller';
 import { ContentItem, ContentItemSchema, InpaintBatch, InpaintBatchSchema } from './content-item.schema';
-import { RealtimeModule } from '../realtime/realtime.module';
+import { RealtimeModule } from '../realtime';
 import { Folder, FolderSchema } from './folder.schema';
 import { FoldersController } from './folders.controller';
 import { FoldersService } from './folders.service';

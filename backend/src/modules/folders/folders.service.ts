@@ -15,11 +15,11 @@ import {
   type FolderSummary,
   type InpaintEntry,
 } from '@studio/contracts';
-import { AccountsRepository, isDuplicateKeyError } from '../accounts/accounts.repository';
-import { assertActingAs, type AuthUser } from '../auth/auth-user';
-import { DomainEventBus } from '../events/domain-event-bus';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
-import { newStorageKey, StoragePort, type ByteRange, type StoredObject } from '../storage/storage.port';
+import { AccountsRepository, isDuplicateKeyError } from '../accounts';
+import { assertActingAs, type AuthUser } from '../auth';
+import { DomainEventBus } from '../events';
+import { RealtimePublisher } from '../realtime';
+import { newStorageKey, StoragePort, type ByteRange, type StoredObject } from '../storage';
 import { ContentItem, InpaintBatch } from './content-item.schema';
 import { Folder } from './folder.schema';
 

@@ -42,9 +42,8 @@ import {
 import { IMAGE_JSON_BODY_LIMIT, readJsonBody } from '../../common/body-parsing';
 import { TakesFiles } from '../../common/request-origin';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import type { AuthUser } from '../auth/auth-user';
-import { sessionAccount } from '../auth/session.guard';
-import { OperationsService } from '../operations/operations.service';
+import { type AuthUser, sessionAccount } from '../auth';
+import { OperationsService } from '../operations';
 import { EngineRegistry } from '../engines';
 
 /** One uploaded file, streamed to a temp file that lives as long as its request. */

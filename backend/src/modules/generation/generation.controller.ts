@@ -34,9 +34,8 @@ import {
 import { ok } from '../../common/api-response';
 import { requireWholeNumber } from '../../common/validation';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser, type AuthUser } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
-import type { AuthUser } from '../auth/auth-user';
 import { FaceSwapDto, GenerateNoiseDto, JobHistoryQueryDto, SuperResolutionDto } from './generation.dto';
 import { FaceSwapChecks } from './face-swap-check';
 import { JobHistory } from './job-history.service';

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { BillingModule } from '../billing/billing.module';
-import { FoldersModule } from '../folders/folders.module';
-import { RealtimeModule } from '../realtime/realtime.module';
-import { OperationsModule } from '../operations/operations.module';
+import { BillingModule } from '../billing';
+import { FoldersModule } from '../folders';
+import { RealtimeModule } from '../realtime';
+import { OperationsModule } from '../operations';
 import { ProvenanceModule } from '../provenance';
 import { EnginesModule, JobQueuesModule } from '../engines';
 import { GenerationController } from './generation.controller';

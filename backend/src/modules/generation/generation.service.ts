@@ -25,12 +25,11 @@ import {
   type JobView,
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { assertActingAs, type AuthUser } from '../auth/auth-user';
-import { JobLiveness } from '../billing/job-liveness';
-import { LedgerService } from '../billing/ledger.service';
-import { FoldersService } from '../folders/folders.service';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
-import { newStorageKey, StoragePort } from '../storage/storage.port';
+import { assertActingAs, type AuthUser } from '../auth';
+import { JobLiveness, LedgerService } from '../billing';
+import { FoldersService } from '../folders';
+import { RealtimePublisher } from '../realtime';
+import { newStorageKey, StoragePort } from '../storage';
 import { EngineRegistry, toolQueueToken } from '../engines';
 import { Job, reservationKeyOf, type JobParams, type JobRecord } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';

@@ -2,9 +2,8 @@ import { BadRequestException, Body, Controller, HttpCode, Inject, Post, Uploaded
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { BULK_INPAINT_AMOUNT, JobMessages, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser, type AuthUser } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
-import type { AuthUser } from '../auth/auth-user';
 import { BulkInpaintDto, InpaintDto } from './generation.dto';
 import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
 import { InpaintService } from './inpaint.service';

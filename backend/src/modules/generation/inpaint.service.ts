@@ -10,8 +10,8 @@ import {
   type JobView,
 } from '@studio/contracts';
 import { requireWholeNumber } from '../../common/validation';
-import type { AuthUser } from '../auth/auth-user';
-import { FoldersService } from '../folders/folders.service';
+import type { AuthUser } from '../auth';
+import { FoldersService } from '../folders';
 import { GenerationService, imageInputs, type JobRequest } from './generation.service';
 import { batchStatus } from './batch-status';
 import { normalizeImage, normalizeMask, type ImageSource } from './image-input';

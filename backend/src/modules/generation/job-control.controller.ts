@@ -11,10 +11,7 @@ import {
 import type { Response } from 'express';
 import { ok } from '../../common/api-response';
 import { requireWholeNumber } from '../../common/validation';
-import { CurrentUser } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
-import { SameOriginGuard } from '../auth/same-origin.guard';
+import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard } from '../auth';
 import { RetryJobDto } from './job-control.dto';
 import { JobControlService } from './job-control.service';
 

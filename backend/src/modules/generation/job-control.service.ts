@@ -19,11 +19,11 @@ import {
   type CancelJobResult,
   type JobView,
 } from '@studio/contracts';
-import type { AuthUser } from '../auth/auth-user';
-import { LedgerService } from '../billing/ledger.service';
-import { FoldersService } from '../folders/folders.service';
-import { OperationsService } from '../operations/operations.service';
-import { StoragePort, type StoredObject } from '../storage/storage.port';
+import type { AuthUser } from '../auth';
+import { LedgerService } from '../billing';
+import { FoldersService } from '../folders';
+import { OperationsService } from '../operations';
+import { StoragePort, type StoredObject } from '../storage';
 import { GenerationService, type JobInput } from './generation.service';
 import { Job, type JobParams, type JobRecord } from './job.schema';
 import { JobCancelSignals } from './job-control.signals';

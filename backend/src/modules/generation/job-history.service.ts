@@ -2,7 +2,7 @@ import { BadRequestException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types, type FilterQuery } from 'mongoose';
 import { JOB_HISTORY_PAGE_SIZE, type JobHistoryPage, type JobHistoryQuery } from '@studio/contracts';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../auth';
 import { Job, type JobRecord } from './job.schema';
 import { toJobView } from './job-view';
 

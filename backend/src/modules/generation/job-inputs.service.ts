@@ -2,9 +2,9 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model } from 'mongoose';
 import { DomainEvents, type DomainEventEnvelope } from '@studio/contracts';
-import { OnDomainEvent } from '../events/domain-event-bus';
-import { FoldersService } from '../folders/folders.service';
-import { StoragePort } from '../storage/storage.port';
+import { OnDomainEvent } from '../events';
+import { FoldersService } from '../folders';
+import { StoragePort } from '../storage';
 import { Job, type JobRecord } from './job.schema';
 
 const SWEEP_EVERY_MS = 10 * 60_000;

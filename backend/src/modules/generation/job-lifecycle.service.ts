@@ -11,10 +11,10 @@ import {
   type ContentItem,
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { LedgerService, type Settlement } from '../billing/ledger.service';
-import { DomainEventBus } from '../events/domain-event-bus';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
-import { FoldersService } from '../folders/folders.service';
+import { LedgerService, type Settlement } from '../billing';
+import { DomainEventBus } from '../events';
+import { RealtimePublisher } from '../realtime';
+import { FoldersService } from '../folders';
 import { batchStatus } from './batch-status';
 import { Job, reservationKeyOf, type JobCancel, type JobRecord } from './job.schema';
 import { isFinal, transition } from './job-state';

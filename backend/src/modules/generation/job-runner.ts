@@ -29,9 +29,9 @@ import {
   type RunContext,
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { FoldersService } from '../folders/folders.service';
+import { FoldersService } from '../folders';
 import { ProvenanceService } from '../provenance';
-import { StoragePort } from '../storage/storage.port';
+import { StoragePort } from '../storage';
 import { CAPABILITY_OF, EngineRegistry, concurrencyOf, runsQueue, toolQueueToken } from '../engines';
 import { JobCancelSignals } from './job-control.signals';
 import { Job, type JobRecord } from './job.schema';

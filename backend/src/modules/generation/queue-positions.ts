@@ -11,7 +11,7 @@ import {
   type JobView,
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
+import { RealtimePublisher } from '../realtime';
 import { fairShareTag } from './fair-share';
 import { Job, type JobRecord } from './job.schema';
 import {

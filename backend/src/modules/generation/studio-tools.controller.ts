@@ -13,9 +13,8 @@ import {
   withAdultAge,
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { CurrentUser } from '../auth/auth.decorators';
+import { CurrentUser, type AuthUser } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
-import type { AuthUser } from '../auth/auth-user';
 import { FaceSwapVideoDto, GenerateImageDto } from './generation.dto';
 import { fileNamed, ToolUpload, type UploadedFile } from './generation-uploads';
 import { GenerationService, imageInputs } from './generation.service';

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
-import { RateLimit } from '../auth/rate-limit';
+import { RateLimit } from '../auth';
 
 /**
  * What every tool controller shares: the per-user job rate limit (one budget across all tools,

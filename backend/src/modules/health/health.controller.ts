@@ -8,9 +8,9 @@ import { ok } from '../../common/api-response';
 import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { Public } from '../auth/auth.decorators';
+import { Public } from '../auth';
 import { EngineRegistry, toolReadiness } from '../engines';
-import { MailService } from '../mail/mail.service';
+import { MailService } from '../mail';
 
 const PROBE_TIMEOUT_MS = 2000;
 

@@ -12,9 +12,9 @@ import {
   type LedgerKind,
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { OnDomainEvent } from '../events/domain-event-bus';
+import { OnDomainEvent } from '../events';
 import { EngineRegistry, runsQueue, toolQueueToken } from '../engines';
-import { Job } from '../generation/job.schema';
+import { Job } from '../generation';
 import { RESTORE_FAILURE_MESSAGE } from '../restore';
 import { StudioMetrics, type CreditMovement, type FailureReason, type JobEndState } from './studio-metrics';
 

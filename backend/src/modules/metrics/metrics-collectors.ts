@@ -10,7 +10,7 @@ import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { EngineRegistry, toolQueueToken } from '../engines';
-import { RealtimeGateway } from '../realtime/realtime.gateway';
+import { RealtimeGateway } from '../realtime';
 import { StudioMetrics, dbCommandLabel, redisCommandLabel } from './studio-metrics';
 
 const PROBE_TIMEOUT_MS = 2000;

@@ -10,7 +10,7 @@ import {
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { Public } from '../auth/auth.decorators';
+import { Public } from '../auth';
 import { hasMetricsToken } from './metrics-access';
 import { StudioMetrics } from './studio-metrics';
 

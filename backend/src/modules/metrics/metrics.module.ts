@@ -1,6 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { GenerationModule } from '../generation/generation.module';
+import { GenerationModule } from '../generation';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { JobMetricsListener } from './job-metrics.listener';
 import { MetricsCollectors } from './metrics-collectors';

@@ -2,8 +2,7 @@ import { Body, Controller, Get, NotFoundException, Param, Put } from '@nestjs/co
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JobTools, Messages, type JobTool } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, Public, Roles } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
+import { CurrentUser, Public, Roles, type AuthUser } from '../auth';
 import { SetFlagsDto, SetNoticeDto } from './operations.dto';
 import { OperationsService } from './operations.service';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { EnginesModule } from '../engines';
-import { RealtimeModule } from '../realtime/realtime.module';
+import { RealtimeModule } from '../realtime';
 import { OperationsController } from './operations.controller';
 import { OperationsSetting, OperationsSettingSchema } from './operations.schema';
 import { OperationsService } from './operations.service';

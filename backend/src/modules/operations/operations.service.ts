@@ -15,11 +15,11 @@ import {
   type SetFlagsRequest,
   type SetNoticeRequest,
 } from '@studio/contracts';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../auth';
 import { LocalCpuEngine, PooledCpuEngine } from '@studio/inference';
-import { DomainEventBus } from '../events/domain-event-bus';
+import { DomainEventBus } from '../events';
 import { EngineRegistry } from '../engines';
-import { RealtimePublisher } from '../realtime/realtime.publisher';
+import { RealtimePublisher } from '../realtime';
 import { OperationsSetting } from './operations.schema';
 
 const FLAGS_ID = 'flags';

@@ -7,8 +7,8 @@ import type { Queue } from 'bull';
 import type { NextFunction, Request, Response } from 'express';
 import { JobTools, Messages, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { failure } from '../../common/api-response';
-import { AccountsRepository } from '../accounts/accounts.repository';
-import { DOMAIN_EVENTS_QUEUE } from '../events/domain-event-bus';
+import { AccountsRepository } from '../accounts';
+import { DOMAIN_EVENTS_QUEUE } from '../events';
 import { toolQueueToken } from '../engines';
 
 /**

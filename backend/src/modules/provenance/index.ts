@@ -1,4 +1,8 @@
-/** The provenance module's face: marking outputs before they are stored, and the verify page. */
+/**
+ * The provenance module's face: marking outputs before they are stored, and the verify page.
+ * Above audit (an admin's look-up of a file's owner on the verify page is audited) and below
+ * generation, whose job runner marks each output before storing it.
+ */
 export { ProvenanceModule } from './provenance.module';
 export { ProvenanceService } from './provenance.service';
 export type { JobToMark, OutputToMark } from './provenance.service';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { AuditModule } from '../audit/audit.module';
+import { AuditModule } from '../audit';
 import { ProvenanceMark, ProvenanceMarkSchema } from './provenance-mark.schema';
 import { ProvenanceService } from './provenance.service';
 import { VerifyController } from './verify.controller';

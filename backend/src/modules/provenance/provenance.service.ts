@@ -12,8 +12,8 @@ import {
   type OutputFormat,
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import type { AuthUser } from '../auth/auth-user';
-import { AuditService } from '../audit/audit.service';
+import type { AuthUser } from '../auth';
+import { AuditService } from '../audit';
 import { ProvenanceMark } from './provenance-mark.schema';
 
 /** One output of a job, before it is stored. */

@@ -28,9 +28,7 @@ import { UPLOAD_LIMITS, VerifyMessages, type ApiResponse, type VerifyResult } fr
 import { isVideoTooLong, probeVideo } from '@studio/inference';
 import { ok } from '../../common/api-response';
 import { TakesFiles } from '../../common/request-origin';
-import { Public } from '../auth/auth.decorators';
-import type { AuthUser } from '../auth/auth-user';
-import { RateLimit } from '../auth/rate-limit';
+import { Public, type AuthUser, RateLimit } from '../auth';
 import { ProvenanceService } from './provenance.service';
 
 const IMAGE_TYPES: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);

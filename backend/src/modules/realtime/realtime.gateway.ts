@@ -5,8 +5,7 @@ import type { Server, Socket } from 'socket.io';
 import { SocketEvents, SocketRooms } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { ACCOUNT_DIRECTORY, type AccountDirectory } from '../auth/account-directory';
-import { sessionStoreKey } from '../auth/session';
+import { ACCOUNT_DIRECTORY, type AccountDirectory, sessionStoreKey } from '../auth';
 
 interface SessionRequest {
   sessionID?: string;

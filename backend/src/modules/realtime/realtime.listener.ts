@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEvents, SocketEvents, SocketRooms, type DomainEventEnvelope } from '@studio/contracts';
-import { OnDomainEvent } from '../events/domain-event-bus';
+import { OnDomainEvent } from '../events';
 import { RealtimePublisher } from './realtime.publisher';
 
 /** Turns domain events into pushes to the browser. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { SocketRooms } from '@studio/contracts';
-import { SessionEvents, type SessionsEndedPayload } from '../auth/session-events';
+import { SessionEvents, type SessionsEndedPayload } from '../auth';
 import { RealtimePublisher } from './realtime.publisher';
 
 /**

@@ -9,8 +9,7 @@ import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { LiveSessions } from '../auth/live-sessions';
-import { SESSION_MIDDLEWARE } from '../auth/session';
+import { LiveSessions, SESSION_MIDDLEWARE } from '../auth';
 import { socketChannelKey } from './realtime.publisher';
 
 /**

@@ -4,8 +4,7 @@ import { Model } from 'mongoose';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { OPEN_JOB_STATES } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { Job, type JobRecord } from '../generation/job.schema';
-import { JobLifecycle } from '../generation/job-lifecycle.service';
+import { Job, type JobRecord, JobLifecycle } from '../generation';
 
 /** What the owner of a job lost in a restore reads (and what the metrics count as reason 'restore'). */
 export const RESTORE_FAILURE_MESSAGE =

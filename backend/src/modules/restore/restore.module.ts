@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { GenerationModule } from '../generation/generation.module';
+import { GenerationModule } from '../generation';
 import { RestoreRecovery } from './restore-recovery';
 
 /** What a restore from backup (deploy/local/restore.sh) leaves to the app's next start. */

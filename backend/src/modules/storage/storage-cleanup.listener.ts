@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainEvents, type DomainEventEnvelope } from '@studio/contracts';
-import { OnDomainEvent } from '../events/domain-event-bus';
+import { OnDomainEvent } from '../events';
 import { StoragePort } from './storage.port';
 
 /** Removes the file of a deleted item again, durably: if the inline removal failed, this retries. */
