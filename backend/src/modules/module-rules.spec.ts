@@ -93,7 +93,7 @@ describe('module rules', () => {
     expect(code).toBe(severity === 'error' ? 1 : 0);
   });
 
-  it('passes this backend, and fails a copy of it with one deliberate back-import', async () => {
+  it('passes this backend, and fails a copy of it with a deliberate back-import and an import past a face', async () => {
     expect((await check(ROOT)).code).toBe(0);
 
     // accounts imports auth; auth importing accounts back (through its face, so only the loop is
@@ -105,11 +105,20 @@ describe('module rules', () => {
       path.join(dir, 'backend/src/modules/auth/deliberate-back-import.ts'),
       "import { AccountsRepository } from '../accounts';\n\nexport type Back = AccountsRepository;\n",
     );
+    // and a module reaching past another's face (generation does use billing, through its index.ts)
+    await writeFile(
+      path.join(dir, 'backend/src/modules/generation/deliberate-deep-import.ts'),
+      "import { LedgerService } from '../billing/ledger.service';\n\nexport type Deep = LedgerService;\n",
+    );
     const { code, output } = await check(dir);
     expect(output).toMatch(
       /error no-module-cycles: backend\/src\/modules\/auth → \s*backend\/src\/modules\/accounts/,
     );
     expect(output).toContain('Backend modules must form a tree');
+    expect(output).toContain(
+      'error only-through-module-face: backend/src/modules/generation/deliberate-deep-import.ts → backend/src/modules/billing/ledger.service.ts',
+    );
+    expect(output).toContain('only through its index.ts');
     expect(code).toBe(1);
   }, 120000);
 });
