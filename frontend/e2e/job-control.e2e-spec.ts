@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { gatedSuperResolution } from '../../backend/test/gated-engine';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { EngineRegistry } from '../../backend/src/modules/generation/engine-registry';
+import { EngineRegistry } from '../../backend/src/modules/engines';
 import type { EncodedImage, InferenceEngine, InpaintRequest, RunContext } from '@studio/inference';
 import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage } from './browser';
 

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { gatedSuperResolution } from '../../backend/test/gated-engine';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { EngineRegistry } from '../../backend/src/modules/generation/engine-registry';
+import { EngineRegistry } from '../../backend/src/modules/engines';
 import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, settledBox } from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
