@@ -72,7 +72,9 @@ function MagicBrushScreen() {
     }));
   });
 
-  const { submission, single, bulk, bulkBusy } = useInpaint((started) => {
+  // The CPU engine fills from the picture around the mask and ignores a prompt: none is asked for.
+  const promptUsed = !(operations.loaded && operations.engines?.inpaint === 'local');
+  const { submission, single, bulk, bulkBusy } = useInpaint(promptUsed, (started) => {
     setBatch(started);
     setAsking(false);
     // Clears the result and the added files (spec section 4); the image and its mask stay.
@@ -244,7 +246,7 @@ function MagicBrushScreen() {
         onCancel={() => setAsking(false)}
         onSingle={() => void submitSingle()}
         onBulk={() => void submitBulk()}
-        promptUsed={!(operations.loaded && operations.engines?.inpaint === 'local')}
+        promptUsed={promptUsed}
       />
       <JobModal
         submission={submission}

@@ -38,11 +38,11 @@ interface InpaintInput {
 }
 
 /**
- * Magic Brush requests with the spec's checks (section 5) in its order: logged in, a folder for a
- * bulk, enough credits for amount × images. Single answers go to the job modal; a bulk answer
+ * Magic Brush requests with the spec's checks (section 5) in its order: logged in, a prompt when
+ * the engine uses one (`promptUsed`), a folder for a bulk, enough credits for amount × images. Single answers go to the job modal; a bulk answer
  * starts a batch in the folder and the tray follows its jobs.
  */
-export function useInpaint(onBulkDone: (batch: StartedBatch) => void) {
+export function useInpaint(promptUsed: boolean, onBulkDone: (batch: StartedBatch) => void) {
   const { account, balance, refresh } = useSession();
   const { track } = useJobs();
   const toast = useToast();
@@ -57,8 +57,8 @@ export function useInpaint(onBulkDone: (batch: StartedBatch) => void) {
       navigate(Paths.login);
       return false;
     }
-    const prompt = form.prompt.trim();
-    if (!prompt) {
+    const prompt = promptUsed ? form.prompt.trim() : '';
+    if (promptUsed && !prompt) {
       toast.error(PromptMessages.promptRequired);
       return false;
     }
@@ -86,7 +86,7 @@ export function useInpaint(onBulkDone: (batch: StartedBatch) => void) {
     const data = new FormData();
     data.append('original', image.blob, image.fileName);
     data.append('mask', maskPng, 'mask.png');
-    data.append('prompt', form.prompt.trim());
+    data.append('prompt', promptUsed ? form.prompt.trim() : '');
     data.append('author', account ?? '');
     data.append('amount', String(amount));
     if (form.folder) data.append('folder', form.folder);
