@@ -137,6 +137,17 @@ describe('provenance: every output marked, and the public verify page (real app,
     expect(body.manifest.state).toBe('tampered');
   }, 60_000);
 
+  it('reports a file whose pixels no longer decode as tampered, with no watermark (not a 5xx)', async () => {
+    const broken = Buffer.from(aliceOutput);
+    // a run of bytes in the middle of the compressed pixels: the header still reads, the image does not
+    broken.fill(0x5a, Math.floor(broken.length / 2), Math.floor(broken.length / 2) + 64);
+    const answer = await verify(broken, 'broken.png');
+    expect(answer.status).toBe(200);
+    const body = answer.body.content as VerifyResult;
+    expect(body.manifest.state).toBe('tampered');
+    expect(body.watermark.state).toBe('none');
+  }, 60_000);
+
   it('reports a file signed by someone else as foreign, with no watermark of ours', async () => {
     const signed = await foreign.mark({
       data: await sharp(fixture('ai-face.jpg')).png().toBuffer(),

@@ -172,15 +172,20 @@ class Studio:
         return summary
 
     def _detect(self, path, kind):
-        if kind == 'video':
-            r = self._video_whitened(path)
-            if r is None:
-                return {'found': False}
-        else:
-            with Image.open(path) as img:
-                img.draft('RGB', (img.width, img.height))
-                rgb = np.asarray(img.convert('RGB'))
-            r = wm.whiten(wm.luma_of(rgb))
+        # Pixels that cannot be decoded (a file changed after it was made: its manifest then reads
+        # tampered) carry no readable watermark: that is an answer, not a failure of the request.
+        try:
+            if kind == 'video':
+                r = self._video_whitened(path)
+                if r is None:
+                    return {'found': False}
+            else:
+                with Image.open(path) as img:
+                    img.draft('RGB', (img.width, img.height))
+                    rgb = np.asarray(img.convert('RGB'))
+                r = wm.whiten(wm.luma_of(rgb))
+        except (OSError, ValueError, SyntaxError, subprocess.CalledProcessError, StopIteration):
+            return {'found': False, 'unreadable': True}
         found = wm.detect_whitened(r)
         return {'found': bool(found['found']), 'id': found['id'], 'sync': round(found['sync'], 2)}
 
