@@ -1,6 +1,6 @@
 // What a backup holds, read back from its snapshot through FerretDB (deploy/local/backup.sh starts
 // one on a copy of it): per database, every account's balance, every ledger entry, every job's
-// state and the stored files the items point at. Written into the archive as report.json, so a
+// state, the stored files the items point at and the job that stored each. Written into the archive as report.json, so a
 // restore can be checked against it, and printed in short by `npm run backup`.
 //   node deploy/local/backup-report.cjs MONGODB_URL DATABASE...   (JSON on standard output)
 'use strict';
@@ -19,7 +19,7 @@ async function main() {
       const accounts = await all('accounts', { username: 1, balance: 1 });
       const ledger = await all('ledger', { kind: 1, amount: 1, state: 1, userId: 1 });
       const jobs = await all('jobs', { state: 1, tool: 1, cost: 1, owner: 1 });
-      const items = await all('content_items', { storageKey: 1 });
+      const items = await all('content_items', { storageKey: 1, jobId: 1 });
       report[name] = {
         balances: Object.fromEntries(accounts.map((a) => [a.username, a.balance ?? 0])),
         ledger: Object.fromEntries(
@@ -38,6 +38,10 @@ async function main() {
           .map((i) => i.storageKey)
           .filter(Boolean)
           .sort(),
+        // The job that stored each file: a restore removes the outputs of jobs it fails and refunds.
+        storedBy: Object.fromEntries(
+          items.filter((i) => i.storageKey && i.jobId).map((i) => [i.storageKey, String(i.jobId)]),
+        ),
       };
     }
   } finally {
