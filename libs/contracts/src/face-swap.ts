@@ -36,6 +36,17 @@ export const FaceSwapFields = {
   targetFaces: 'targetFaces',
 } as const;
 
+/**
+ * Multipart fields of the video swap's choice (besides SwapVideo0 = the video, SwapVideo1 = the
+ * face image), for POST /api/faceSwapVideo and its free check POST /api/faceSwapVideo/check.
+ */
+export const FaceSwapVideoFields = {
+  /** Index of the face of the face image (default 0, the largest). */
+  sourceFace: 'sourceFace',
+  /** Index of the face of the video's first frame to replace and follow (default 0, the largest). */
+  targetFace: 'targetFace',
+} as const;
+
 /** One face the engine found. Boxes are in pixels of the analysed image (FaceSwapImageReport). */
 export interface FoundFace {
   /** Its number in the image's list: largest face first. */
@@ -72,11 +83,31 @@ export interface FaceSwapCheck {
   price: number;
 }
 
+/** The video swap's free check: the face image and the video's first frame, as the swap sees them. */
+export interface FaceSwapVideoCheck {
+  source: FaceSwapImageReport;
+  /** The first frame at the size the swap processes frames (fitted within 1024 px). */
+  frame: FaceSwapImageReport;
+  /** The first frame (a JPEG data URL of `frame.width` x `frame.height`), to draw the boxes on. */
+  frameImage: string;
+  /** Measured with ffprobe: the price follows it. */
+  durationSeconds: number;
+  sourceFace: number | null;
+  /** The face of the first frame to replace and follow (null when it is not there). */
+  targetFace: number | null;
+  ok: boolean;
+  problems: string[];
+  warnings: string[];
+  price: number;
+}
+
 export const FaceSwapMessages = {
   badSourceFace: 'Choose one of the faces found in the face image',
   badTargetFaces: 'Choose one or more of the faces found in the target image',
   choiceUnsupported: 'The face swap engine in use swaps the largest face: leave the face choice out',
   tooManyTargetFaces: `Choose at most ${FACE_SWAP_LIMITS.maxTargetFaces} faces to swap`,
+  noFaceFirstFrame: 'No face found in the first frame of the video: the person to follow is chosen there',
+  badVideoFace: 'Choose one of the faces found in the first frame of the video',
   poseWarning: (index: number, degrees: number) =>
     `Face ${index + 1} of the target is turned ${Math.round(degrees)}° differently from the source face: the result may look less like the source`,
   poseRefused: (index: number, degrees: number) =>
@@ -134,4 +165,29 @@ export function judgeFaceSwap(
     }
   }
   return { ok: problems.length === 0, problems, warnings };
+}
+
+/**
+ * judgeFaceSwap for the video swap: one face of the face image onto one face of the video's first
+ * frame (the person then followed through the clip), with the video's own wording.
+ */
+export function judgeFaceSwapVideo(
+  source: readonly FoundFace[],
+  frame: readonly FoundFace[],
+  sourceFace: number | null,
+  targetFace: number | null,
+  noFaceSource: string,
+): { ok: boolean; problems: string[]; warnings: string[] } {
+  const verdict = judgeFaceSwap(
+    source,
+    frame,
+    sourceFace,
+    targetFace === null ? null : [targetFace],
+    noFaceSource,
+    FaceSwapMessages.noFaceFirstFrame,
+  );
+  const problems = verdict.problems.map((p) =>
+    p === FaceSwapMessages.badTargetFaces ? FaceSwapMessages.badVideoFace : p,
+  );
+  return { ...verdict, problems };
 }

@@ -54,6 +54,11 @@ export interface FindFacesRequest {
   images: Buffer[];
   /** Per image, the largest side it is analysed at (as the swap reads it). */
   maxSides: number[];
+  /**
+   * Per image, true for a video frame: searched as the video swap searches its frames (the whole
+   * picture, no tiles), so the check's face numbers are the swap's.
+   */
+  frames?: boolean[];
 }
 
 /** The faces of one image, largest first; boxes in pixels of the image at `width` x `height`. */

@@ -34,6 +34,7 @@ export type { BinaryMask } from './inpaint';
 export {
   probeVideo,
   isVideoTooLong,
+  extractFirstFrame,
   swapFaceInVideo,
   AI_GENERATED_VIDEO_COMMENT,
   VIDEO_DURATION_TOLERANCE_SECONDS,

@@ -159,7 +159,9 @@ export class LocalCpuEngine implements InferenceEngine {
     for (const [i, image] of request.images.entries()) {
       context.signal?.throwIfAborted();
       const rgb = await decodeRgb(image, request.maxSides[i] ?? MAX_SIDE);
-      const faces = await this.faces.detectAnySize(rgb);
+      const faces = request.frames?.[i]
+        ? await this.faces.detectRgb(rgb)
+        : await this.faces.detectAnySize(rgb);
       found.push({
         width: rgb.width,
         height: rgb.height,

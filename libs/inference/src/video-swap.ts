@@ -175,14 +175,9 @@ export async function swapFaceInVideo(
   try {
     const framesDir = path.join(temp, 'frames');
     await mkdir(framesDir);
-    const filters = [`scale=${width}:${height}`, 'setsar=1'];
-    if (input.fps > VIDEO_MAX_FPS) filters.push(`fps=${VIDEO_MAX_FPS}`);
     await runFfmpeg(
       ffmpeg(request.videoPath)
-        .outputOptions(
-          ...['-map', '0:v:0', '-an', '-sn', '-dn', '-vf', filters.join(',')],
-          ...['-fps_mode', input.fps > VIDEO_MAX_FPS ? 'cfr' : 'passthrough', '-q:v', `${EXTRACT_QSCALE}`],
-        )
+        .outputOptions(...frameOptions(input))
         .output(path.join(framesDir, '%06d.jpg')),
       signal,
       (frames) => progress(PROGRESS.extracted * Math.min(1, frames / input.frames)),
@@ -273,6 +268,48 @@ export async function swapFaceInVideo(
         `face) of ${input.durationSeconds.toFixed(1)} s in ${result.seconds.toFixed(1)} s`,
     );
     return result;
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** ffmpeg output options of the frames as the swap processes them (the check's first frame too). */
+function frameOptions(input: VideoInfo): string[] {
+  const { width, height } = outputSize(input.width, input.height);
+  const filters = [`scale=${width}:${height}`, 'setsar=1'];
+  if (input.fps > VIDEO_MAX_FPS) filters.push(`fps=${VIDEO_MAX_FPS}`);
+  return [
+    ...['-map', '0:v:0', '-an', '-sn', '-dn', '-vf', filters.join(',')],
+    ...['-fps_mode', input.fps > VIDEO_MAX_FPS ? 'cfr' : 'passthrough', '-q:v', `${EXTRACT_QSCALE}`],
+  ];
+}
+
+/**
+ * The first frame of a video (JPEG), extracted exactly as the swap extracts its frames (same size,
+ * filters and quality), so the faces found in it are those the swap chooses from. ffmpeg runs as
+ * a child process.
+ */
+export async function extractFirstFrame(
+  videoPath: string,
+  input: VideoInfo,
+  options: { tempDir?: string; signal?: AbortSignal } = {},
+): Promise<Buffer> {
+  const temp = await mkdtemp(path.join(options.tempDir ?? os.tmpdir(), 'studio-frame-'));
+  try {
+    const file = path.join(temp, 'first.jpg');
+    // A video ffprobe reads but ffmpeg cannot decode is the sender's, not a server fault.
+    const unreadable = (error: unknown) => {
+      if (options.signal?.aborted) throw error;
+      throw new EngineInputError('bad_request', JobMessages.badVideo, { cause: error });
+    };
+    await runFfmpeg(
+      ffmpeg(videoPath)
+        .outputOptions(...frameOptions(input), '-frames:v', '1')
+        .output(file),
+      options.signal,
+      () => undefined,
+    ).catch(unreadable);
+    return await readFile(file).catch(unreadable);
   } finally {
     await rm(temp, { recursive: true, force: true });
   }

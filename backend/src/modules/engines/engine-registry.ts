@@ -75,15 +75,17 @@ export class EngineRegistry implements OnApplicationShutdown {
    * can (the local engine: the check then sees exactly what the swap will see), else the local
    * engine's pool (an advice only: a remote engine detects faces its own way).
    */
-  faceFinder(): InferenceEngine & Required<Pick<InferenceEngine, 'findFaces'>> {
-    const own = this.engineFor('faceSwap');
+  faceFinder(
+    tool: 'faceSwap' | 'faceSwapVideo' = 'faceSwap',
+  ): InferenceEngine & Required<Pick<InferenceEngine, 'findFaces'>> {
+    const own = this.engineFor(tool);
     const finder = own?.findFaces ? own : this.engineOfKind('local');
     return finder as InferenceEngine & Required<Pick<InferenceEngine, 'findFaces'>>;
   }
 
   /** Whether a face swap request must pass the check before it is charged (see faceFinder). */
-  faceSwapChecked(): boolean {
-    return !!this.engineFor('faceSwap')?.findFaces;
+  faceSwapChecked(tool: 'faceSwap' | 'faceSwapVideo' = 'faceSwap'): boolean {
+    return !!this.engineFor(tool)?.findFaces;
   }
 
   /** Replaces a tool's engine in this process (tests and benchmarks: failing or no-op engines). */

@@ -4,13 +4,20 @@ import {
   IMAGE_SIDE_MAX,
   JobMessages,
   judgeFaceSwap,
+  judgeFaceSwapVideo,
   parseSourceFace,
   parseTargetFaces,
   quoteTool,
   type FaceSwapCheck,
   type FaceSwapImageReport,
+  type FaceSwapVideoCheck,
 } from '@studio/contracts';
-import { EngineInputError, type FoundFaces as EngineFoundFaces } from '@studio/inference';
+import {
+  EngineInputError,
+  extractFirstFrame,
+  probeVideo,
+  type FoundFaces as EngineFoundFaces,
+} from '@studio/inference';
 import { EngineRegistry } from '../engines';
 import type { NormalizedImage } from './image-input';
 
@@ -18,6 +25,12 @@ import type { NormalizedImage } from './image-input';
 export interface FaceChoiceFields {
   sourceFace?: unknown;
   targetFaces?: unknown;
+}
+
+/** The video swap's choice, as sent (multipart fields). */
+export interface VideoFaceChoiceFields {
+  sourceFace?: unknown;
+  targetFace?: unknown;
 }
 
 /**
@@ -69,6 +82,59 @@ export class FaceSwapChecks {
   /** Whether swap requests must pass the check before they are charged (a local engine). */
   enforced(): boolean {
     return this.engines.faceSwapChecked();
+  }
+
+  /**
+   * The video swap's free check: the faces of the face image and of the video's first frame, which
+   * ffmpeg (a child process) extracts exactly as the swap extracts its frames; both are analysed
+   * in the engine pool, the frame as the swap searches frames. `videoPath` is a video already
+   * measured (measureVideo), lasting `durationSeconds`.
+   */
+  async checkVideo(
+    face: NormalizedImage,
+    videoPath: string,
+    durationSeconds: number,
+    fields: VideoFaceChoiceFields,
+  ): Promise<FaceSwapVideoCheck> {
+    let found: EngineFoundFaces[];
+    let frame: Buffer;
+    try {
+      frame = await extractFirstFrame(videoPath, await probeVideo(videoPath));
+      found = await this.engines.faceFinder('faceSwapVideo').findFaces({
+        images: [face.data, frame],
+        maxSides: [IMAGE_SIDE_MAX, IMAGE_SIDE_MAX],
+        frames: [false, true],
+      });
+    } catch (err) {
+      if (err instanceof EngineInputError) throw new BadRequestException(err.message);
+      throw err;
+    }
+    const [sourceReport, frameReport] = found.map(report);
+    const sourceFace = parseSourceFace(fields.sourceFace);
+    const targetFace = parseSourceFace(fields.targetFace);
+    const verdict = judgeFaceSwapVideo(
+      sourceReport.faces,
+      frameReport.faces,
+      sourceFace,
+      targetFace,
+      JobMessages.noFaceSource,
+    );
+    const within = (index: number | null, count: number) => (index !== null && index < count ? index : null);
+    return {
+      source: sourceReport,
+      frame: frameReport,
+      frameImage: `data:image/jpeg;base64,${frame.toString('base64')}`,
+      durationSeconds,
+      sourceFace: within(sourceFace, sourceReport.faces.length),
+      targetFace: within(targetFace, frameReport.faces.length),
+      ...verdict,
+      price: quoteTool('faceSwapVideo', durationSeconds),
+    };
+  }
+
+  /** Whether video swap requests must pass the video check before they are charged. */
+  videoEnforced(): boolean {
+    return this.engines.faceSwapChecked('faceSwapVideo');
   }
 }
 

@@ -174,6 +174,19 @@ export class FaceSwapVideoDto extends ToolRequestDto {
   @IsOptional()
   @IsIn(['true', 'false'])
   consent?: string;
+
+  @ApiPropertyOptional({ description: 'Index of the face of the face image (largest first; default 0)' })
+  @IsOptional()
+  @IsString()
+  sourceFace?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "Index of the face of the video's first frame to replace and follow (largest first; default 0)",
+  })
+  @IsOptional()
+  @IsString()
+  targetFace?: string;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

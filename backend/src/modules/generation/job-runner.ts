@@ -253,7 +253,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
           ),
         ];
       case 'faceSwapVideo':
-        return [await this.swapVideo(engine, inputs[0], inputs[1], context)];
+        return [await this.swapVideo(engine, inputs[0], inputs[1], job.params, context)];
     }
   }
 
@@ -262,6 +262,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     engine: InferenceEngine,
     video: Buffer,
     face: Buffer,
+    choice: { sourceFace?: number; targetFace?: number },
     context: RunContext,
   ): Promise<EncodedVideo> {
     const dir = await mkdtemp(join(tmpdir(), 'video-swap-'));
@@ -269,7 +270,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       const videoPath = join(dir, 'input');
       const outputPath = join(dir, 'output.mp4');
       await writeFile(videoPath, video);
-      await engine.faceSwapVideo({ videoPath, face, outputPath }, context);
+      const { sourceFace, targetFace } = choice;
+      await engine.faceSwapVideo({ videoPath, face, outputPath, sourceFace, targetFace }, context);
       return { data: await readFile(outputPath), format: 'mp4' };
     } finally {
       await rm(dir, { recursive: true, force: true });

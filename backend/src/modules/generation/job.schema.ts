@@ -23,6 +23,8 @@ export interface JobParams {
   /** Face swap: the source face and the target faces chosen (largest first; 0 and [0] when absent). */
   sourceFace?: number;
   targetFaces?: number[];
+  /** Video face swap: the face of the first frame to replace and follow (0 when absent). */
+  targetFace?: number;
   /** Size of the job's work for estimated times (job-eta.ts): megapixels, seconds of video. */
   work?: number;
 }

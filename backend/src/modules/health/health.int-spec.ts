@@ -120,6 +120,7 @@ describe('health and API document', () => {
         'POST /api/bulkInpaintImage',
         'POST /api/generateImage',
         'POST /api/faceSwapVideo',
+        'POST /api/faceSwapVideo/check',
         'GET /api/operations',
         // the public verify page (modules/provenance)
         'POST /api/verify',
