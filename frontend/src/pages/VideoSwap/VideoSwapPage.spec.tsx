@@ -1,4 +1,4 @@
-import { Messages } from '@studio/contracts';
+import { FaceSwapMessages, Messages, type FaceSwapVideoCheck } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
 import { jobView, pickImage, submitAnswer } from '../../test/jobs';
@@ -11,6 +11,30 @@ jest.mock('../../images/scaleImage', () => jest.requireActual('../../test/fakeSc
 
 const FOLDER = '0123456789abcdef01234567';
 
+/** The free check's answer: one face in the face image, two people in the first frame. */
+function checkAnswer() {
+  const content: FaceSwapVideoCheck = {
+    source: { width: 256, height: 256, faces: [{ index: 0, box: [20, 20, 200, 200], score: 1, yaw: 0 }] },
+    frame: {
+      width: 640,
+      height: 360,
+      faces: [
+        { index: 0, box: [40, 40, 260, 260], score: 1, yaw: 0 },
+        { index: 1, box: [400, 90, 180, 180], score: 1, yaw: 10 },
+      ],
+    },
+    frameImage: 'data:image/jpeg;base64,AAAA',
+    durationSeconds: 12.1,
+    sourceFace: 0,
+    targetFace: 0,
+    ok: true,
+    problems: [],
+    warnings: [],
+    price: 61,
+  };
+  return { status: 200, body: { message: 'success', content } };
+}
+
 async function open({ balance = 100, videoFaceSwap = false, answers = {} } = {}) {
   rememberAccount('alice');
   const fetchMock = mockFetch({
@@ -22,6 +46,7 @@ async function open({ balance = 100, videoFaceSwap = false, answers = {} } = {})
         notices: [notice('faceSwapVideo', 'We are experiencing technical difficulties.')],
       }),
     ),
+    'POST /api/faceSwapVideo/check': checkAnswer(),
     ...answers,
   });
   renderApp('/swapvideo');
@@ -97,7 +122,7 @@ describe('VideoSwapPage', () => {
     expect(screen.getByText(Messages.notEnoughCredits)).toBeInTheDocument();
     expect(swapButton()).toBeDisabled();
     await pickVideo(3.9);
-    expect(swapButton()).toBeEnabled();
+    await waitFor(() => expect(swapButton()).toBeEnabled());
     await pickVideo(31);
     expect(swapButton()).toBeDisabled();
   });
@@ -112,11 +137,17 @@ describe('VideoSwapPage', () => {
     expect(swapButton()).toBeDisabled();
 
     pushOperations(operationsState({ flags: { videoFaceSwap: true } }));
-    expect(swapButton()).toBeEnabled();
+    // Enabled once the free check (made now that the feature is on) has answered.
+    await waitFor(() => expect(swapButton()).toBeEnabled());
     expect(screen.queryByTestId('video-swap-off')).not.toBeInTheDocument();
 
+    // The free check, once the feature is on; then the user picks the second person of the video.
+    fireEvent.click(await screen.findByRole('button', { name: 'Target face 2' }));
+    expect(screen.getByTestId('face-check-summary')).toHaveTextContent('goes onto face 2 of the video');
     fireEvent.click(swapButton());
     expect(await screen.findByText('Video Face Swap in Progress')).toBeInTheDocument();
+    const checked = sentForm(callsTo(fetchMock, 'POST /api/faceSwapVideo/check')[0]);
+    expect((checked.get('SwapVideo0') as File).name).toBe('clip.mp4');
     const form = sentForm(callsTo(fetchMock, 'POST /api/faceSwapVideo')[0]);
     expect((form.get('SwapVideo0') as File).name).toBe('clip.mp4');
     expect((form.get('SwapVideo1') as File).name).toBe('face.png');
@@ -124,6 +155,8 @@ describe('VideoSwapPage', () => {
     expect(form.get('folder')).toBe(FOLDER);
     expect(form.get('length')).toBe('12.1');
     expect(form.get('consent')).toBe('true');
+    expect(form.get('sourceFace')).toBe('0');
+    expect(form.get('targetFace')).toBe('1');
     expect(within(screen.getByTestId('job-tray')).getByText('Video face swap')).toBeInTheDocument();
 
     pushOperations(operationsState({ flags: { videoFaceSwap: false } }));
@@ -144,5 +177,18 @@ describe('VideoSwapPage', () => {
     fireEvent.click(swapButton());
     expect(await screen.findByText('Max video length is 30 seconds.')).toBeInTheDocument();
     expect(swapButton()).toBeEnabled();
+  });
+
+  it('keeps Swap disabled while the chosen face would be refused', async () => {
+    const refusing = checkAnswer();
+    refusing.body.content.frame.faces = [];
+    const { fetchMock } = await open({
+      videoFaceSwap: true,
+      answers: { 'POST /api/faceSwapVideo/check': refusing },
+    });
+    await fillEverything(12.1);
+    expect(await screen.findByText(FaceSwapMessages.noFaceFirstFrame)).toBeInTheDocument();
+    expect(swapButton()).toBeDisabled();
+    expect(callsTo(fetchMock, 'POST /api/faceSwapVideo')).toHaveLength(0);
   });
 });

@@ -7,7 +7,7 @@ import {
   type JobSubmitContent,
   formatCount,
 } from '@studio/contracts';
-import { Alert, Button, Card, Checkbox, Col, Row, Typography } from 'antd';
+import { Alert, Button, Card, Checkbox, Col, Row, Space, Spin, Typography } from 'antd';
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { apiUpload, errorText, NO_RESPONSE } from '../../api/client';
@@ -24,7 +24,9 @@ import { useSession } from '../../session/useSession';
 import { ImageDropzone } from '../../ui/ImageDropzone';
 import { ToolFrame } from '../../ui/ToolFrame';
 import { useToast } from '../../ui/toast';
+import { FacePicker } from '../FaceSwap/FacePicker';
 import { CONSENT_TEXT } from '../FaceSwap/FaceSwapPage';
+import { useVideoFaceCheck } from './useVideoFaceCheck';
 import { VideoDropzone } from './VideoDropzone';
 
 export const VideoSwapTexts = {
@@ -67,10 +69,14 @@ function VideoSwapScreen() {
   });
 
   const enabled = operations.flags.videoFaceSwap;
+  const faces = useVideoFaceCheck(video, face.image, enabled);
   const tooLong = duration !== null && duration > VIDEO_MAX_SECONDS;
   const cost = duration !== null ? videoSwapCost(duration) : null;
   const affordable = cost !== null && cost <= (balance ?? 0);
-  const ready = enabled && !!folder && !!video && !!face.image && duration !== null && !tooLong && affordable;
+  // Swap only a choice the free check accepts (the server checks it again before charging).
+  const accepted = !!faces.verdict?.ok;
+  const ready =
+    enabled && !!folder && !!video && !!face.image && duration !== null && !tooLong && affordable && accepted;
 
   const swap = async () => {
     if (!account) {
@@ -86,6 +92,7 @@ function VideoSwapScreen() {
     form.append('folder', folder);
     form.append('length', String(duration));
     form.append('consent', 'true');
+    for (const [name, value] of faces.fields()) form.append(name, value);
     setBusy(true);
     const result = await apiUpload<JobSubmitContent | string>('/faceSwapVideo', form);
     setBusy(false);
@@ -136,6 +143,9 @@ function VideoSwapScreen() {
             />
           </Col>
         </Row>
+        {video && face.image && (faces.checking || faces.error || faces.check) && (
+          <VideoFaceChoice faces={faces} faceUrl={face.image.dataUrl} />
+        )}
         <div className="video-swap-facts" data-testid="video-facts">
           {duration !== null && (
             <Typography.Text type="secondary" data-testid="video-length">
@@ -177,5 +187,68 @@ function VideoSwapScreen() {
         </div>
       </Card>
     </ToolFrame>
+  );
+}
+
+/** What the free check found: the faces of the face image and of the video's first frame to click. */
+function VideoFaceChoice({
+  faces,
+  faceUrl,
+}: {
+  faces: ReturnType<typeof useVideoFaceCheck>;
+  faceUrl: string;
+}) {
+  const { check, error, checking, choice, verdict } = faces;
+  if (checking) {
+    return (
+      <div className="face-check" data-testid="face-check">
+        <Spin size="small" /> <Typography.Text>Looking for faces in the first frame (free)…</Typography.Text>
+      </div>
+    );
+  }
+  if (error) return <Alert className="face-check" type="error" showIcon message={error} />;
+  if (!check || !verdict) return null;
+  return (
+    <div className="face-check" data-testid="face-check">
+      <Typography.Title level={5}>Faces found</Typography.Title>
+      <Typography.Paragraph type="secondary">
+        {check.source.faces.length} in the face image, {check.frame.faces.length} in the first frame of the
+        video. Click the person to replace: the swap follows them through the clip.
+      </Typography.Paragraph>
+      <Row gutter={[24, 16]}>
+        <Col xs={24} md={12}>
+          <FacePicker
+            side="Target"
+            imageUrl={check.frameImage}
+            report={check.frame}
+            chosen={[choice.targetFace]}
+            onPick={faces.chooseTarget}
+          />
+        </Col>
+        <Col xs={24} md={12}>
+          <FacePicker
+            side="Source"
+            imageUrl={faceUrl}
+            report={check.source}
+            chosen={[choice.sourceFace]}
+            onPick={faces.chooseSource}
+          />
+        </Col>
+      </Row>
+      <Space direction="vertical" style={{ width: '100%', marginTop: 12 }}>
+        {verdict.ok && (
+          <Typography.Text data-testid="face-check-summary">
+            Face {choice.sourceFace + 1} goes onto face {choice.targetFace + 1} of the video · Price:{' '}
+            {formatCount(check.price)} credits (charged only when you swap)
+          </Typography.Text>
+        )}
+        {verdict.warnings.map((warning) => (
+          <Alert key={warning} type="warning" showIcon message={warning} />
+        ))}
+        {verdict.problems.map((problem) => (
+          <Alert key={problem} type="error" showIcon message={problem} />
+        ))}
+      </Space>
+    </div>
   );
 }
