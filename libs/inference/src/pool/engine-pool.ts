@@ -247,10 +247,21 @@ export class PooledCpuEngine implements InferenceEngine {
         Atomics.store(flags, ABORTED, 1);
         if (started) {
           port1.postMessage(ABORT_MESSAGE);
-          // never inside a native call (pool-worker.ts guardNative): wait for it to return
+          // Never inside a native call (pool-worker.ts guardNative): wait for it to return, then
+          // give the task one more grace period to reach its signal check and stop by itself (a
+          // busy machine may take longer than one poll between the call's end and that check).
+          let waitedForNative = false;
+          let graceAfterNative = false;
           const stop = () => {
-            if (Atomics.load(flags, NATIVE_CALLS) > 0) graceTimer = setTimeout(stop, NATIVE_POLL_MS);
-            else hardStop.abort(signal?.reason);
+            if (Atomics.load(flags, NATIVE_CALLS) > 0) {
+              waitedForNative = true;
+              graceTimer = setTimeout(stop, NATIVE_POLL_MS);
+            } else if (waitedForNative && !graceAfterNative) {
+              graceAfterNative = true;
+              graceTimer = setTimeout(stop, this.abortGraceMs);
+            } else {
+              hardStop.abort(signal?.reason);
+            }
           };
           graceTimer = setTimeout(stop, this.abortGraceMs);
         } else {
