@@ -8,14 +8,20 @@
  *
  * Candidates: Human's BlazeFace + mesh (the only face detector Human ships in its npm package) on
  * the whole image or on the whole image plus overlapping tiles, each with and without Human's
- * rotation correction. All run in this process, one after another (no services).
+ * rotation correction; and the two other face detectors whose weights ship in an npm package,
+ * @vladmandic/face-api's SSD MobileNet V1 (trained on WIDER FACE; whole image, and with the same
+ * tiles) and its Tiny Face Detector, run on the same tfjs-core and wasm backend (faceapi-tfjs.cjs).
+ * All run in this process, one after another (no services). Pictures larger than 2048 px a side
+ * are searched on a 2048 px copy by every candidate, as the engine does.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { FaceAnalyzer, type FaceSearch } from '../../libs/inference/src/face-analyzer';
-import { decodeRgb } from '../../libs/inference/src/image-io';
+import Module from 'node:module';
+import { FaceAnalyzer, withoutDuplicates, type FaceSearch } from '../../libs/inference/src/face-analyzer';
+import { decodeRgb, type RgbImage } from '../../libs/inference/src/image-io';
+import { initTf, tf } from '../../libs/inference/src/tf-runtime';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FACES_DIR = process.env.BENCH_FACES_DIR ?? path.resolve(ROOT, '..', 'shared', 'testdata', 'faces');
@@ -146,13 +152,135 @@ function matches(found: Box, truth: Box): boolean {
   return inside && ratio >= 0.5 && ratio <= 2;
 }
 
+/** A face search under test: the boxes (x, y, width, height in pixels) of the faces in a picture. */
+interface Candidate {
+  label: string;
+  open(): Promise<void>;
+  detect(image: RgbImage): Promise<Box[]>;
+  close(): Promise<void>;
+}
+
+function humanCandidate(label: string, search: FaceSearch, rotation: boolean): Candidate {
+  const analyzer = new FaceAnalyzer({ search, rotation });
+  return {
+    label,
+    open: () => analyzer.load(),
+    detect: async (image) => (await analyzer.detectAnySize(image)).map((f) => f.box as Box),
+    close: () => analyzer.close(),
+  };
+}
+
+// The bench's own candidate search for `tiles`: the geometry of FaceAnalyzer's (half the longer
+// side, overlapping by a third, none for a portrait), any detector inside.
+async function tiled(image: RgbImage, detect: (part: RgbImage) => Promise<Box[]>): Promise<Box[]> {
+  const boxes = await detect(image);
+  const side = Math.round(Math.max(image.width, image.height) / 2);
+  const largest = Math.max(0, ...boxes.map((b) => b[2]));
+  if (side >= 320 && largest < 0.2 * side * 2) {
+    const step = Math.round((side * 2) / 3);
+    const starts = (length: number) => {
+      const out: number[] = [];
+      for (let at = 0; ; at += step) {
+        out.push(Math.max(0, Math.min(at, length - side)));
+        if (at + side >= length) break;
+      }
+      return [...new Set(out)];
+    };
+    for (const top of starts(image.height)) {
+      for (const left of starts(image.width)) {
+        const width = Math.min(side, image.width - left);
+        const height = Math.min(side, image.height - top);
+        const data = new Uint8Array(width * height * 3);
+        for (let row = 0; row < height; row++) {
+          const from = ((top + row) * image.width + left) * 3;
+          data.set(image.data.subarray(from, from + width * 3), row * width * 3);
+        }
+        for (const [x, y, w, h] of await detect({ data, width, height }))
+          boxes.push([x + left, y + top, w, h]);
+      }
+    }
+  }
+  const faces = boxes
+    .sort((a, b) => b[2] * b[3] - a[2] * a[3])
+    .map((box) => ({ box, landmarks: [], score: 1 }));
+  return withoutDuplicates(faces).map((f) => f.box as Box);
+}
+
+interface FaceApi {
+  nets: Record<'ssdMobilenetv1' | 'tinyFaceDetector', { loadFromDisk(dir: string): Promise<void> }>;
+  detectAllFaces(
+    input: unknown,
+    options: unknown,
+  ): Promise<{ box: { x: number; y: number; width: number; height: number } }[]>;
+  SsdMobilenetv1Options: new (o: { minConfidence: number; maxResults: number }) => unknown;
+  TinyFaceDetectorOptions: new (o: { inputSize: number; scoreThreshold: number }) => unknown;
+}
+
+let faceApi: FaceApi | undefined;
+/** @vladmandic/face-api on the project's tfjs-core (its '@tensorflow/tfjs' answered by faceapi-tfjs.cjs). */
+async function loadFaceApi(): Promise<FaceApi> {
+  if (faceApi) return faceApi;
+  await initTf();
+  const shim = path.join(__dirname, 'faceapi-tfjs.cjs');
+  const resolver = Module as unknown as { _resolveFilename(request: string, ...rest: unknown[]): string };
+  const resolve = resolver._resolveFilename;
+  resolver._resolveFilename = function (request: string, ...rest: unknown[]) {
+    return request === '@tensorflow/tfjs' ? shim : resolve.call(this, request, ...rest);
+  };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const api = require('@vladmandic/face-api/dist/face-api.node-wasm.js') as FaceApi;
+  const models = path.join(path.dirname(require.resolve('@vladmandic/face-api/package.json')), 'model');
+  await api.nets.ssdMobilenetv1.loadFromDisk(models);
+  await api.nets.tinyFaceDetector.loadFromDisk(models);
+  return (faceApi = api);
+}
+
+function faceApiCandidate(label: string, detector: 'ssd' | 'tiny', tiles: boolean): Candidate {
+  const detect = async (image: RgbImage): Promise<Box[]> => {
+    const api = await loadFaceApi();
+    const options =
+      detector === 'ssd'
+        ? new api.SsdMobilenetv1Options({ minConfidence: 0.5, maxResults: 100 })
+        : new api.TinyFaceDetectorOptions({ inputSize: 608, scoreThreshold: 0.5 });
+    const input = tf.tensor3d(image.data, [image.height, image.width, 3], 'int32');
+    try {
+      return (await api.detectAllFaces(input, options)).map(({ box }) => [
+        box.x,
+        box.y,
+        box.width,
+        box.height,
+      ]);
+    } finally {
+      input.dispose();
+    }
+  };
+  return {
+    label,
+    open: async () => void (await loadFaceApi()),
+    detect: (image) => (tiles ? tiled(image, detect) : detect(image)),
+    close: async () => undefined,
+  };
+}
+
+/** The candidate's faces in the picture's pixels, searched on a copy of at most 2048 px a side. */
+async function search(candidate: Candidate, image: Buffer): Promise<Box[]> {
+  const full = await sharp(image).metadata();
+  const rgb = await decodeRgb(image, 2048);
+  const scale = (full.width ?? rgb.width) / rgb.width;
+  return (await candidate.detect(rgb)).map((b) => b.map((v) => v * scale) as Box);
+}
+
 async function main() {
-  const candidates: { label: string; search: FaceSearch; rotation: boolean }[] = [
-    { label: 'whole image (today)', search: 'whole', rotation: false },
-    { label: 'whole + rotation', search: 'whole', rotation: true },
-    { label: 'tiles', search: 'tiles', rotation: false },
-    { label: 'tiles + rotation', search: 'tiles', rotation: true },
-  ];
+  const only = process.env.BENCH_FACES_CANDIDATES?.split(',');
+  const candidates: Candidate[] = [
+    humanCandidate('whole image', 'whole', false),
+    humanCandidate('whole + rotation', 'whole', true),
+    humanCandidate('tiles (engine)', 'tiles', false),
+    humanCandidate('tiles + rotation', 'tiles', true),
+    faceApiCandidate('SSD MobileNet V1', 'ssd', false),
+    faceApiCandidate('SSD MobileNet + tiles', 'ssd', true),
+    faceApiCandidate('Tiny Face Detector', 'tiny', false),
+  ].filter((c) => !only || only.some((o) => c.label.toLowerCase().includes(o.toLowerCase())));
   const reference = new FaceAnalyzer({ search: 'whole', rotation: false });
   const cases = await makeCases(reference);
   await reference.close();
@@ -160,20 +288,18 @@ async function main() {
   console.log(`\n${cases.length} pictures, ${cases.reduce((n, c) => n + c.truth.length, 0)} faces`);
   const rows: string[] = [];
   for (const candidate of candidates) {
-    const analyzer = new FaceAnalyzer({ search: candidate.search, rotation: candidate.rotation });
-    await analyzer.load();
+    await candidate.open();
     const perKind = new Map<string, { found: number; total: number }>();
     let extra = 0;
     let ms = 0;
     for (const c of cases) {
-      const rgb = await decodeRgb(c.image, 4096);
       const started = performance.now();
-      const faces = await analyzer.detectAnySize(rgb);
+      const faces = await search(candidate, c.image);
       ms += performance.now() - started;
       const used = new Set<number>();
       let found = 0;
       for (const truth of c.truth) {
-        const hit = faces.findIndex((f, i) => !used.has(i) && matches(f.box as Box, truth));
+        const hit = faces.findIndex((box, i) => !used.has(i) && matches(box, truth));
         if (hit >= 0) {
           used.add(hit);
           found += 1;
@@ -183,7 +309,7 @@ async function main() {
       const k = perKind.get(c.kind) ?? { found: 0, total: 0 };
       perKind.set(c.kind, { found: k.found + found, total: k.total + c.truth.length });
     }
-    await analyzer.close();
+    await candidate.close();
     const all = [...perKind.values()].reduce((a, b) => ({
       found: a.found + b.found,
       total: a.total + b.total,
