@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { JobMessages } from '@studio/contracts';
 import { LocalCpuEngine } from '../../libs/inference/src/local-engine';
-import { swapFace, yawOf, type SwapTuning } from '../../libs/inference/src/face-swap';
+import { DEFAULT_SWAP_TUNING, swapFace, yawOf, type SwapTuning } from '../../libs/inference/src/face-swap';
 import { decodeRgb, fromRgb } from '../../libs/inference/src/image-io';
 import { FACE_OVAL } from '../../libs/inference/src/geometry';
 import { seamFigure } from '../../libs/inference/src/seam';
@@ -54,10 +54,54 @@ async function raw(image: Buffer | string): Promise<Raw> {
 const PAIRS = process.env.BENCH_SWAP_PAIRS ?? 'all';
 /** BENCH_QUALITY_PARTS: 'swap', 'sr' or both (default). */
 const PARTS = (process.env.BENCH_QUALITY_PARTS ?? 'swap,sr').split(',');
-const SWAP_VARIANTS = ['today', 'now'] as const;
+
+/** DEFAULT_SWAP_TUNING at the start of the session that added occluders and shading (commit 9579706). */
+const SESSION_TUNING: SwapTuning = {
+  expand: 0.12,
+  erode: 0.04,
+  feather: 0.025,
+  statsErode: 0.05,
+  colour: 1,
+  stdRatio: [0.6, 1],
+  poisson: true,
+  expressionGap: 0.025,
+  keepWeight: 0.85,
+  forehead: 0.4,
+  shape: 1,
+  mirror: true,
+  mirrorSides: false,
+  boundaryOutlier: 0,
+  occluders: 0,
+  sourceOccluders: 0,
+  shading: 0,
+  shadingSigma: 0.08,
+  highlights: 0,
+};
+
+/**
+ * Swap variants, each run on every pair (BENCH_SWAP_VARIANTS, comma separated; default
+ * before,now,raw): today = the engine before issue 28 (reproduced from its parts); before = the
+ * engine with SESSION_TUNING; now = the engine as it is (with BENCH_SWAP_TUNING); raw = the
+ * ceiling of this classical method, the source's pixels pasted as they are (warped onto the
+ * source's shape, no colour transfer, no membrane, the whole forehead, the target's eyes and mouth
+ * never kept). BENCH_SWAP_EXTRA='{"name":{...knobs}}' adds variants of the current engine with
+ * other knobs (for sweeps in one run).
+ */
+const EXTRA_VARIANTS: Record<string, Partial<SwapTuning>> = JSON.parse(process.env.BENCH_SWAP_EXTRA ?? '{}');
+const SWAP_VARIANTS = [
+  ...(process.env.BENCH_SWAP_VARIANTS ?? 'before,now,raw').split(','),
+  ...Object.keys(EXTRA_VARIANTS),
+];
+const RAW_PASTE: SwapTuning = {
+  ...SESSION_TUNING,
+  colour: 0,
+  poisson: false,
+  forehead: 1,
+  expressionGap: Number.POSITIVE_INFINITY,
+};
 
 interface Swap {
-  variant: (typeof SWAP_VARIANTS)[number];
+  variant: string;
   source: string;
   target: string;
   output?: string;
@@ -109,6 +153,13 @@ const BASELINE_TUNING: SwapTuning = {
   // (knobs added since, set as the engine then behaved)
   shape: 0,
   mirror: false,
+  mirrorSides: false,
+  boundaryOutlier: 0,
+  occluders: 0,
+  sourceOccluders: 0,
+  shading: 0,
+  shadingSigma: 0.08,
+  highlights: 0,
 };
 
 const median = (values: number[]) => {
@@ -129,7 +180,7 @@ function reasonOf(error: string): string {
 function printSwaps(swaps: Swap[], judged: Judged[]) {
   console.log(
     'face swap: dlib descriptor distance of the output to the source (d_src) and the target (d_tgt); same person below ~0.6; ' +
-      'seam: excess ΔE step at the face outline; today = the engine before issue 28, reproduced in this run',
+      'seam: excess ΔE step at the face outline; variants (BENCH_SWAP_VARIANTS) run side by side in this run',
   );
   for (const variant of SWAP_VARIANTS) {
     const rows = swaps.map((s, i) => ({ s, j: judged[i] })).filter(({ s }) => s.variant === variant);
@@ -174,8 +225,27 @@ async function main() {
     .filter((f) => /\.(jpe?g|png)$/i.test(f))
     .sort();
   // BENCH_SWAP_TUNING='{"shape":0.8}': knobs of the current engine's swap to try (SwapTuning).
-  const engine = new LocalCpuEngine({ swapTuning: JSON.parse(process.env.BENCH_SWAP_TUNING ?? '{}') });
+  const nowTuning: SwapTuning = {
+    ...DEFAULT_SWAP_TUNING,
+    ...JSON.parse(process.env.BENCH_SWAP_TUNING ?? '{}'),
+  };
+  const engine = new LocalCpuEngine({ swapTuning: nowTuning });
   await engine.warmup();
+  const tuningOf = (variant: string): SwapTuning =>
+    variant === 'before'
+      ? SESSION_TUNING
+      : variant === 'raw'
+        ? RAW_PASTE
+        : { ...nowTuning, ...(EXTRA_VARIANTS[variant] ?? {}) };
+  // The engine's own faceSwap (same decoding, search and judgement) with each variant's knobs: the
+  // knobs are a private field of the engine, set here for the bench only.
+  const setTuning = (tuning: SwapTuning) => {
+    (engine as unknown as { swapTuning: SwapTuning }).swapTuning = tuning;
+  };
+  const seamFaces = new Map<
+    string,
+    Awaited<ReturnType<typeof engine.faces.detectAnySize>>[number] | undefined
+  >();
 
   // Face swap: every ordered pair (BENCH_SWAP_PAIRS=next: each face onto the next only), by the
   // engine as it is and by today's engine (before issue 28) reproduced beside it in the same run.
@@ -196,6 +266,7 @@ async function main() {
       try {
         const face = readFileSync(source);
         const onto = readFileSync(target);
+        if (variant !== 'today') setTuning(tuningOf(variant));
         const result =
           variant === 'today'
             ? await baselineSwap(engine, face, onto)
@@ -209,7 +280,10 @@ async function main() {
         const targetRaw = await raw(await sharp(onto).rotate().png().toBuffer());
         const outputRaw = await raw(result.data);
         const scale = outputRaw.width / targetRaw.width;
-        const [targetFace] = await engine.faces.detectAnySize(await decodeRgb(onto, 4096));
+        if (!seamFaces.has(target)) {
+          seamFaces.set(target, (await engine.faces.detectAnySize(await decodeRgb(onto, 4096)))[0]);
+        }
+        const targetFace = seamFaces.get(target);
         let seam: number | null = null;
         if (targetFace) {
           const oval = FACE_OVAL.map((k): [number, number] => [

@@ -54,6 +54,43 @@ export interface SwapTuning {
    * side the source shows. Off for near-frontal sources (MIRROR_MIN_YAW).
    */
   mirror: boolean;
+  /**
+   * The mirror is chosen per side of the face's midline (the side where most of the area would
+   * come from it takes all of it from it) rather than per triangle, which left a patchwork of the
+   * two sides' light.
+   */
+  mirrorSides: boolean;
+  /**
+   * The membrane correction leaves out boundary pixels whose difference (target minus warped face,
+   * CIE76 ΔE in Lab) is farther than this from the boundary's median difference (or 2.5 times the
+   * median deviation, whichever is larger): hair or a hand crossing the edge would otherwise spread
+   * its dark colour into the cheek. 0: every boundary pixel counts.
+   */
+  boundaryOutlier: number;
+  /**
+   * Keeps the target's occluders (hair, hands, glasses over the face): target pixels in the blend
+   * area farther than this (Mahalanobis distance in Lab) from a skin model fitted on the target's
+   * own inner face, joined to the blend area's edge, and not on an eye, brow, nose or mouth, are
+   * left as they are. 0: off.
+   */
+  occluders: number;
+  /**
+   * The same for the source's occluders (its hair over its forehead or cheek): there the target
+   * is kept rather than the source's hair pasted. 0: off.
+   */
+  sourceOccluders: number;
+  /**
+   * How much of the target face's large-scale shading (its lightness blurred over the skin,
+   * sigma `shadingSigma` of the face size) replaces the source's, 0..1: a flat-lit source on a
+   * side-lit target otherwise reads as a pale patch.
+   */
+  shading: number;
+  shadingSigma: number;
+  /**
+   * The source's specular highlights: lightness (Lab L) more than this above the face's local
+   * lightness (blurred over 6 % of the face size) is compressed to 30 %, outside the eyes. 0: off.
+   */
+  highlights: number;
 }
 
 /**
@@ -73,6 +110,13 @@ export const DEFAULT_SWAP_TUNING: SwapTuning = {
   forehead: 0.4,
   shape: 1,
   mirror: true,
+  mirrorSides: true,
+  boundaryOutlier: 12,
+  occluders: 4,
+  sourceOccluders: 0,
+  shading: 0,
+  shadingSigma: 0.08,
+  highlights: 5,
 };
 
 const BROWS = [70, 63, 105, 66, 107, 336, 296, 334, 293, 300];
@@ -129,6 +173,7 @@ export async function swapFace(
   targetFace: DetectedFace,
   tuning: SwapTuning = DEFAULT_SWAP_TUNING,
 ): Promise<RgbImage> {
+  const originalTarget = targetFace;
   targetFace = { ...targetFace, landmarks: reshaped(sourceFace, targetFace, tuning.shape) };
   const oval = convexHull(FACE_OVAL.map((i) => targetFace.landmarks[i]));
   const faceSize = Math.sqrt(polygonArea(oval));
@@ -144,7 +189,7 @@ export async function swapFace(
     tuning.mirror && Math.abs(yawDegreesOf(sourceFace)) > MIRROR_MIN_YAW
       ? mirrored(source, sourceFace, tuning.expand)
       : undefined;
-  warpTriangles(source, sl, tl, region, warped, covered, mirror);
+  warpTriangles(source, sl, tl, region, warped, covered, mirror, tuning.mirrorSides);
 
   // The blend mask: the face oval, moved in (or out) by `erode`; its feathered edge fades out
   // within the warped area.
@@ -177,22 +222,40 @@ export async function swapFace(
     fillConvexPolygon(offsetPolygon(hull, -0.03 * faceSize), cut, region.w, region.h, region.x, region.y);
     for (let i = 0; i < inner.length; i++) if (cut[i]) inner[i] = 0;
   }
-  matchColours(warped, covered, target, region, inner, tuning.stdRatio, tuning.colour);
+  // Skin colour models of the target and of the warped source: occluders (the target's hair or
+  // hand, the source's hair) are neither skin statistics nor face.
+  const far = occludersFar(target, warped, region, covered, inner, tuning);
+  if (far) for (let i = 0; i < inner.length; i++) if (far[i]) inner[i] = 0;
+  let eyes: Uint8Array | null = null;
+  if (tuning.highlights > 0) {
+    eyes = new Uint8Array(region.w * region.h);
+    for (const part of [LEFT_EYE, RIGHT_EYE]) {
+      const hull = convexHull(part.map((k) => targetFace.landmarks[k]));
+      fillConvexPolygon(offsetPolygon(hull, -0.02 * faceSize), eyes, region.w, region.h, region.x, region.y);
+    }
+  }
+  matchColours(warped, covered, target, region, inner, tuning, faceSize, eyes);
 
   const soft = await sharp(mask, { raw: { width: region.w, height: region.h, channels: 1 } })
     .blur(Math.max(0.5, tuning.feather * faceSize))
     .extractChannel(0) // sharp would otherwise give 3 channels
     .raw()
     .toBuffer();
-  if (tuning.poisson) poissonCorrect(warped, mask, covered, target, region);
+  if (tuning.poisson) poissonCorrect(warped, mask, covered, target, region, tuning.boundaryOutlier);
   const keep = await keptFeatures(sourceFace, targetFace, region, faceSize, tuning);
+  const occluded = far
+    ? await targetOccluders(far, region, covered, soft, [originalTarget, targetFace], faceSize)
+    : null;
   const out = new Uint8Array(target.data);
   const clamped = new Uint8ClampedArray(out.buffer);
   for (let y = 0; y < region.h; y++) {
     for (let x = 0; x < region.w; x++) {
       const i = y * region.w + x;
       if (!covered[i] || !soft[i]) continue;
-      const alpha = (soft[i] / 255) * (1 - (keep ? (keep[i] / 255) * tuning.keepWeight : 0));
+      const alpha =
+        (soft[i] / 255) *
+        (1 - (keep ? (keep[i] / 255) * tuning.keepWeight : 0)) *
+        (1 - (occluded ? occluded[i] / 255 : 0));
       const o = ((region.y + y) * target.width + region.x + x) * 3;
       for (let c = 0; c < 3; c++) clamped[o + c] = out[o + c] + alpha * (warped[i * 3 + c] - out[o + c]);
     }
@@ -212,6 +275,7 @@ function poissonCorrect(
   covered: Uint8Array,
   target: RgbImage,
   region: Region,
+  outlier: number,
 ): void {
   const known = new Uint8Array(mask.length);
   const values = new Float32Array(warped.length);
@@ -224,8 +288,218 @@ function poissonCorrect(
       for (let c = 0; c < 3; c++) values[i * 3 + c] = target.data[o + c] - warped[i * 3 + c];
     }
   }
+  if (outlier > 0) dropOutliers(warped, known, target, region, outlier);
   const correction = membrane(region.w, region.h, mask, known, values);
   for (let i = 0; i < warped.length; i++) warped[i] += correction[i];
+}
+
+/**
+ * Leaves out of `known` the boundary pixels whose Lab difference (target minus warped) lies far
+ * from the boundary's median difference: an occluder (the target's hair or hand, the source's hair)
+ * crossing the edge, whose colour the membrane would otherwise carry into the face.
+ */
+function dropOutliers(
+  warped: Float32Array,
+  known: Uint8Array,
+  target: RgbImage,
+  region: Region,
+  threshold: number,
+): void {
+  const indexes: number[] = [];
+  for (let i = 0; i < known.length; i++) if (known[i]) indexes.push(i);
+  if (indexes.length < 16) return;
+  const diffs = new Float32Array(indexes.length * 3);
+  const t = new Float32Array(3);
+  const w = new Float32Array(3);
+  indexes.forEach((i, k) => {
+    const x = i % region.w;
+    const y = (i - x) / region.w;
+    const o = ((region.y + y) * target.width + region.x + x) * 3;
+    rgbToLab(target.data[o], target.data[o + 1], target.data[o + 2], t, 0);
+    const r = (v: number) => Math.min(255, Math.max(0, Math.round(v)));
+    rgbToLab(r(warped[i * 3]), r(warped[i * 3 + 1]), r(warped[i * 3 + 2]), w, 0);
+    for (let c = 0; c < 3; c++) diffs[k * 3 + c] = t[c] - w[c];
+  });
+  const centre = [0, 1, 2].map((c) => medianOf(indexes.map((_, k) => diffs[k * 3 + c])));
+  const distance = indexes.map((_, k) =>
+    Math.hypot(diffs[k * 3] - centre[0], diffs[k * 3 + 1] - centre[1], diffs[k * 3 + 2] - centre[2]),
+  );
+  const limit = Math.max(threshold, 2.5 * medianOf(distance));
+  indexes.forEach((i, k) => {
+    if (distance[k] > limit) known[i] = 0;
+  });
+}
+
+function medianOf(values: number[]): number {
+  const sorted = Float64Array.from(values).sort();
+  return sorted[sorted.length >> 1];
+}
+
+/** Eye with brow, the other eye with brow, nose, mouth: never taken for an occluder. */
+const FEATURE_AREAS = [
+  [...LEFT_EYE, 70, 63, 105, 66, 107, 46, 53, 52, 65, 55],
+  [...RIGHT_EYE, 336, 296, 334, 293, 300, 276, 283, 282, 295, 285],
+  [1, 2, 4, 5, 48, 64, 97, 98, 278, 294, 326, 327, 168, 6, 197, 195],
+  LIPS,
+];
+
+/**
+ * The region's pixels where the target (`occluders`) or the warped source (`sourceOccluders`) is
+ * far (Mahalanobis distance over the knob) from a skin colour model fitted on its own inner face
+ * `sample`; null when both are off.
+ */
+function occludersFar(
+  target: RgbImage,
+  warped: Float32Array,
+  region: Region,
+  covered: Uint8Array,
+  sample: Uint8Array,
+  tuning: SwapTuning,
+): Uint8Array | null {
+  if (!(tuning.occluders > 0) && !(tuning.sourceOccluders > 0)) return null;
+  const n = region.w * region.h;
+  const far = new Uint8Array(n);
+  const lab = new Float32Array(n * 3);
+  const mark = (limit: number) => {
+    const skin = skinModel(lab, sample);
+    if (!skin) return;
+    for (let i = 0; i < n; i++) {
+      if (covered[i] && skin.distance2(lab[i * 3], lab[i * 3 + 1], lab[i * 3 + 2]) > limit ** 2) far[i] = 1;
+    }
+  };
+  if (tuning.occluders > 0) {
+    for (let y = 0; y < region.h; y++) {
+      for (let x = 0; x < region.w; x++) {
+        const o = ((region.y + y) * target.width + region.x + x) * 3;
+        rgbToLab(target.data[o], target.data[o + 1], target.data[o + 2], lab, (y * region.w + x) * 3);
+      }
+    }
+    mark(tuning.occluders);
+  }
+  if (tuning.sourceOccluders > 0) {
+    const r = (v: number) => Math.min(255, Math.max(0, Math.round(v)));
+    for (let i = 0; i < n; i++) {
+      if (covered[i]) rgbToLab(r(warped[i * 3]), r(warped[i * 3 + 1]), r(warped[i * 3 + 2]), lab, i * 3);
+    }
+    mark(tuning.sourceOccluders);
+  }
+  return far;
+}
+
+/**
+ * A soft mask (0..255) of the occluders inside the blend area (where the target is kept): pixels
+ * `far` from the skin colour, joined to the blend area's fading outer edge (hair and hands come in from
+ * outside; a shadow or a mole inside the face does not count), and off the eyes, brows, nose and
+ * mouth of both the target and the reshaped target.
+ */
+async function targetOccluders(
+  far: Uint8Array,
+  region: Region,
+  covered: Uint8Array,
+  soft: Buffer,
+  faces: DetectedFace[],
+  faceSize: number,
+): Promise<Buffer> {
+  const n = region.w * region.h;
+  const features = new Uint8Array(n);
+  for (const face of faces) {
+    for (const part of FEATURE_AREAS) {
+      const hull = convexHull(part.map((k) => face.landmarks[k]));
+      fillConvexPolygon(
+        offsetPolygon(hull, -0.03 * faceSize),
+        features,
+        region.w,
+        region.h,
+        region.x,
+        region.y,
+      );
+    }
+  }
+  const candidate = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (far[i] && covered[i] && soft[i] && !features[i]) candidate[i] = 1;
+  // Flood from the candidates on the blend area's fading edge.
+  const occluded = new Uint8Array(n);
+  const stack: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (candidate[i] && soft[i] < 128) {
+      occluded[i] = 255;
+      stack.push(i);
+    }
+  }
+  while (stack.length) {
+    const i = stack.pop()!;
+    const x = i % region.w;
+    for (const j of [x > 0 ? i - 1 : -1, x < region.w - 1 ? i + 1 : -1, i - region.w, i + region.w]) {
+      if (j < 0 || j >= n || occluded[j] || !candidate[j]) continue;
+      occluded[j] = 255;
+      stack.push(j);
+    }
+  }
+  return sharp(occluded, { raw: { width: region.w, height: region.h, channels: 1 } })
+    .blur(Math.max(0.5, 0.01 * faceSize))
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+}
+
+/**
+ * A Gaussian skin colour model in Lab from the pixels of `sample`: started at the per-channel
+ * median, fitted on the two thirds of the pixels nearest to it.
+ */
+function skinModel(
+  lab: Float32Array,
+  sample: Uint8Array,
+): { distance2: (l: number, a: number, b: number) => number } | null {
+  const indexes: number[] = [];
+  for (let i = 0; i < sample.length; i++) if (sample[i]) indexes.push(i);
+  if (indexes.length < 50) return null;
+  const centre = [0, 1, 2].map((c) => medianOf(indexes.map((i) => lab[i * 3 + c])));
+  const near = indexes
+    .map((i) => ({
+      i,
+      d: Math.hypot(lab[i * 3] - centre[0], lab[i * 3 + 1] - centre[1], lab[i * 3 + 2] - centre[2]),
+    }))
+    .sort((p, q) => p.d - q.d)
+    .slice(0, Math.ceil((indexes.length * 2) / 3))
+    .map((p) => p.i);
+  const mean = [0, 1, 2].map((c) => near.reduce((s, i) => s + lab[i * 3 + c], 0) / near.length);
+  const cov = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+  for (const i of near) {
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++) cov[r * 3 + c] += (lab[i * 3 + r] - mean[r]) * (lab[i * 3 + c] - mean[c]);
+  }
+  // The trimmed sample under-states the spread; a floor keeps a flat synthetic skin usable.
+  for (let k = 0; k < 9; k++) cov[k] = (cov[k] / near.length) * 1.5 + (k % 4 === 0 ? 4 : 0);
+  const inv = invert3(cov);
+  if (!inv) return null;
+  return {
+    distance2: (l, a, b) => {
+      const d = [l - mean[0], a - mean[1], b - mean[2]];
+      let sum = 0;
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) sum += d[r] * inv[r * 3 + c] * d[c];
+      return sum;
+    },
+  };
+}
+
+function invert3(m: number[]): number[] | null {
+  const [a, b, c, d, e, f, g, h, i] = m;
+  const A = e * i - f * h;
+  const B = -(d * i - f * g);
+  const C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  if (Math.abs(det) < 1e-9) return null;
+  return [
+    A / det,
+    -(b * i - c * h) / det,
+    (b * f - c * e) / det,
+    B / det,
+    (a * i - c * g) / det,
+    -(a * f - c * d) / det,
+    C / det,
+    -(a * h - b * g) / det,
+    (a * e - b * d) / det,
+  ];
 }
 
 /**
@@ -299,28 +573,52 @@ function warpTriangles(
   warped: Float32Array,
   covered: Uint8Array,
   mirror?: { image: RgbImage; points: Point[] },
+  mirrorSides = false,
 ): void {
   const triangles = Delaunator.from([...targetPoints]).triangles;
   const eps = 1e-4;
+  const count = triangles.length / 3;
+  const fromMirror = new Uint8Array(count);
+  if (mirror) {
+    // The side of the face's midline (forehead 10 to chin 152) each triangle lies on, and how much
+    // of each side's area would come from the mirror.
+    const [tx, ty] = targetPoints[10];
+    const [bx, by] = targetPoints[152];
+    const side = new Uint8Array(count);
+    const area = [0, 0];
+    const mirrored = [0, 0];
+    for (let t = 0; t < count; t++) {
+      const [a, b, c] = [triangles[3 * t], triangles[3 * t + 1], triangles[3 * t + 2]].map(
+        (k) => targetPoints[k],
+      );
+      const det = (b[1] - c[1]) * (a[0] - c[0]) + (c[0] - b[0]) * (a[1] - c[1]);
+      // Area as the target's orientation sees it: a part turned away shrinks (or folds over).
+      const shown = (p: readonly Point[]) =>
+        Math.sign(det) *
+        ((p[triangles[3 * t + 1]][1] - p[triangles[3 * t + 2]][1]) *
+          (p[triangles[3 * t]][0] - p[triangles[3 * t + 2]][0]) +
+          (p[triangles[3 * t + 2]][0] - p[triangles[3 * t + 1]][0]) *
+            (p[triangles[3 * t]][1] - p[triangles[3 * t + 2]][1]));
+      fromMirror[t] = shown(mirror.points) > MIRROR_GAIN * Math.max(shown(sourcePoints), 0) ? 1 : 0;
+      const mx = (a[0] + b[0] + c[0]) / 3;
+      const my = (a[1] + b[1] + c[1]) / 3;
+      side[t] = (bx - tx) * (my - ty) - (by - ty) * (mx - tx) > 0 ? 1 : 0;
+      area[side[t]] += Math.abs(det);
+      if (fromMirror[t]) mirrored[side[t]] += Math.abs(det);
+    }
+    // Triangle by triangle the choice flickers where the two areas are alike, and the mirror's
+    // other light shows as a patchwork: one choice per side instead.
+    if (mirrorSides)
+      for (let t = 0; t < count; t++) fromMirror[t] = mirrored[side[t]] > area[side[t]] / 2 ? 1 : 0;
+  }
   for (let t = 0; t < triangles.length; t += 3) {
     const [ax, ay] = targetPoints[triangles[t]];
     const [bx, by] = targetPoints[triangles[t + 1]];
     const [cx, cy] = targetPoints[triangles[t + 2]];
     const det = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy);
     if (Math.abs(det) < 1e-9) continue;
-    let from = source;
-    let points = sourcePoints;
-    if (mirror) {
-      // Area as the target's orientation sees it: a part turned away shrinks (or folds over).
-      const shown = (p: readonly Point[]) =>
-        Math.sign(det) *
-        ((p[triangles[t + 1]][1] - p[triangles[t + 2]][1]) * (p[triangles[t]][0] - p[triangles[t + 2]][0]) +
-          (p[triangles[t + 2]][0] - p[triangles[t + 1]][0]) * (p[triangles[t]][1] - p[triangles[t + 2]][1]));
-      if (shown(mirror.points) > MIRROR_GAIN * Math.max(shown(sourcePoints), 0)) {
-        from = mirror.image;
-        points = mirror.points;
-      }
-    }
+    const from = mirror && fromMirror[t / 3] ? mirror.image : source;
+    const points = mirror && fromMirror[t / 3] ? mirror.points : sourcePoints;
     const [sax, say] = points[triangles[t]];
     const [sbx, sby] = points[triangles[t + 1]];
     const [scx, scy] = points[triangles[t + 2]];
@@ -382,9 +680,11 @@ function matchColours(
   target: RgbImage,
   region: Region,
   mask: Uint8Array,
-  stdRatio: [number, number],
-  strength: number,
+  tuning: SwapTuning,
+  faceSize: number,
+  eyes: Uint8Array | null,
 ): void {
+  const { stdRatio, colour: strength } = tuning;
   const n = region.w * region.h;
   const warpedLab = new Float32Array(n * 3);
   const targetLab = new Float32Array(n * 3);
@@ -410,16 +710,116 @@ function matchColours(
     .map((c) => Math.min(stdRatio[1], Math.max(stdRatio[0], to.std[c] / Math.max(from.std[c], 1e-3))))
     .map((r) => 1 + strength * (r - 1));
   to.mean = to.mean.map((m, c) => from.mean[c] + strength * (m - from.mean[c])) as [number, number, number];
+  const lightness = (l: number) => (l - from.mean[0]) * ratio[0] + to.mean[0];
+  const shade =
+    tuning.shading > 0 ? shadingShift(warpedLab, targetLab, mask, region, tuning, faceSize, lightness) : null;
+  const local =
+    tuning.highlights > 0 ? localLightness(warpedLab, covered, region, faceSize, lightness) : null;
   for (let i = 0; i < n; i++) {
     if (!covered[i]) continue;
     const o = i * 3;
+    let l = lightness(warpedLab[o]);
+    // The source's specular highlights (its own lights' reflections) are pressed down to the knob
+    // above the local lightness; the eyes' catchlights and whites are left alone.
+    if (local && !eyes?.[i] && l - local[i] > tuning.highlights) {
+      l = local[i] + tuning.highlights + 0.3 * (l - local[i] - tuning.highlights);
+    }
     labToRgb(
-      (warpedLab[o] - from.mean[0]) * ratio[0] + to.mean[0],
+      l + (shade ? shade[i] : 0),
       (warpedLab[o + 1] - from.mean[1]) * ratio[1] + to.mean[1],
       (warpedLab[o + 2] - from.mean[2]) * ratio[2] + to.mean[2],
       warped,
       o,
     );
+  }
+}
+
+/**
+ * Per pixel, the lightness (Lab L) to add so the warped face's large-scale shading becomes the
+ * target's: both lightnesses blurred over the skin `mask` only (normalised convolution, so eyes,
+ * lips and hair do not darken it), their difference minus its mean (the mean is the colour
+ * transfer's), times `shading`; it fades out where the blur sees little skin.
+ */
+function shadingShift(
+  warpedLab: Float32Array,
+  targetLab: Float32Array,
+  mask: Uint8Array,
+  region: Region,
+  tuning: SwapTuning,
+  faceSize: number,
+  lightness: (l: number) => number,
+): Float32Array {
+  const n = region.w * region.h;
+  const weight = new Float32Array(n);
+  const w = new Float32Array(n);
+  const t = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (!mask[i]) continue;
+    weight[i] = 1;
+    w[i] = lightness(warpedLab[i * 3]);
+    t[i] = targetLab[i * 3];
+  }
+  const radius = Math.max(1, Math.round(tuning.shadingSigma * faceSize));
+  for (const field of [weight, w, t]) boxBlur(field, region.w, region.h, radius);
+  const shift = new Float32Array(n);
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (weight[i] < 1e-3) continue;
+    shift[i] = (t[i] - w[i]) / weight[i];
+    if (mask[i]) {
+      sum += shift[i];
+      count++;
+    }
+  }
+  const mean = count ? sum / count : 0;
+  for (let i = 0; i < n; i++) {
+    const fade = Math.min(1, weight[i] / 0.5);
+    shift[i] = weight[i] < 1e-3 ? 0 : tuning.shading * fade * (shift[i] - mean);
+  }
+  return shift;
+}
+
+/** The warped face's lightness (after `lightness`) blurred over 6 % of the face size. */
+function localLightness(
+  warpedLab: Float32Array,
+  covered: Uint8Array,
+  region: Region,
+  faceSize: number,
+  lightness: (l: number) => number,
+): Float32Array {
+  const n = region.w * region.h;
+  const weight = new Float32Array(n);
+  const field = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (!covered[i]) continue;
+    weight[i] = 1;
+    field[i] = lightness(warpedLab[i * 3]);
+  }
+  const radius = Math.max(1, Math.round(0.06 * faceSize));
+  boxBlur(weight, region.w, region.h, radius);
+  boxBlur(field, region.w, region.h, radius);
+  for (let i = 0; i < n; i++) field[i] = weight[i] > 1e-3 ? field[i] / weight[i] : 0;
+  return field;
+}
+
+/** Three passes of a box blur of `radius` in each direction (about a Gaussian of that sigma). */
+function boxBlur(field: Float32Array, width: number, height: number, radius: number): void {
+  const line = new Float32Array(Math.max(width, height));
+  const pass = (count: number, length: number, at: (k: number, j: number) => number) => {
+    for (let k = 0; k < count; k++) {
+      for (let j = 0; j < length; j++) line[j] = field[at(k, j)];
+      let acc = 0;
+      for (let j = -radius; j <= radius; j++) acc += line[Math.min(length - 1, Math.max(0, j))];
+      for (let j = 0; j < length; j++) {
+        field[at(k, j)] = acc / (2 * radius + 1);
+        acc += line[Math.min(length - 1, j + radius + 1)] - line[Math.max(0, j - radius)];
+      }
+    }
+  };
+  for (let p = 0; p < 3; p++) {
+    pass(height, width, (y, x) => y * width + x);
+    pass(width, height, (x, y) => y * width + x);
   }
 }
 
