@@ -1,7 +1,7 @@
 import { JobFields, JobMessages, judgeFaceSwap, type FaceSwapCheck } from '@studio/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { apiUpload, errorText } from '../../api/client';
 import type { PickedImage } from '../../images/scaleImage';
+import { useCheckRequest, type CheckPart } from './useCheckRequest';
 
 export interface FaceChoice {
   sourceFace: number;
@@ -14,32 +14,19 @@ export interface FaceChoice {
  * (judgeFaceSwap), so clicking faces costs no round trip. The swap request is checked again.
  */
 export function useFaceCheck(face: PickedImage | null, target: PickedImage | null) {
-  const [check, setCheck] = useState<FaceSwapCheck | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [checking, setChecking] = useState(false);
+  const parts = useMemo<CheckPart[] | null>(
+    () =>
+      face && target
+        ? [
+            [JobFields.swapFace, face.blob, face.fileName],
+            [JobFields.swapTarget, target.blob, target.fileName],
+          ]
+        : null,
+    [face, target],
+  );
+  const { check, error, checking } = useCheckRequest<FaceSwapCheck>('/faceSwap/check', parts);
   const [choice, setChoice] = useState<FaceChoice>({ sourceFace: 0, targetFaces: [0] });
-
-  useEffect(() => {
-    setCheck(null);
-    setError(null);
-    setChoice({ sourceFace: 0, targetFaces: [0] });
-    if (!face || !target) return;
-    let current = true;
-    const form = new FormData();
-    form.append(JobFields.swapFace, face.blob, face.fileName);
-    form.append(JobFields.swapTarget, target.blob, target.fileName);
-    setChecking(true);
-    void apiUpload<FaceSwapCheck | string>('/faceSwap/check', form).then((result) => {
-      if (!current) return;
-      setChecking(false);
-      const content = result.body?.content;
-      if (result.ok && content && typeof content === 'object') setCheck(content);
-      else setError(errorText(result));
-    });
-    return () => {
-      current = false;
-    };
-  }, [face, target]);
+  useEffect(() => setChoice({ sourceFace: 0, targetFaces: [0] }), [parts]);
 
   const verdict = useMemo(() => {
     if (!check) return null;

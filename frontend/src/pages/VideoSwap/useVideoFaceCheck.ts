@@ -5,8 +5,8 @@ import {
   type FaceSwapVideoCheck,
 } from '@studio/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { apiUpload, errorText } from '../../api/client';
 import type { PickedImage } from '../../images/scaleImage';
+import { useCheckRequest, type CheckPart } from '../FaceSwap/useCheckRequest';
 
 export interface VideoFaceChoice {
   sourceFace: number;
@@ -19,33 +19,19 @@ export interface VideoFaceChoice {
  * faces picked afterwards are judged here with the rule the server applies (judgeFaceSwapVideo).
  */
 export function useVideoFaceCheck(video: File | null, face: PickedImage | null, enabled: boolean) {
-  const [check, setCheck] = useState<FaceSwapVideoCheck | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [checking, setChecking] = useState(false);
+  const parts = useMemo<CheckPart[] | null>(
+    () =>
+      video && face && enabled
+        ? [
+            ['SwapVideo0', video, video.name],
+            ['SwapVideo1', face.blob, face.fileName],
+          ]
+        : null,
+    [video, face, enabled],
+  );
+  const { check, error, checking } = useCheckRequest<FaceSwapVideoCheck>('/faceSwapVideo/check', parts);
   const [choice, setChoice] = useState<VideoFaceChoice>({ sourceFace: 0, targetFace: 0 });
-
-  useEffect(() => {
-    setCheck(null);
-    setError(null);
-    setChecking(false);
-    setChoice({ sourceFace: 0, targetFace: 0 });
-    if (!video || !face || !enabled) return;
-    let current = true;
-    const form = new FormData();
-    form.append('SwapVideo0', video, video.name);
-    form.append('SwapVideo1', face.blob, face.fileName);
-    setChecking(true);
-    void apiUpload<FaceSwapVideoCheck | string>('/faceSwapVideo/check', form).then((result) => {
-      if (!current) return;
-      setChecking(false);
-      const content = result.body?.content;
-      if (result.ok && content && typeof content === 'object') setCheck(content);
-      else setError(errorText(result));
-    });
-    return () => {
-      current = false;
-    };
-  }, [video, face, enabled]);
+  useEffect(() => setChoice({ sourceFace: 0, targetFace: 0 }), [parts]);
 
   const verdict = useMemo(() => {
     if (!check) return null;
