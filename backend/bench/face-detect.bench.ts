@@ -19,7 +19,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import Module from 'node:module';
-import { FaceAnalyzer, withoutDuplicates, type FaceSearch } from '../../libs/inference/src/face-analyzer';
+import {
+  cropRgb,
+  FaceAnalyzer,
+  searchTiles,
+  withoutDuplicates,
+  type FaceSearch,
+} from '../../libs/inference/src/face-analyzer';
 import { decodeRgb, type RgbImage } from '../../libs/inference/src/image-io';
 import { initTf, tf } from '../../libs/inference/src/tf-runtime';
 
@@ -170,35 +176,12 @@ function humanCandidate(label: string, search: FaceSearch, rotation: boolean): C
   };
 }
 
-// The bench's own candidate search for `tiles`: the geometry of FaceAnalyzer's (half the longer
-// side, overlapping by a third, none for a portrait), any detector inside.
+/** The engine's tiled search (the same tiles) around any detector. */
 async function tiled(image: RgbImage, detect: (part: RgbImage) => Promise<Box[]>): Promise<Box[]> {
   const boxes = await detect(image);
-  const side = Math.round(Math.max(image.width, image.height) / 2);
-  const largest = Math.max(0, ...boxes.map((b) => b[2]));
-  if (side >= 320 && largest < 0.2 * side * 2) {
-    const step = Math.round((side * 2) / 3);
-    const starts = (length: number) => {
-      const out: number[] = [];
-      for (let at = 0; ; at += step) {
-        out.push(Math.max(0, Math.min(at, length - side)));
-        if (at + side >= length) break;
-      }
-      return [...new Set(out)];
-    };
-    for (const top of starts(image.height)) {
-      for (const left of starts(image.width)) {
-        const width = Math.min(side, image.width - left);
-        const height = Math.min(side, image.height - top);
-        const data = new Uint8Array(width * height * 3);
-        for (let row = 0; row < height; row++) {
-          const from = ((top + row) * image.width + left) * 3;
-          data.set(image.data.subarray(from, from + width * 3), row * width * 3);
-        }
-        for (const [x, y, w, h] of await detect({ data, width, height }))
-          boxes.push([x + left, y + top, w, h]);
-      }
-    }
+  for (const tile of searchTiles(image, Math.max(0, ...boxes.map((b) => b[2])))) {
+    for (const [x, y, w, h] of await detect(cropRgb(image, tile)))
+      boxes.push([x + tile.left, y + tile.top, w, h]);
   }
   const faces = boxes
     .sort((a, b) => b[2] * b[3] - a[2] * a[3])

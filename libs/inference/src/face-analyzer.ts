@@ -154,31 +154,9 @@ export class FaceAnalyzer {
    */
   private async detectTiled(image: RgbImage): Promise<DetectedFace[]> {
     const faces = await this.detectRgb(image);
-    const side = Math.round(Math.max(image.width, image.height) / 2);
-    if (side < TILE_MIN_SIDE) return faces;
-    // A portrait (a face large in the picture) has no faces too small for the whole pass.
-    if (faces.length > 0 && faces[0].box[2] >= TILE_SKIP_FACE * side * 2) return faces;
-    const step = Math.round((side * 2) / 3);
-    const starts = (length: number) => {
-      const out: number[] = [];
-      for (let at = 0; ; at += step) {
-        out.push(Math.max(0, Math.min(at, length - side)));
-        if (at + side >= length) break;
-      }
-      return [...new Set(out)];
-    };
-    for (const top of starts(image.height)) {
-      for (const left of starts(image.width)) {
-        const width = Math.min(side, image.width - left);
-        const height = Math.min(side, image.height - top);
-        const data = new Uint8Array(width * height * 3);
-        for (let row = 0; row < height; row++) {
-          const from = ((top + row) * image.width + left) * 3;
-          data.set(image.data.subarray(from, from + width * 3), row * width * 3);
-        }
-        for (const face of await this.detectRgb({ data, width, height })) {
-          faces.push(shiftFace(face, left, top));
-        }
+    for (const tile of searchTiles(image, faces.length > 0 ? faces[0].box[2] : 0)) {
+      for (const face of await this.detectRgb(cropRgb(image, tile))) {
+        faces.push(shiftFace(face, tile.left, tile.top));
       }
     }
     return withoutDuplicates(faces.sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]));
@@ -316,6 +294,52 @@ export function withoutDuplicates(faces: DetectedFace[]): DetectedFace[] {
     if (!inside) kept.push(face);
   }
   return kept;
+}
+
+/** A rectangle of a picture, in its pixels. */
+export interface Tile {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The tiles of the tiled face search: overlapping squares of about half the picture's longer side,
+ * overlapping by a third (a face cut by one tile's edge lies whole in the next). None when the
+ * tiles would be too small to add anything, or when the largest face the whole pass found
+ * (`largestFace`, its width) fills a fifth of the picture: a portrait has no faces too small for it.
+ */
+export function searchTiles(image: { width: number; height: number }, largestFace: number): Tile[] {
+  const side = Math.round(Math.max(image.width, image.height) / 2);
+  if (side < TILE_MIN_SIDE || largestFace >= TILE_SKIP_FACE * side * 2) return [];
+  const step = Math.round((side * 2) / 3);
+  const starts = (length: number) => {
+    const out: number[] = [];
+    for (let at = 0; ; at += step) {
+      out.push(Math.max(0, Math.min(at, length - side)));
+      if (at + side >= length) break;
+    }
+    return [...new Set(out)];
+  };
+  return starts(image.height).flatMap((top) =>
+    starts(image.width).map((left) => ({
+      left,
+      top,
+      width: Math.min(side, image.width - left),
+      height: Math.min(side, image.height - top),
+    })),
+  );
+}
+
+/** The pixels of one tile of a picture. */
+export function cropRgb(image: RgbImage, { left, top, width, height }: Tile): RgbImage {
+  const data = new Uint8Array(width * height * 3);
+  for (let row = 0; row < height; row++) {
+    const from = ((top + row) * image.width + left) * 3;
+    data.set(image.data.subarray(from, from + width * 3), row * width * 3);
+  }
+  return { data, width, height };
 }
 
 function shiftFace(face: DetectedFace, dx: number, dy: number): DetectedFace {
