@@ -241,7 +241,7 @@ export async function swapFace(
     .extractChannel(0) // sharp would otherwise give 3 channels
     .raw()
     .toBuffer();
-  if (tuning.poisson) poissonCorrect(warped, mask, covered, target, region, tuning.boundaryOutlier);
+  if (tuning.poisson) poissonCorrect(warped, mask, covered, target, region, tuning.boundaryOutlier, far);
   const keep = await keptFeatures(sourceFace, targetFace, region, faceSize, tuning);
   const occluded = far
     ? await targetOccluders(far, region, covered, soft, [originalTarget, targetFace], faceSize)
@@ -276,13 +276,15 @@ function poissonCorrect(
   target: RgbImage,
   region: Region,
   outlier: number,
+  far: Uint8Array | null,
 ): void {
   const known = new Uint8Array(mask.length);
   const values = new Float32Array(warped.length);
   for (let y = 0; y < region.h; y++) {
     for (let x = 0; x < region.w; x++) {
       const i = y * region.w + x;
-      if (mask[i] || !covered[i]) continue;
+      // Only skin on both sides tells the face's light: hair or a hand at the edge does not.
+      if (mask[i] || !covered[i] || far?.[i]) continue;
       known[i] = 1;
       const o = ((region.y + y) * target.width + region.x + x) * 3;
       for (let c = 0; c < 3; c++) values[i * 3 + c] = target.data[o + c] - warped[i * 3 + c];
