@@ -56,7 +56,13 @@ const toasts = (text: string) =>
   screen.queryAllByText(text, { selector: '.ant-notification-notice-message' });
 
 describe('queue position and ETA', () => {
+  afterEach(() => jest.restoreAllMocks());
+
   it('shows place in line and estimate on a waiting job, live from the pushes, and time left on a running one', async () => {
+    // The estimates count down from when they were heard: the clock stands still (a busy machine
+    // may take seconds between a push and the check) until the test moves it.
+    const start = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
     const waiting = jobView({ tool: 'superResolution', position: 3, etaSeconds: 60 });
     const running = jobView({ tool: 'clone', state: 'running', progress: 40, etaSeconds: 40 });
     await openTray([running, waiting]);
@@ -79,6 +85,13 @@ describe('queue position and ETA', () => {
     pushJobEvent(JobSocketEvents.progress, { jobId: waiting._id, tool: 'superResolution', progress: 10 });
     expect(within(trayRow(waiting._id)).getByTestId('job-wait')).toHaveTextContent(
       'Working on it · about 20 s left',
+    );
+    // Ten seconds later, without a push: the tray's ticker counts it down.
+    clock.mockReturnValue(start + 10_000);
+    await waitFor(() =>
+      expect(within(trayRow(waiting._id)).getByTestId('job-wait')).toHaveTextContent(
+        'Working on it · about 10 s left',
+      ),
     );
   });
 });
