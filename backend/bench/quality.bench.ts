@@ -4,9 +4,10 @@
  * time per image. No services.
  *
  * Face swap: every ordered pair of the faces of ../shared/testdata/faces, or of any folder given as
- * BENCH_FACES_DIR (BENCH_SWAP_PAIRS=next: each face onto the next only), swapped by the engine as it
- * is ("now") and by the engine as it was before issue 28 ("today", reproduced from its parts) in the
- * same run, so the noise of a shared machine hits both. Per engine: swaps attempted, refused by
+ * BENCH_FACES_DIR (BENCH_SWAP_PAIRS=next: each face onto the next only), swapped by each variant
+ * (BENCH_SWAP_VARIANTS, see SWAP_VARIANTS: the engine as it is, as it was at the start of the last
+ * change, the raw paste ceiling, the engine before issue 28) in the same run, so the noise of a
+ * shared machine hits all. Per variant: swaps attempted, refused by
  * reason (and among the pairs in which dlib finds both faces), dlib face found in the output, median
  * dlib descriptor distance of the output to the source (d_src) and to the target (d_tgt; same person
  * below about 0.6), the share with d_src < 0.5 and d_tgt > 0.6, time per swap, outputs at the
