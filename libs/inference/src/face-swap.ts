@@ -113,7 +113,7 @@ export const DEFAULT_SWAP_TUNING: SwapTuning = {
   mirrorSides: true,
   boundaryOutlier: 12,
   occluders: 4,
-  sourceOccluders: 0,
+  sourceOccluders: 4,
   shading: 0,
   shadingSigma: 0.08,
   highlights: 5,
