@@ -139,29 +139,8 @@ async function baselineSwap(engine: LocalCpuEngine, face: Buffer, target: Buffer
   return { data, format: 'jpeg' as const, width: swapped.width, height: swapped.height };
 }
 
-/** DEFAULT_SWAP_TUNING as it was before issue 28. */
-const BASELINE_TUNING: SwapTuning = {
-  expand: 0.12,
-  erode: 0.04,
-  feather: 0.025,
-  statsErode: 0.05,
-  colour: 1,
-  stdRatio: [0.6, 1],
-  poisson: true,
-  expressionGap: 0.025,
-  keepWeight: 0.85,
-  forehead: 0.4,
-  // (knobs added since, set as the engine then behaved)
-  shape: 0,
-  mirror: false,
-  mirrorSides: false,
-  boundaryOutlier: 0,
-  occluders: 0,
-  sourceOccluders: 0,
-  shading: 0,
-  shadingSigma: 0.08,
-  highlights: 0,
-};
+/** DEFAULT_SWAP_TUNING as it was before issue 28: the session's start without the face's shape or the mirror. */
+const BASELINE_TUNING: SwapTuning = { ...SESSION_TUNING, shape: 0, mirror: false };
 
 const median = (values: number[]) => {
   if (values.length === 0) return null;
