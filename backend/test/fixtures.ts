@@ -8,6 +8,16 @@ export const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 /** The bytes of one of those samples. */
 export const fixture = (name: string): Buffer => readFileSync(join(FIXTURES, name));
 
+/** A square crop around a face box [x, y, w, h] of a fixture, `scale` times the box, at `size` px. */
+export async function faceCrop(name: string, box: number[], size: number, scale = 1.6): Promise<Buffer> {
+  const image = sharp(fixture(name));
+  const { width = 0, height = 0 } = await image.metadata();
+  const side = Math.round(Math.max(box[2], box[3]) * scale);
+  const left = Math.max(0, Math.min(width - side, Math.round(box[0] + box[2] / 2 - side / 2)));
+  const top = Math.max(0, Math.min(height - side, Math.round(box[1] + box[3] / 2 - side / 2)));
+  return image.extract({ left, top, width: side, height: side }).resize(size, size).png().toBuffer();
+}
+
 /**
  * A Magic Brush mask of width x height: white (paint here) inside `box`, transparent elsewhere.
  */

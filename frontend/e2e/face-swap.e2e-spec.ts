@@ -5,21 +5,11 @@ import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
 import type { JobView } from '@studio/contracts';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
-import { regionDifference } from '../../backend/test/fixtures';
+import { faceCrop, regionDifference } from '../../backend/test/fixtures';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
-
-/** A square crop around a face box [x, y, w, h] of a fixture, 1.6 times the box, at `size` px. */
-async function faceCrop(name: string, box: number[], size: number): Promise<Buffer> {
-  const image = sharp(join(FIXTURES, name));
-  const { width = 0, height = 0 } = await image.metadata();
-  const side = Math.round(Math.max(box[2], box[3]) * 1.6);
-  const left = Math.max(0, Math.min(width - side, Math.round(box[0] + box[2] / 2 - side / 2)));
-  const top = Math.max(0, Math.min(height - side, Math.round(box[1] + box[3] / 2 - side / 2)));
-  return image.extract({ left, top, width: side, height: side }).resize(size, size).png().toBuffer();
-}
 
 describe('face swap in the browser: the free check and picking a face', () => {
   let t: TestApp;

@@ -12,18 +12,8 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { fixture, regionDifference } from '../../../test/fixtures';
+import { faceCrop, fixture, regionDifference } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
-
-/** A square crop around a face box [x, y, w, h] of a fixture, `scale` times the box, at `size` px. */
-async function faceCrop(name: string, box: number[], scale: number, size: number): Promise<Buffer> {
-  const image = sharp(fixture(name));
-  const { width = 0, height = 0 } = await image.metadata();
-  const side = Math.round(Math.max(box[2], box[3]) * scale);
-  const left = Math.max(0, Math.min(width - side, Math.round(box[0] + box[2] / 2 - side / 2)));
-  const top = Math.max(0, Math.min(height - side, Math.round(box[1] + box[3] / 2 - side / 2)));
-  return image.extract({ left, top, width: side, height: side }).resize(size, size).png().toBuffer();
-}
 
 /** Pictures on a grey canvas, at known places. */
 async function compose(width: number, height: number, parts: { image: Buffer; left: number; top: number }[]) {
@@ -79,11 +69,11 @@ describe('face swap: the free check and the face choice (real engine pool, model
     // Face boxes of the fixtures as the engine finds them (cgi-model-*: about frontal).
     source = await compose(900, 420, [
       { image: await sharp(fixture('ai-face.jpg')).resize(380, 380).png().toBuffer(), left: 20, top: 20 },
-      { image: await faceCrop('cgi-model-1.jpg', [568, 60, 242, 241], 1.5, 260), left: 560, top: 80 },
+      { image: await faceCrop('cgi-model-1.jpg', [568, 60, 242, 241], 260, 1.5), left: 560, top: 80 },
     ]);
     target = await compose(2000, 1000, [
-      { image: await faceCrop('cgi-model-3.jpg', [347, 134, 266, 266], 1.6, 900), left: 60, top: 50 },
-      { image: await faceCrop('cgi-model-22.jpg', [284, 161, 341, 342], 1.6, 600), left: 1250, top: 250 },
+      { image: await faceCrop('cgi-model-3.jpg', [347, 134, 266, 266], 900, 1.6), left: 60, top: 50 },
+      { image: await faceCrop('cgi-model-22.jpg', [284, 161, 341, 342], 600, 1.6), left: 1250, top: 250 },
     ]);
     keep('source', source);
     keep('target', target);

@@ -14,20 +14,10 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { fixture, regionDifference } from '../../../test/fixtures';
+import { faceCrop, fixture, regionDifference } from '../../../test/fixtures';
 import { ScriptedEngine } from '../../../test/scripted-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { EngineRegistry } from '../engines';
-
-/** A square crop around a face box [x, y, w, h] of a fixture, 1.6 times the box, at `size` px. */
-async function faceCrop(name: string, box: number[], size: number): Promise<Buffer> {
-  const image = sharp(fixture(name));
-  const { width = 0, height = 0 } = await image.metadata();
-  const side = Math.round(Math.max(box[2], box[3]) * 1.6);
-  const left = Math.max(0, Math.min(width - side, Math.round(box[0] + box[2] / 2 - side / 2)));
-  const top = Math.max(0, Math.min(height - side, Math.round(box[1] + box[3] / 2 - side / 2)));
-  return image.extract({ left, top, width: side, height: side }).resize(size, size).png().toBuffer();
-}
 
 /** Pan of the clip: the picture moves left by this many pixels per second. */
 const PAN_PER_SECOND = 20;
