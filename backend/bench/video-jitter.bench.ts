@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { FaceAnalyzer, type Point } from '../../libs/inference/src/face-analyzer';
 import { decodeRgb } from '../../libs/inference/src/image-io';
+import { DEFAULT_SWAP_TUNING } from '../../libs/inference/src/face-swap';
 import { LocalCpuEngine } from '../../libs/inference/src/local-engine';
 
 const run = promisify(execFile);
@@ -57,7 +58,10 @@ async function main() {
       ...['-filter_complex', "[0:v]crop=640:640:'130+t*25':'90+t*15',scale=384:384,format=yuv420p[v]"],
       ...['-map', '[v]', '-t', '3', '-r', '10', '-c:v', 'libx264', '-preset', 'ultrafast', '-y', clip],
     ]);
-    const engine = new LocalCpuEngine();
+    // BENCH_SWAP_TUNING='{"sourceOccluders":0}': knobs of the swap to try, as the quality bench takes them.
+    const engine = new LocalCpuEngine({
+      swapTuning: { ...DEFAULT_SWAP_TUNING, ...JSON.parse(process.env.BENCH_SWAP_TUNING ?? '{}') },
+    });
     const outputPath = path.join(dir, 'swapped.mp4');
     const started = Date.now();
     await engine.faceSwapVideo({

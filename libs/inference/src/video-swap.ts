@@ -150,7 +150,10 @@ export async function swapFaceInVideo(
 ): Promise<VideoFaceSwapResult> {
   const started = Date.now();
   const logger = options.logger ?? silentLogger;
-  const tuning = options.tuning ?? DEFAULT_SWAP_TUNING;
+  // The source's occluders are judged on the source as warped onto each frame's mesh, so their
+  // mask moves a little from frame to frame: the jitter bench read 1.80 px with them against 1.74
+  // px without (the clip's own: 1.72). Video leaves them out.
+  const tuning = { ...(options.tuning ?? DEFAULT_SWAP_TUNING), sourceOccluders: 0 };
   const { signal } = context;
   const progress = (fraction: number) => context.onProgress?.(Math.min(1, Math.max(0, fraction)));
   progress(0);
