@@ -2,7 +2,7 @@ import {
   FACE_SWAP_LIMITS,
   FaceSwapMessages,
   judgeFaceSwap,
-  parseSourceFace,
+  parseFaceIndex,
   parseTargetFaces,
   type FoundFace,
 } from './face-swap';
@@ -20,9 +20,9 @@ describe('face choice', () => {
     expect(parseTargetFaces('left', 3)).toBeNull();
     expect(parseTargetFaces('-1', 3)).toBeNull();
     expect(parseTargetFaces('1.5', 3)).toBeNull();
-    expect(parseSourceFace(undefined)).toBe(0);
-    expect(parseSourceFace('1')).toBe(1);
-    expect(parseSourceFace('x')).toBeNull();
+    expect(parseFaceIndex(undefined)).toBe(0);
+    expect(parseFaceIndex('1')).toBe(1);
+    expect(parseFaceIndex('x')).toBeNull();
   });
 
   it('accepts faces that exist, warns about poses somewhat apart and refuses those too far apart', () => {

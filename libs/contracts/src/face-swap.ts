@@ -37,10 +37,13 @@ export const FaceSwapFields = {
 } as const;
 
 /**
- * Multipart fields of the video swap's choice (besides SwapVideo0 = the video, SwapVideo1 = the
- * face image), for POST /api/faceSwapVideo and its free check POST /api/faceSwapVideo/check.
+ * Multipart fields of the video swap (the two files and the choice), for POST /api/faceSwapVideo and its free check POST /api/faceSwapVideo/check.
  */
 export const FaceSwapVideoFields = {
+  /** The video file. */
+  video: 'SwapVideo0',
+  /** The face image file. */
+  face: 'SwapVideo1',
   /** Index of the face of the face image (default 0, the largest). */
   sourceFace: 'sourceFace',
   /** Index of the face of the video's first frame to replace and follow (default 0, the largest). */
@@ -127,8 +130,8 @@ export function parseTargetFaces(value: unknown, count: number): number[] | null
   return [...new Set(parts.map(Number))].sort((a, b) => a - b);
 }
 
-/** Parses `sourceFace`: undefined or '' -> 0; a whole number -> it; else null. */
-export function parseSourceFace(value: unknown): number | null {
+/** Parses a face index (`sourceFace`, the video's `targetFace`): undefined or '' -> 0; a whole number -> it; else null. */
+export function parseFaceIndex(value: unknown): number | null {
   if (value === undefined || value === '') return 0;
   if (typeof value !== 'string' || !/^\d{1,3}$/.test(value.trim())) return null;
   return Number(value.trim());

@@ -5,21 +5,17 @@ import {
   JobMessages,
   judgeFaceSwap,
   judgeFaceSwapVideo,
-  parseSourceFace,
+  parseFaceIndex,
   parseTargetFaces,
   quoteTool,
   type FaceSwapCheck,
   type FaceSwapImageReport,
   type FaceSwapVideoCheck,
 } from '@studio/contracts';
-import {
-  EngineInputError,
-  extractFirstFrame,
-  probeVideo,
-  type FoundFaces as EngineFoundFaces,
-} from '@studio/inference';
+import { EngineInputError, extractFirstFrame, type FoundFaces as EngineFoundFaces } from '@studio/inference';
 import { EngineRegistry } from '../engines';
 import type { NormalizedImage } from './image-input';
+import type { ProbedVideo } from './video-input';
 
 /** The face choice of a request, as sent (multipart fields). */
 export interface FaceChoiceFields {
@@ -59,7 +55,7 @@ export class FaceSwapChecks {
       throw err;
     }
     const [sourceReport, targetReport] = found.map(report);
-    const sourceFace = parseSourceFace(fields.sourceFace);
+    const sourceFace = parseFaceIndex(fields.sourceFace);
     const targetFaces = parseTargetFaces(fields.targetFaces, targetReport.faces.length);
     const verdict = judgeFaceSwap(
       sourceReport.faces,
@@ -88,18 +84,18 @@ export class FaceSwapChecks {
    * The video swap's free check: the faces of the face image and of the video's first frame, which
    * ffmpeg (a child process) extracts exactly as the swap extracts its frames; both are analysed
    * in the engine pool, the frame as the swap searches frames. `videoPath` is a video already
-   * measured (measureVideo), lasting `durationSeconds`.
+   * probed (probeUploadedVideo).
    */
   async checkVideo(
     face: NormalizedImage,
     videoPath: string,
-    durationSeconds: number,
+    { info, durationSeconds }: ProbedVideo,
     fields: VideoFaceChoiceFields,
   ): Promise<FaceSwapVideoCheck> {
     let found: EngineFoundFaces[];
     let frame: Buffer;
     try {
-      frame = await extractFirstFrame(videoPath, await probeVideo(videoPath));
+      frame = await extractFirstFrame(videoPath, info);
       found = await this.engines.faceFinder('faceSwapVideo').findFaces({
         images: [face.data, frame],
         maxSides: [IMAGE_SIDE_MAX, IMAGE_SIDE_MAX],
@@ -110,8 +106,8 @@ export class FaceSwapChecks {
       throw err;
     }
     const [sourceReport, frameReport] = found.map(report);
-    const sourceFace = parseSourceFace(fields.sourceFace);
-    const targetFace = parseSourceFace(fields.targetFace);
+    const sourceFace = parseFaceIndex(fields.sourceFace);
+    const targetFace = parseFaceIndex(fields.targetFace);
     const verdict = judgeFaceSwapVideo(
       sourceReport.faces,
       frameReport.faces,

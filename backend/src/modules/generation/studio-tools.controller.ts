@@ -2,6 +2,7 @@ import { BadRequestException, Body, Controller, HttpCode, Inject, Post, Uploaded
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import {
   FaceSwapMessages,
+  FaceSwapVideoFields,
   GENERATED_IMAGE_SIZE,
   JobMessages,
   Messages,
@@ -22,12 +23,12 @@ import { FaceSwapVideoDto, GenerateImageDto } from './generation.dto';
 import { fileNamed, ToolUpload, type UploadedFile } from './generation-uploads';
 import { GenerationService, imageInputs } from './generation.service';
 import { normalizeImage } from './image-input';
-import { measureVideo } from './video-input';
+import { measureVideo, probeUploadedVideo } from './video-input';
 
 /** The video swap's upload (and its check's): the video and the face image, behind the feature flag. */
 const videoUpload = {
   tool: 'faceSwapVideo',
-  fileField: (name: string) => name === 'SwapVideo0' || name === 'SwapVideo1',
+  fileField: (name: string) => name === FaceSwapVideoFields.video || name === FaceSwapVideoFields.face,
   maxFiles: 2,
   // The face image is held to the image limit when it is read (normalizeImage).
   fileBytes: UPLOAD_LIMITS.videoBytes,
@@ -92,12 +93,12 @@ export class StudioToolsController {
   @ApiOkResponse({ description: '{message, content: FaceSwapVideoCheck}' })
   @ApiResponse({ status: 403, description: 'The feature is turned off' })
   async faceSwapVideoCheck(@Body() dto: FaceSwapVideoDto, @UploadedFiles() files: UploadedFile[] = []) {
-    const video = fileNamed(files, 'SwapVideo0');
-    const face = fileNamed(files, 'SwapVideo1');
+    const video = fileNamed(files, FaceSwapVideoFields.video);
+    const face = fileNamed(files, FaceSwapVideoFields.face);
     if (!video || !face) throw new BadRequestException(JobMessages.videoRequired);
     const image = await normalizeImage(face);
-    const measured = await measureVideo(video);
-    return ok(await this.checks.checkVideo(image, video.path, measured.durationSeconds, dto));
+    // Only probed: the check needs the file's first frame, not its bytes in memory.
+    return ok(await this.checks.checkVideo(image, video.path, await probeUploadedVideo(video), dto));
   }
 
   @Post('faceSwapVideo')
@@ -120,8 +121,8 @@ export class StudioToolsController {
     @Body() dto: FaceSwapVideoDto,
     @UploadedFiles() files: UploadedFile[] = [],
   ) {
-    const video = fileNamed(files, 'SwapVideo0');
-    const face = fileNamed(files, 'SwapVideo1');
+    const video = fileNamed(files, FaceSwapVideoFields.video);
+    const face = fileNamed(files, FaceSwapVideoFields.face);
     if (!video || !face) throw new BadRequestException(JobMessages.videoRequired);
     if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
     if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
@@ -129,7 +130,7 @@ export class StudioToolsController {
     const measured = await measureVideo(video);
     let choice: { sourceFace?: number; targetFace?: number } = {};
     if (this.checks.videoEnforced()) {
-      const checked = await this.checks.checkVideo(image, video.path, measured.durationSeconds, dto);
+      const checked = await this.checks.checkVideo(image, video.path, measured, dto);
       if (!checked.ok) throw new BadRequestException(checked.problems[0]);
       choice = { sourceFace: checked.sourceFace!, targetFace: checked.targetFace! };
     } else if (dto.sourceFace !== undefined || dto.targetFace !== undefined) {

@@ -1,5 +1,6 @@
 import { SmileOutlined, SwapOutlined } from '@ant-design/icons';
 import {
+  FaceSwapVideoFields,
   Messages,
   VIDEO_CREDITS_PER_SECOND,
   VIDEO_MAX_SECONDS,
@@ -86,8 +87,8 @@ function VideoSwapScreen() {
     }
     if (!ready || !video || !face.image || !folder || duration === null) return;
     const form = new FormData();
-    form.append('SwapVideo0', video, video.name);
-    form.append('SwapVideo1', face.image.blob, face.image.fileName);
+    form.append(FaceSwapVideoFields.video, video, video.name);
+    form.append(FaceSwapVideoFields.face, face.image.blob, face.image.fileName);
     form.append('author', account);
     form.append('folder', folder);
     form.append('length', String(duration));

@@ -23,8 +23,8 @@ export function useVideoFaceCheck(video: File | null, face: PickedImage | null, 
     () =>
       video && face && enabled
         ? [
-            ['SwapVideo0', video, video.name],
-            ['SwapVideo1', face.blob, face.fileName],
+            [FaceSwapVideoFields.video, video, video.name],
+            [FaceSwapVideoFields.face, face.blob, face.fileName],
           ]
         : null,
     [video, face, enabled],
