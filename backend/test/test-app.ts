@@ -39,6 +39,8 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     LOG_LEVEL: 'silent',
     STORAGE_DIR: mkdtempSync(join(tmpdir(), 'studio-storage-')),
     // The mail catcher of deploy/local/test.sh: tests read the mails from its API (test/mailbox.ts).
+    // Most tests run the tools with fresh accounts; the age-assurance tests turn the gate on.
+    AGE_ASSURANCE: 'off',
     ...(process.env.TEST_SMTP_URL ? { SMTP_URL: process.env.TEST_SMTP_URL } : {}),
     ...overrides,
   });

@@ -17,14 +17,18 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (res.headersSent) return;
     const { status, text, extra } = this.describe(exception);
     if (status >= 500) this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    // `extra`: figures the client needs to act on the refusal (a retry's current price).
+    // `extra`: what the client needs to act on the refusal (a retry's current price, a reason code and link).
     res.status(status).json({ ...failure(text), ...extra });
   }
 
-  private describe(exception: unknown): { status: number; text: string; extra?: Record<string, number> } {
+  private describe(exception: unknown): {
+    status: number;
+    text: string;
+    extra?: Record<string, number | string>;
+  } {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      const body = exception.getResponse() as { extra?: Record<string, number> } | string;
+      const body = exception.getResponse() as { extra?: Record<string, number | string> } | string;
       const extra = typeof body === 'object' && body?.extra ? body.extra : undefined;
       // The rate limiter's text is not for people; other 429s (the open-job limit) say what to do.
       const text = exception instanceof ThrottlerException ? Messages.tooManyRequests : textOf(body, status);

@@ -98,6 +98,11 @@ export const configSchema = z
      * key (sk_test_) against a stand-in (STRIPE_API_URL); npm start turns it on with stripe-mock.
      */
     STRIPE_TEST_CHECKOUT: bool.default('false'),
+    /**
+     * Age assurance before the photo tools and sexual tags (docs/age-assurance-and-moderation.md):
+     * 'required' (the default) or 'off' (a closed test install only).
+     */
+    AGE_ASSURANCE: z.enum(['required', 'off']).default('required'),
     /** Coins granted once to an account when its email is verified (0: none). npm start: 25. */
     WELCOME_ALLOWANCE_COINS: z.coerce.number().int().min(0).max(100_000).default(0),
     /** Allowances granted per client address per day (UTC). */

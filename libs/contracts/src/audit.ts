@@ -10,6 +10,7 @@ export const AuditCategory = {
   operations: 'Operations',
   folders: 'Folders',
   support: 'Support',
+  safety: 'Safety',
 } as const;
 export type AuditCategory = (typeof AuditCategory)[keyof typeof AuditCategory];
 

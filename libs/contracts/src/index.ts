@@ -16,3 +16,4 @@ export * from './admin';
 export * from './input';
 export * from './face-swap';
 export * from './provenance';
+export * from './age-assurance';

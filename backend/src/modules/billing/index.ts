@@ -12,3 +12,4 @@ export { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
 export type { Settlement } from './ledger.service';
 export { LedgerService } from './ledger.service';
 export { PaymentsPort } from './payments.port';
+export { stripeOptions } from './stripe-payments.adapter';

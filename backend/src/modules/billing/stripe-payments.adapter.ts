@@ -77,8 +77,10 @@ export class StripePaymentsAdapter extends PaymentsPort {
       throw new ServiceUnavailableException(PaymentMessages.notConfigured);
     const event = Stripe.webhooks.constructEvent(rawBody, signature, this.config.STRIPE_WEBHOOK_SECRET);
     if (
-      event.type === 'checkout.session.completed' ||
-      event.type === 'checkout.session.async_payment_succeeded'
+      (event.type === 'checkout.session.completed' ||
+        event.type === 'checkout.session.async_payment_succeeded') &&
+      // Setup-mode sessions are age checks (age-assurance reads them back itself): no coins.
+      event.data.object.mode !== 'setup'
     ) {
       return { type: 'checkout.completed', eventId: event.id, checkout: toCompleted(event.data.object) };
     }
@@ -101,7 +103,8 @@ function toCompleted(session: Stripe.Checkout.Session): CompletedCheckout {
   };
 }
 
-function stripeOptions(config: AppConfig): Stripe.StripeConfig {
+/** Client options: another API address (stripe-mock) when STRIPE_API_URL is set. */
+export function stripeOptions(config: AppConfig): Stripe.StripeConfig {
   if (!config.STRIPE_API_URL) return {};
   const url = new URL(config.STRIPE_API_URL);
   return {

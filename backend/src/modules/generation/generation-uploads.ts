@@ -1,3 +1,4 @@
+import { AgeAssuranceService } from '../age-assurance';
 import {
   applyDecorators,
   BadRequestException,
@@ -133,6 +134,7 @@ export class UploadPreflightGuard implements CanActivate {
     private readonly operations: OperationsService,
     private readonly engines: EngineRegistry,
     private readonly slots: UploadSlots,
+    private readonly ageAssurance: AgeAssuranceService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -146,6 +148,8 @@ export class UploadPreflightGuard implements CanActivate {
       if (rule.flag && !(await this.operations.flags())[rule.flag.name]) {
         throw new ForbiddenException(rule.flag.offMessage);
       }
+      // The photo tools (and their free checks) wait for an age-assured account: refused unread.
+      await this.ageAssurance.assertAllowed(req.user, rule.tool);
       const unavailable = await this.engines.unavailability(rule.tool);
       if (unavailable) {
         throw new ServiceUnavailableException(

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AgeAssuranceModule } from '../age-assurance';
 import { BillingModule } from '../billing';
 import { FoldersModule } from '../folders';
 import { RealtimeModule } from '../realtime';
@@ -29,6 +30,7 @@ import { OpenJobLimit } from './open-job-limit';
     MongooseModule.forFeature([{ name: Job.name, schema: JobSchema }]),
     JobQueuesModule,
     BillingModule,
+    AgeAssuranceModule,
     FoldersModule,
     RealtimeModule,
     EnginesModule,

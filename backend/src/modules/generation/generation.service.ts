@@ -26,6 +26,7 @@ import {
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { assertActingAs, type AuthUser } from '../auth';
+import { AgeAssuranceService } from '../age-assurance';
 import { JobLiveness, LedgerService } from '../billing';
 import { FoldersService } from '../folders';
 import { RealtimePublisher } from '../realtime';
@@ -87,6 +88,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     private readonly realtime: RealtimePublisher,
     private readonly positions: QueuePositions,
     private readonly openJobs: OpenJobLimit,
+    private readonly ageAssurance: AgeAssuranceService,
     liveness: JobLiveness,
     @Inject(toolQueueToken('clone')) clone: Queue,
     @Inject(toolQueueToken('superResolution')) superResolution: Queue,
@@ -143,6 +145,8 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   /** Checks, stores the inputs and reserves the credits of one request; queues nothing. */
   private async reserve(user: AuthUser, request: JobRequest, jobId: Types.ObjectId): Promise<JobRecord> {
     assertActingAs(user, request.author);
+    // Before anything is stored or charged: the photo tools and sexual tags need an age-assured account.
+    await this.ageAssurance.assertAllowed(user, request.tool, request.params);
     const unavailable = await this.engines.unavailability(request.tool);
     if (unavailable === 'not_configured') {
       throw new ServiceUnavailableException(

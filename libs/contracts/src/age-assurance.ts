@@ -1,0 +1,112 @@
+/**
+ * Age assurance (UK Online Safety Act Part 5, Ofcom's guidance on highly effective age assurance):
+ * what an account must pass before the tools that can make sexual content of a person, and the
+ * reason codes every refusal carries. Written once for the server, the screens and the tests.
+ */
+import type { JobTool } from './jobs';
+
+/** How an account was assured: a credit card check, staff reviewing proof outside the studio, or a provider. */
+export const AGE_ASSURANCE_METHODS = ['credit_card', 'manual', 'provider'] as const;
+export type AgeAssuranceMethod = (typeof AGE_ASSURANCE_METHODS)[number];
+
+/** What the studio keeps of a check: no card number, no ID image, no date of birth. */
+export interface AgeAssuranceStatus {
+  /** Whether this studio asks for the check at all (AGE_ASSURANCE=required). */
+  required: boolean;
+  assured: boolean;
+  method?: AgeAssuranceMethod;
+  assuredAt?: string;
+}
+
+/** The screen with the check, linked from every refusal. */
+export const AGE_CHECK_PATH = '/age-check';
+
+/** Tools that edit uploaded photographs of people: closed until the account is assured. */
+export const AGE_GATED_TOOLS: readonly JobTool[] = ['inpaint', 'faceSwap', 'faceSwapVideo'];
+
+/** Tags of the Generate screen that ask for sexual content (by config key). */
+export const SEXUAL_CONTENT_TAGS: Readonly<Record<string, readonly string[]>> = {
+  clothing: ['nude', 'lingerie', 'latex'],
+  setting: ['strip club'],
+};
+
+/** Words of a free prompt that ask for sexual content (whole words, any case). */
+export const SEXUAL_PROMPT_WORDS = [
+  ...Object.values(SEXUAL_CONTENT_TAGS).flat(),
+  'naked',
+  'topless',
+  'sex',
+  'sexual',
+  'sexy',
+  'erotic',
+  'porn',
+  'nsfw',
+  'explicit',
+  'undressed',
+] as const;
+const sexualPrompt = new RegExp(`\\b(${SEXUAL_PROMPT_WORDS.join('|')})\\b`, 'i');
+
+/** Whether Generate's tags or prompt ask for sexual content. */
+export function asksForSexualContent(request: { tags?: Record<string, string>; prompt?: string }): boolean {
+  const { tags, prompt } = request;
+  const tagged = Object.entries(SEXUAL_CONTENT_TAGS).some(([key, values]) =>
+    values.includes(tags?.[key] ?? ''),
+  );
+  return tagged || sexualPrompt.test(prompt ?? '');
+}
+
+/** Whether a request needs an assured account: the photo tools always, Generate when it asks for sexual content. */
+export function needsAgeAssurance(
+  tool: JobTool,
+  request: { tags?: Record<string, string>; prompt?: string } = {},
+): boolean {
+  return AGE_GATED_TOOLS.includes(tool) || (tool === 'generate' && asksForSexualContent(request));
+}
+
+/**
+ * Reason codes of refusals and holds: each is shown in plain words (below), written in the audit
+ * log and counted in the metrics.
+ */
+export const SAFETY_REASONS = {
+  age_not_assured:
+    'This needs an age check first: check your age once (a credit card check, nothing is charged).',
+  card_not_credit:
+    'That card is not a credit card. Debit and prepaid cards can be held by under-18s, so they do not prove age: use a credit card.',
+  card_check_incomplete: 'The card check was not completed: nothing was saved.',
+  sexual_input:
+    'A picture you gave looks sexual. Face swap is never done with sexual pictures of real people.',
+  sexual_output:
+    'The result looked sexual and was withheld: Magic Brush never makes sexual pictures of a real person. Your coins were refunded.',
+  minor_face:
+    'The result shows a face that may be under 18: it is held for a moderator to look at before you can see it.',
+} as const;
+export type SafetyReason = keyof typeof SAFETY_REASONS;
+
+/** Stripe's published test cards (https://docs.stripe.com/testing) offered on the local test page. */
+export const TEST_CARDS = [
+  { number: '4242424242424242', brand: 'Visa', funding: 'credit' },
+  { number: '5555555555554444', brand: 'Mastercard', funding: 'credit' },
+  { number: '4000056655665556', brand: 'Visa', funding: 'debit' },
+  { number: '5200828282828210', brand: 'Mastercard', funding: 'debit' },
+  { number: '5105105105105100', brand: 'Mastercard', funding: 'prepaid' },
+] as const;
+export type CardFunding = 'credit' | 'debit' | 'prepaid' | 'unknown';
+
+export interface CardCheckStart {
+  /** Stripe's page (or, in local test mode, the site's test page) where the card is entered. */
+  url: string;
+  sessionId: string;
+}
+
+export interface ManualAgeCheckRequest {
+  /** What staff saw, for the audit log (never the document itself). */
+  reason: string;
+}
+
+export const AgeAssuranceMessages = {
+  checkNotFound: 'No such card check',
+  testModeOnly: 'Local test mode only',
+  unknownTestCard: 'Use one of the test cards shown on this page',
+  alreadyAssured: 'This account is already age-assured',
+  reasonRequired: 'Say what you checked (at least 10 characters)',
+} as const;
