@@ -15,6 +15,7 @@ export const Paths = {
   credits: '/credits',
   jobs: '/jobs',
   verify: '/verify',
+  ageCheck: '/age-check',
   magic: '/magic',
   generate: '/generate',
   swap: '/swap',

@@ -65,6 +65,10 @@ const StripeResultPage = page(() =>
 const TestCheckoutPage = page(() =>
   import('./pages/StripeResult/TestCheckoutPage').then((m) => m.TestCheckoutPage),
 );
+const AgeCheckPage = page(() => import('./pages/AgeCheck/AgeCheckPage').then((m) => m.AgeCheckPage));
+const TestAgeCheckPage = page(() =>
+  import('./pages/AgeCheck/TestAgeCheckPage').then((m) => m.TestAgeCheckPage),
+);
 const SuperResolutionPage = page(() =>
   import('./pages/SuperResolution/SuperResolutionPage').then((m) => m.SuperResolutionPage),
 );
@@ -102,6 +106,8 @@ export const routes: RouteObject[] = [
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
       { path: 'profile/bulkinpaints/:id', element: <FolderContentsPage /> },
       { path: 'stripe/test-checkout/:session', element: <TestCheckoutPage /> },
+      { path: 'stripe/test-age-check/:session', element: <TestAgeCheckPage /> },
+      { path: 'age-check', element: <AgeCheckPage /> },
       { path: 'stripe/:status', element: <StripeResultPage /> },
       { path: 'stripe/:status/:session', element: <StripeResultPage /> },
       { path: 'patreon', element: <PatreonPage /> },

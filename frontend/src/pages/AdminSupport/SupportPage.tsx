@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { creditsAsDollars, formatLocalDateTime } from '../../admin/format';
 import { RequireRole, SUPPORT_STAFF } from '../../admin/RequireRole';
 import { useSession } from '../../session/useSession';
+import { AgeCheckEditor } from './AgeCheckEditor';
 import { ApprovalsCard } from './ApprovalsCard';
 import { BadgesEditor } from './BadgesEditor';
 import { BulkReimburseCard } from './BulkReimburseCard';
@@ -148,6 +149,7 @@ function UserPanel({
           )}
         </Descriptions>
         {isAdmin && <BadgesEditor user={user} onChanged={badgesChanged} />}
+        <AgeCheckEditor user={user} />
         {isAdmin && <RoleEditor user={user} self={self} onChanged={(role) => onChange({ ...user, role })} />}
       </Card>
       <Row gutter={[16, 16]}>

@@ -1,3 +1,4 @@
+import { AgeCheckNotice } from '../../ui/AgeCheckNotice';
 import { SmileOutlined, SwapOutlined, UserOutlined } from '@ant-design/icons';
 import { FACE_SWAP_LIMITS, quoteTool, TOOL_PRICES } from '@studio/contracts';
 import { Alert, Button, Card, Checkbox, Col, Row, Space, Spin, Typography } from 'antd';
@@ -45,6 +46,7 @@ function FaceSwapScreen() {
       description="Put the face from one image onto the person in another."
       price={`${TOOL_PRICES.faceSwap} credit per swap`}
     >
+      <AgeCheckNotice />
       <ToolNotices tool="faceSwap" />
       <PrefillNotice state={prefill} />
       <Card className="tool-card">

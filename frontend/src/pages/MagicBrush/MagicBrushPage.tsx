@@ -11,6 +11,7 @@ import { usePickedImage } from '../../images/usePickedImage';
 import { JobModal } from '../../jobs/JobModal';
 import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { NoticeAlerts } from '../../operations/NoticeAlerts';
+import { AgeCheckNotice } from '../../ui/AgeCheckNotice';
 import { useOperations } from '../../operations/useOperations';
 import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
@@ -125,6 +126,7 @@ function MagicBrushScreen() {
       description="Paint over what you want to change, describe what should be there, and let the AI fill it in."
       price={`${TOOL_PRICES.inpaint} credit per image`}
     >
+      <AgeCheckNotice />
       <NoticeAlerts operations={operations} tool="inpaint" />
       <PrefillNotice state={prefill} />
       {operations.loaded && operations.engines?.inpaint === 'local' && (

@@ -18,6 +18,7 @@ import { usePickedImage } from '../../images/usePickedImage';
 import { PrefillNotice, usePrefillFromJob } from '../../jobs/usePrefillFromJob';
 import { useJobs } from '../../jobs/useJobs';
 import { NoticeAlerts } from '../../operations/NoticeAlerts';
+import { AgeCheckNotice } from '../../ui/AgeCheckNotice';
 import { useOperations } from '../../operations/useOperations';
 import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
@@ -112,6 +113,7 @@ function VideoSwapScreen() {
       description="Put the face from an image onto the person in a short video."
       price={`${VIDEO_CREDITS_PER_SECOND} credits per second of video`}
     >
+      <AgeCheckNotice />
       <NoticeAlerts
         operations={operations}
         tool="faceSwapVideo"

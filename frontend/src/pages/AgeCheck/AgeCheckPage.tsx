@@ -1,0 +1,95 @@
+import { type AgeAssuranceStatus, type CardCheckStart } from '@studio/contracts';
+import { Alert, Button, Card, Result, Space, Spin, Typography } from 'antd';
+import { useEffect, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { apiGet, apiPost, errorText } from '../../api/client';
+import { formatLocalDateTime } from '../../admin/format';
+import { useRequireLogin } from '../../session/useRequireLogin';
+
+const METHOD_NAMES: Record<string, string> = {
+  credit_card: 'a credit card check',
+  manual: 'a check by our staff',
+  provider: 'an age check provider',
+};
+
+/**
+ * /age-check: the credit card check (Stripe, setup mode: nothing charged, the card not kept). Stripe
+ * sends the user back here with ?session=...; the server then reads the result from Stripe itself.
+ */
+export function AgeCheckPage() {
+  const loggedIn = useRequireLogin({ explain: true });
+  const [params, setParams] = useSearchParams();
+  const [status, setStatus] = useState<AgeAssuranceStatus | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const session = params.get('session');
+
+  useEffect(() => {
+    if (!loggedIn) return;
+    void (async () => {
+      if (session) {
+        const done = await apiPost<AgeAssuranceStatus>(
+          `/age-assurance/card/${encodeURIComponent(session)}/complete`,
+        );
+        if (!done.ok && done.status !== 409) setError(errorText(done));
+        setParams({}, { replace: true });
+      }
+      const result = await apiGet<AgeAssuranceStatus>('/age-assurance');
+      if (result.ok && result.body) setStatus(result.body.content);
+    })();
+  }, [loggedIn, session, setParams]);
+
+  if (!loggedIn) return null;
+  if (!status) return <Spin style={{ display: 'block', margin: '120px auto' }} />;
+
+  if (status.assured) {
+    return (
+      <Result
+        status="success"
+        title="Your age is checked"
+        subTitle={`Checked by ${METHOD_NAMES[status.method ?? ''] ?? status.method} on ${formatLocalDateTime(status.assuredAt ?? '')}.`}
+        data-testid="age-assured"
+      />
+    );
+  }
+
+  const start = async () => {
+    setBusy(true);
+    setError(null);
+    const result = await apiPost<CardCheckStart>('/age-assurance/card');
+    if (result.ok && result.body) {
+      window.location.assign(result.body.content.url);
+      return;
+    }
+    setBusy(false);
+    setError(errorText(result));
+  };
+
+  return (
+    <Card style={{ maxWidth: 620, margin: '32px auto' }} data-testid="age-check">
+      <Space direction="vertical" size="middle" style={{ width: '100%' }}>
+        <Typography.Title level={3} style={{ margin: 0 }}>
+          Check your age
+        </Typography.Title>
+        <Typography.Paragraph>
+          Magic Brush, face swap and adult Generate tags are for adults only. The law (the UK Online Safety
+          Act, and similar laws elsewhere) asks us to check your age in a way that really works: ticking a box
+          is not enough.
+        </Typography.Paragraph>
+        <Typography.Paragraph>
+          <strong>Credit card check:</strong> you enter a credit card on Stripe&apos;s page; your bank
+          confirms the card, <strong>nothing is charged</strong>, and the card is removed right after. Only
+          credit cards count: debit and prepaid cards can belong to under-18s. We keep only that the check
+          passed, when, and Stripe&apos;s reference: no card number, no date of birth.
+        </Typography.Paragraph>
+        {error && <Alert type="error" showIcon message={error} data-testid="age-check-error" />}
+        <Button type="primary" size="large" loading={busy} onClick={start}>
+          Check with a credit card
+        </Button>
+        <Typography.Text type="secondary">
+          No credit card? Write to support: our staff can check your age another way.
+        </Typography.Text>
+      </Space>
+    </Card>
+  );
+}
