@@ -7,6 +7,8 @@ import { createConnection } from 'mongoose';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/src/create-app';
 import { loadConfig, type AppConfig } from '../src/config/app-config';
+import { ContentSafety } from '../src/modules/content-safety';
+import { MarkedImageClassifier } from './marked-classifier';
 
 export interface TestApp {
   app: INestApplication;
@@ -20,7 +22,11 @@ export interface TestApp {
  * Boots the real app against the FerretDB and Redis started by deploy/local/test.sh, in a
  * database and Redis key prefix of its own so test files never see each other's data.
  */
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  /** Look at images with the real classifier (nsfwjs on the engine pool) instead of the marked-image double. */
+  options: { realClassifier?: boolean } = {},
+): Promise<TestApp> {
   const mongo = process.env.TEST_MONGODB_URL;
   const redis = process.env.TEST_REDIS_URL;
   if (!mongo || !redis) {
@@ -45,6 +51,8 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     ...overrides,
   });
   const app = await createApp(config);
+  // Test images carry marks, never sexual content: the double reads the marks (test/marked-classifier.ts).
+  if (!options.realClassifier) app.get(ContentSafety).override(new MarkedImageClassifier());
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {

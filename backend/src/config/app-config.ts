@@ -103,6 +103,10 @@ export const configSchema = z
      * 'required' (the default) or 'off' (a closed test install only).
      */
     AGE_ASSURANCE: z.enum(['required', 'off']).default('required'),
+    /** An image is classified sexual when nsfwjs' porn + hentai + sexy reaches this (0..1). */
+    SAFETY_SEXUAL_THRESHOLD: z.coerce.number().min(0.05).max(1).default(0.7),
+    /** A generated output with a face estimated younger than this is held for a moderator. */
+    SAFETY_MINOR_AGE: z.coerce.number().min(0).max(30).default(18),
     /** Coins granted once to an account when its email is verified (0: none). npm start: 25. */
     WELCOME_ALLOWANCE_COINS: z.coerce.number().int().min(0).max(100_000).default(0),
     /** Allowances granted per client address per day (UTC). */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditListener, AuditModule } from '../../src/modules/audit';
 import { SessionEndListener, SessionRevokerModule } from '../../src/modules/auth';
+import { ContentSafetyModule } from '../../src/modules/content-safety';
 import { GenerationModule, JobRunner } from '../../src/modules/generation';
 import { ProvenanceModule } from '../../src/modules/provenance';
 import { DomainEventsProcessor } from '../../src/modules/events';
@@ -12,7 +13,14 @@ import { StorageCleanupListener } from '../../src/modules/storage';
  * itself when WORKER_INLINE is on (local mode).
  */
 @Module({
-  imports: [AuditModule, RealtimeModule, GenerationModule, SessionRevokerModule, ProvenanceModule],
+  imports: [
+    AuditModule,
+    RealtimeModule,
+    GenerationModule,
+    SessionRevokerModule,
+    ProvenanceModule,
+    ContentSafetyModule,
+  ],
   providers: [
     JobRunner,
     DomainEventsProcessor,

@@ -82,6 +82,43 @@ export const SAFETY_REASONS = {
 } as const;
 export type SafetyReason = keyof typeof SAFETY_REASONS;
 
+/** What was done for a reason: refused before any charge, withheld and refunded, held for review, or a moderator's decision. */
+export const SAFETY_ACTIONS = ['refused', 'withheld', 'held', 'released', 'removed'] as const;
+export type SafetyAction = (typeof SAFETY_ACTIONS)[number];
+
+/** nsfwjs' class scores, stored with items and jobs. */
+export interface ContentScores {
+  drawing: number;
+  hentai: number;
+  neutral: number;
+  porn: number;
+  sexy: number;
+}
+
+/** What was seen in one input or output: class scores and each face's estimated age. */
+export interface ContentCheck {
+  scores: ContentScores;
+  faces: { box: [number, number, number, number]; age: number }[];
+}
+
+/** The operator's thresholds (SAFETY_SEXUAL_THRESHOLD, SAFETY_MINOR_AGE). */
+export interface SafetyPolicy {
+  /** An image is sexual when porn + hentai + sexy reaches this. */
+  sexualThreshold: number;
+  /** A face estimated younger than this holds a generated output for review. */
+  minorAge: number;
+}
+
+export const DEFAULT_SAFETY_POLICY: SafetyPolicy = { sexualThreshold: 0.7, minorAge: 18 };
+
+export const sexualScore = (scores: ContentScores): number => scores.porn + scores.hentai + scores.sexy;
+
+export const isSexual = (check: ContentCheck, policy: SafetyPolicy): boolean =>
+  sexualScore(check.scores) >= policy.sexualThreshold;
+
+export const hasMinorFace = (check: ContentCheck, policy: SafetyPolicy): boolean =>
+  check.faces.some((face) => face.age < policy.minorAge);
+
 /** Stripe's published test cards (https://docs.stripe.com/testing) offered on the local test page. */
 export const TEST_CARDS = [
   { number: '4242424242424242', brand: 'Visa', funding: 'credit' },
@@ -110,3 +147,16 @@ export const AgeAssuranceMessages = {
   alreadyAssured: 'This account is already age-assured',
   reasonRequired: 'Say what you checked (at least 10 characters)',
 } as const;
+
+/** An output held for review, as the moderation queue lists it. */
+export interface HeldItem {
+  itemId: string;
+  owner: string;
+  jobId?: string;
+  title?: string;
+  reason: SafetyReason;
+  reasonText: string;
+  heldAt: string;
+  scores?: ContentScores;
+  faces: ContentCheck['faces'];
+}

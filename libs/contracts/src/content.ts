@@ -38,6 +38,7 @@ export interface DownloadRequest {
 export const ContentMessages = {
   deleted: 'Deleted!',
   itemNotFound: 'Item not found',
+  alreadyDecided: 'A moderator has decided on this item already',
   folderNotFound: 'Folder not found',
   folderNotEmpty: 'Only an empty folder can be deleted',
   noInpaints: 'No inpaints found.',

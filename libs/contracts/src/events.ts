@@ -1,3 +1,4 @@
+import type { SafetyAction, SafetyReason } from './age-assurance';
 import type { FolderSummary } from './api';
 import type { LogEntry } from './audit';
 import type { LedgerKind } from './billing';
@@ -31,6 +32,7 @@ export const DomainEvents = {
   emailVerified: 'account.email_verified',
   passwordChanged: 'account.password_changed',
   accountDeleted: 'account.deleted',
+  safetyDecision: 'safety.decision',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -121,6 +123,17 @@ export interface DomainEventPayloads {
   /** The owner deleted the account: content removed, ledger entries kept under an anonymous name. */
   /** `username` is the pseudonym (deleted-…) the account's ledger entries now carry, not its name. */
   'account.deleted': AccountRef & { items: number; ledgerEntries: number };
+  /** A refusal, withheld or held output, or a moderator's decision, with its reason code. */
+  'safety.decision': AccountRef & {
+    action: SafetyAction;
+    reason: SafetyReason;
+    tool?: JobTool;
+    jobId?: string;
+    itemId?: string;
+    /** Staff who decided (moderation). */
+    by?: AccountRef;
+    detail?: string;
+  };
 }
 
 /** An event as it travels: a unique id (idempotency key for every consumer) and its time. */

@@ -68,6 +68,28 @@ export interface FoundFaces {
   faces: { box: [number, number, number, number]; score: number; yaw: number }[];
 }
 
+/** Images to look at before they are used or shown (every input and output of a job). */
+export interface InspectContentRequest {
+  images: Buffer[];
+}
+
+/** nsfwjs' class scores of one image (0..1, summing to about 1). */
+export interface ContentClassScores {
+  drawing: number;
+  hentai: number;
+  neutral: number;
+  porn: number;
+  sexy: number;
+}
+
+/** What was seen in one image: its class scores and each face's estimated age (largest face first). */
+export interface ContentReport {
+  scores: ContentClassScores;
+  faces: { box: [number, number, number, number]; age: number }[];
+  /** Milliseconds spent classifying and estimating ages (benchmarks). */
+  timings: { classifyMs: number; facesMs: number };
+}
+
 export interface InpaintRequest {
   image: Buffer;
   /** White where the image is to be repainted, black elsewhere; same size as the image. */
@@ -104,6 +126,8 @@ export interface InferenceEngine {
   faceSwapVideo(request: FaceSwapVideoRequest, context?: RunContext): Promise<void>;
   /** The faces the face swap would see in each image (local engines; free to call). */
   findFaces?(request: FindFacesRequest, context?: RunContext): Promise<FoundFaces[]>;
+  /** Class scores and face ages of images (local engines; the content check before use or display). */
+  inspectContent?(request: InspectContentRequest, context?: RunContext): Promise<ContentReport[]>;
   /** Loads models ahead of the first job (optional; engines load lazily anyway). */
   warmup?(): Promise<void>;
   /** Releases models and workers. */

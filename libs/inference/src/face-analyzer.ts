@@ -71,6 +71,18 @@ const TILE_SKIP_FACE = 0.2;
 const EMBEDDING_INPUT = 224;
 /** The faceres layer whose activations are the identity embedding (256 values). */
 const EMBEDDING_NODE = 'feats/Relu';
+/** faceres' age output: a softmax over 100 bins. */
+const AGE_NODE = 'age_pred/Softmax';
+
+/** Human's reading of faceres' age bins (its faceres module): the top bin, pulled towards its larger neighbour. */
+export function ageOfBins(bins: Float32Array): number {
+  let top = 0;
+  for (let i = 1; i < bins.length; i++) if (bins[i] > bins[top]) top = i;
+  const below = bins[top - 1] ?? 0;
+  const above = bins[top + 1] ?? 0;
+  const age = below > above ? 10 * top - 100 * below : 10 * top + 100 * above;
+  return Math.round(age) / 10;
+}
 
 /**
  * Face detection (468-point mesh) with @vladmandic/human and identity embeddings with its faceres
@@ -218,6 +230,33 @@ export class FaceAnalyzer {
         return new Float32Array(features.dataSync());
       } finally {
         features.dispose();
+      }
+    });
+  }
+
+  /**
+   * Human's faceres age estimate of the face in `box` (years): the same crop as the embedding, and
+   * Human's own reading of the 100-bin softmax (its two neighbouring bins interpolated). Coarse: it
+   * answers in a few steps, so a low estimate is only a reason for a person to look.
+   */
+  async ageRgb(image: RgbImage, box: Box): Promise<number> {
+    const { faceres } = await this.models();
+    const crop = cropForEmbedding(image, box);
+    return modelQueue.run(() => {
+      const bins = tf.tidy(() => {
+        const pixels = tf.tensor4d(crop.data, [1, crop.height, crop.width, 3], 'int32');
+        const input = tf.image.cropAndResize(
+          tf.cast(pixels, 'float32') as tf.Tensor4D,
+          [crop.box],
+          [0],
+          [EMBEDDING_INPUT, EMBEDDING_INPUT],
+        );
+        return faceres.execute(input, AGE_NODE) as tf.Tensor;
+      });
+      try {
+        return ageOfBins(bins.dataSync() as Float32Array);
+      } finally {
+        bins.dispose();
       }
     });
   }

@@ -42,3 +42,6 @@ export {
 } from './video-swap';
 export type { VideoInfo, VideoFaceSwapOptions, VideoFaceSwapResult } from './video-swap';
 export * from './remote';
+export { NsfwClassifier, CONTENT_CLASSES } from './content-classifier';
+export type { ContentClass, ContentScores } from './content-classifier';
+export { ageOfBins } from './face-analyzer';

@@ -8,14 +8,17 @@ import {
   EngineInputError,
   FaceSwapRequest,
   FaceSwapVideoRequest,
+  ContentReport,
   FindFacesRequest,
   FoundFaces,
+  InspectContentRequest,
   GenerateRequest,
   InferenceEngine,
   InpaintRequest,
   RunContext,
   SuperResolveRequest,
 } from './engine.port';
+import { NsfwClassifier } from './content-classifier';
 import { FaceAnalyzer, type DetectedFace } from './face-analyzer';
 import { LOCAL_CPU_CAPABILITIES } from './local-capabilities';
 import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace, yawDegreesOf } from './face-swap';
@@ -64,6 +67,8 @@ export class LocalCpuEngine implements InferenceEngine {
   /** Face detection and embeddings, shared with the face swap. */
   readonly faces: FaceAnalyzer;
   private readonly superResolver: SuperResolver;
+  /** nsfwjs, loaded on first use (the content check of every input and output). */
+  private readonly classifier: NsfwClassifier;
   private readonly logger: EngineLogger;
   private readonly swapTuning: SwapTuning;
   private readonly tempDir?: string;
@@ -80,6 +85,7 @@ export class LocalCpuEngine implements InferenceEngine {
       logger: this.logger,
       threads: options.threads,
     });
+    this.classifier = new NsfwClassifier(this.logger);
     this.swapTuning = { ...DEFAULT_SWAP_TUNING, ...options.swapTuning };
     this.tempDir = options.tempDir;
   }
@@ -192,8 +198,27 @@ export class LocalCpuEngine implements InferenceEngine {
     );
   }
 
+  /** Each image's class scores (nsfwjs) and each face's age estimate (Human's faceres). */
+  async inspectContent(request: InspectContentRequest, context: RunContext = {}): Promise<ContentReport[]> {
+    const reports: ContentReport[] = [];
+    for (const image of request.images) {
+      context.signal?.throwIfAborted();
+      let started = Date.now();
+      const scores = await this.classifier.classify(image);
+      const classifyMs = Date.now() - started;
+      started = Date.now();
+      const rgb = await decodeRgb(image, MAX_SIDE);
+      const faces: ContentReport['faces'] = [];
+      for (const face of await this.faces.detectAnySize(rgb)) {
+        faces.push({ box: face.box, age: await this.faces.ageRgb(rgb, face.box) });
+      }
+      reports.push({ scores, faces, timings: { classifyMs, facesMs: Date.now() - started } });
+    }
+    return reports;
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.faces.close(), this.superResolver.close()]);
+    await Promise.all([this.faces.close(), this.superResolver.close(), this.classifier.close()]);
   }
 }
 

@@ -3,6 +3,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { AuditModule } from '../audit';
+import { ContentSafetyModule } from '../content-safety';
 import { AgeAssuranceController, ManualAgeCheckController } from './age-assurance.controller';
 import { AgeAssurance, AgeAssuranceSchema } from './age-assurance.schema';
 import { AgeAssuranceService } from './age-assurance.service';
@@ -15,6 +16,7 @@ import { TestCardCheck } from './test-card-check.adapter';
   imports: [
     MongooseModule.forFeature([{ name: AgeAssurance.name, schema: AgeAssuranceSchema }]),
     AuditModule,
+    ContentSafetyModule,
   ],
   controllers: [AgeAssuranceController, ManualAgeCheckController],
   providers: [

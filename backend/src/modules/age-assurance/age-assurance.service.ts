@@ -21,7 +21,7 @@ import { AuditService } from '../audit';
 import type { AuthUser } from '../auth';
 import { AgeAssurance } from './age-assurance.schema';
 import { CardCheckPort } from './card-check.port';
-import { SafetyRefusal } from './safety-refusal';
+import { SafetyLog, SafetyRefusal } from '../content-safety';
 
 /**
  * Who is age-assured, and the gate in front of the tools that can make sexual content of a person
@@ -36,6 +36,7 @@ export class AgeAssuranceService {
     private readonly cardCheck: CardCheckPort,
     private readonly accounts: AccountsRepository,
     private readonly audit: AuditService,
+    private readonly safetyLog: SafetyLog,
   ) {}
 
   get required(): boolean {
@@ -65,16 +66,18 @@ export class AgeAssuranceService {
   ): Promise<void> {
     if (!this.required || !needsAgeAssurance(tool, request)) return;
     if (await this.assurances.exists({ _id: user.id })) return;
-    await this.refuse(user, 'age_not_assured', `${TOOL_LABELS[tool]} refused`);
+    await this.refuse(user, 'age_not_assured', `${TOOL_LABELS[tool]} refused`, tool);
   }
 
-  /** Writes the refusal to the activity log and throws it. */
-  async refuse(user: AuthUser, reason: SafetyReason, what: string): Promise<never> {
-    await this.audit.append({
-      category: AuditCategory.safety,
-      author: { userId: user.id, username: user.username },
-      message: `${what}: ${reason}.`,
-      detail: SAFETY_REASONS[reason],
+  /** Records the refusal (activity log, metrics) and throws it. */
+  async refuse(user: AuthUser, reason: SafetyReason, what: string, tool?: JobTool): Promise<never> {
+    await this.safetyLog.record({
+      userId: user.id,
+      username: user.username,
+      action: 'refused',
+      reason,
+      tool,
+      detail: what,
     });
     throw new SafetyRefusal(reason);
   }

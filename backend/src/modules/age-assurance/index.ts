@@ -7,4 +7,3 @@
  */
 export { AgeAssuranceModule } from './age-assurance.module';
 export { AgeAssuranceService } from './age-assurance.service';
-export { SafetyRefusal } from './safety-refusal';

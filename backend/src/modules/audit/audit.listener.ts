@@ -3,12 +3,21 @@ import {
   AuditCategory,
   DomainEvents,
   plural,
+  SAFETY_REASONS,
   TOOL_LABELS,
   type DomainEventEnvelope,
   type LedgerKind,
 } from '@studio/contracts';
 import { OnDomainEvent } from '../events';
 import { AuditService } from './audit.service';
+
+const SAFETY_ACTION_WORDS = {
+  refused: 'Refused',
+  withheld: 'Withheld',
+  held: 'Held for review',
+  released: 'Released',
+  removed: 'Removed',
+} as const;
 
 /** Records account events in the activity log. */
 @Injectable()
@@ -23,6 +32,27 @@ export class AuditListener {
       author: { userId: payload.userId, username: payload.username },
       message: `Registered account ${payload.username}.`,
       detail: payload.role === 'user' ? undefined : `Role: ${payload.role}`,
+    });
+  }
+
+  /** Refusals, withheld and held outputs, and moderators' decisions, each with its reason code. */
+  @OnDomainEvent(DomainEvents.safetyDecision)
+  async onSafetyDecision({ id, payload }: DomainEventEnvelope<'safety.decision'>): Promise<void> {
+    const what = payload.tool ? ` ${TOOL_LABELS[payload.tool]}` : '';
+    await this.audit.append({
+      eventId: id,
+      category: AuditCategory.safety,
+      author: payload.by ?? { userId: payload.userId, username: payload.username },
+      message: `${SAFETY_ACTION_WORDS[payload.action]}${what}: ${payload.reason}.`,
+      detail: [
+        payload.by && `User ${payload.username}`,
+        payload.detail,
+        payload.jobId && `Job ${payload.jobId}`,
+        payload.itemId && `Item ${payload.itemId}`,
+        SAFETY_REASONS[payload.reason],
+      ]
+        .filter(Boolean)
+        .join(' · '),
     });
   }
 

@@ -83,6 +83,11 @@ export class EngineRegistry implements OnApplicationShutdown {
     return finder as InferenceEngine & Required<Pick<InferenceEngine, 'findFaces'>>;
   }
 
+  /** The local engine's pool, which looks at every input and output (content check: nsfwjs and face ages). */
+  contentInspector(): InferenceEngine & Required<Pick<InferenceEngine, 'inspectContent'>> {
+    return this.engineOfKind('local') as InferenceEngine & Required<Pick<InferenceEngine, 'inspectContent'>>;
+  }
+
   /** Whether a face swap request must pass the check before it is charged (see faceFinder). */
   faceSwapChecked(tool: 'faceSwap' | 'faceSwapVideo' = 'faceSwap'): boolean {
     return !!this.engineFor(tool)?.findFaces;

@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { ContentCheck, SafetyReason } from '@studio/contracts';
 import { Types } from 'mongoose';
 import type { ContentKind } from '@studio/contracts';
 
@@ -33,6 +34,17 @@ export class ContentItem {
   /** An admin's takedown: the reason the owner reads, and whether the file was deleted. */
   @Prop({ type: Object })
   takedown?: { reason: string; mode: 'hide' | 'delete'; by: string; at: Date };
+
+  /** What the content check saw (nsfwjs' class scores, each face's age estimate). */
+  @Prop({ type: Object })
+  check?: ContentCheck;
+
+  /**
+   * Held for a moderator (a generated face the age model put under 18): not listed, not served,
+   * not counted until released; removed ones stay as the record of the decision.
+   */
+  @Prop({ type: Object })
+  moderation?: { state: 'held' | 'released' | 'removed'; reason: SafetyReason; at: Date; by?: string };
 
   @Prop({ required: true, default: () => new Date() })
   createdAt!: Date;

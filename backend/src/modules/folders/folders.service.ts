@@ -9,7 +9,9 @@ import {
   SocketEvents,
   contentUrl,
   type ContentItem as ContentItemView,
+  type ContentCheck,
   type ContentKind,
+  type SafetyReason,
   type FolderChange,
   type FolderContents,
   type FolderSummary,
@@ -29,7 +31,14 @@ export interface NewContent {
   contentType: 'image/png' | 'image/jpeg' | 'image/webp' | 'video/mp4';
   title?: string;
   jobId?: string;
+  /** The content check of this output (stored with the item). */
+  check?: ContentCheck;
+  /** Held for a moderator: stored, but not listed or served until released. */
+  heldFor?: SafetyReason;
 }
+
+/** Items a moderator holds (or removed) are not the owner's to see. */
+const NOT_HELD = { 'moderation.state': { $nin: ['held', 'removed'] } };
 
 const EXTENSIONS = {
   'image/png': 'png',
@@ -137,7 +146,10 @@ export class FoldersService {
     const folder = await this.requireFolder(user, folderId);
     const [batches, items] = await Promise.all([
       this.batches.find({ folder: folder._id }).sort({ createdAt: -1 }).lean(),
-      this.items.find({ folder: folder._id }).sort({ createdAt: -1, _id: -1 }).lean(),
+      this.items
+        .find({ folder: folder._id, ...NOT_HELD })
+        .sort({ createdAt: -1, _id: -1 })
+        .lean(),
     ]);
     return {
       title: folder.title,
@@ -170,7 +182,10 @@ export class FoldersService {
   ): Promise<ContentItemView[]> {
     const folder = await this.requireFolder(user, folderId);
     const added: ContentItemView[] = [];
-    for (const content of contents) added.push(await this.storeItem(user, folder, content));
+    for (const content of contents) {
+      const item = await this.storeItem(user, folder, content);
+      if (!content.heldFor) added.push(item);
+    }
     if (added.length > 0) await this.pushWithSummary(folder, { added });
     return added;
   }
@@ -192,6 +207,10 @@ export class FoldersService {
         contentType: content.contentType,
         title: content.title,
         jobId: content.jobId,
+        ...(content.check ? { check: content.check } : {}),
+        ...(content.heldFor
+          ? { visible: false, moderation: { state: 'held', reason: content.heldFor, at: new Date() } }
+          : {}),
       });
       return toItemView(item.toObject());
     } catch (err) {
@@ -205,7 +224,7 @@ export class FoldersService {
   /** The items a job stored (the pipeline's view of a run that was paid for). */
   async jobOutputs(ownerId: string, jobId: string): Promise<ContentItemView[]> {
     const rows = await this.items
-      .find({ owner: new Types.ObjectId(ownerId), jobId })
+      .find({ owner: new Types.ObjectId(ownerId), jobId, ...NOT_HELD })
       .sort({ createdAt: 1, _id: 1 })
       .lean();
     return rows.map(toItemView);
@@ -407,6 +426,53 @@ export class FoldersService {
     this.realtime.toUser(ownerId, SocketEvents.folderChanged, change);
   }
 
+  /** Staff: the items held for review, oldest first. */
+  async heldItems(): Promise<(ContentItem & { _id: Types.ObjectId })[]> {
+    return this.items.find({ 'moderation.state': 'held' }).sort({ createdAt: 1 }).limit(200).lean();
+  }
+
+  /** Staff: the held item's file (the moderator looks before deciding). */
+  async heldFile(itemId: string): Promise<StoredObject & { contentType: string }> {
+    const item = await this.heldItem(itemId);
+    const object = await this.storage.get(item.storageKey);
+    if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
+    return { ...object, contentType: item.contentType };
+  }
+
+  /**
+   * A moderator's decision on a held item: released (it appears in its folder and the owner's
+   * gallery) or removed (its file deleted; the record stays). Answers the item as it was.
+   */
+  async decideHeld(
+    itemId: string,
+    decision: 'released' | 'removed',
+    by: string,
+  ): Promise<ContentItem & { _id: Types.ObjectId }> {
+    const item = await this.heldItem(itemId);
+    const moderation = { ...item.moderation!, state: decision, at: new Date(), by };
+    // Guarded on the state: two moderators deciding at once, one wins.
+    const update =
+      decision === 'released'
+        ? { $set: { moderation }, $unset: { visible: 1 } }
+        : { $set: { moderation, visible: false } };
+    const changed = await this.items.updateOne({ _id: item._id, 'moderation.state': 'held' }, update);
+    if (changed.modifiedCount !== 1) throw new ConflictException(ContentMessages.alreadyDecided);
+    if (decision === 'removed') await this.storage.delete(item.storageKey).catch(() => undefined);
+    const folder = { _id: item.folder, owner: item.owner };
+    if (decision === 'released') {
+      await this.pushWithSummary(folder, {
+        added: [toItemView({ ...item, visible: undefined, moderation })],
+      });
+    }
+    return item;
+  }
+
+  private async heldItem(itemId: string) {
+    const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
+    if (!item || item.moderation?.state !== 'held') throw new NotFoundException(ContentMessages.itemNotFound);
+    return item;
+  }
+
   private visibleCount(folderId: Types.ObjectId): Promise<number> {
     return this.items.countDocuments({ folder: folderId, visible: { $ne: false } });
   }
@@ -431,7 +497,9 @@ export class FoldersService {
 
   private async requireItem(user: AuthUser, itemId: string) {
     const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
-    if (!item || String(item.owner) !== user.id) throw new NotFoundException(ContentMessages.itemNotFound);
+    const held = item?.moderation && item.moderation.state !== 'released';
+    if (!item || String(item.owner) !== user.id || held)
+      throw new NotFoundException(ContentMessages.itemNotFound);
     return item;
   }
 }

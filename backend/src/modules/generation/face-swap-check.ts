@@ -1,5 +1,6 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import {
+  type ContentCheck,
   FACE_SWAP_LIMITS,
   IMAGE_SIDE_MAX,
   JobMessages,
@@ -13,6 +14,8 @@ import {
   type FaceSwapVideoCheck,
 } from '@studio/contracts';
 import { EngineInputError, extractFirstFrame, type FoundFaces as EngineFoundFaces } from '@studio/inference';
+import type { AuthUser } from '../auth';
+import { ContentSafety } from '../content-safety';
 import { EngineRegistry } from '../engines';
 import type { NormalizedImage } from './image-input';
 import type { ProbedVideo } from './video-input';
@@ -36,7 +39,29 @@ export interface VideoFaceChoiceFields {
  */
 @Injectable()
 export class FaceSwapChecks {
-  constructor(private readonly engines: EngineRegistry) {}
+  constructor(
+    private readonly engines: EngineRegistry,
+    private readonly safety: ContentSafety,
+  ) {}
+
+  /**
+   * The content check of a face swap's images (free, before any charge): a source or target
+   * classified sexual is refused (403, sexual_input). Answers what was seen, to store with the job.
+   */
+  async content(user: AuthUser, source: NormalizedImage, target: NormalizedImage): Promise<ContentCheck[]> {
+    return this.safety.refuseSexualInputs(user, 'faceSwap', [source.data, target.data]);
+  }
+
+  /** The same for a video swap: the face image and the video's first frame. */
+  async videoContent(
+    user: AuthUser,
+    face: NormalizedImage,
+    videoPath: string,
+    video: ProbedVideo,
+  ): Promise<ContentCheck[]> {
+    const frame = await extractFirstFrame(videoPath, video.info);
+    return this.safety.refuseSexualInputs(user, 'faceSwapVideo', [face.data, frame]);
+  }
 
   async check(
     source: NormalizedImage,

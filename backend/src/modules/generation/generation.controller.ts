@@ -158,8 +158,13 @@ export class GenerationController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: FaceSwapDto })
   @ApiOkResponse({ description: '{message, content: FaceSwapCheck}' })
-  async faceSwapCheck(@Body() dto: FaceSwapDto, @UploadedFiles() files: UploadedFile[] = []) {
+  async faceSwapCheck(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: FaceSwapDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
     const { source, target } = await swapImages(files);
+    await this.checks.content(user, source, target);
     return ok(await this.checks.check(source, target, dto));
   }
 
@@ -188,6 +193,7 @@ export class GenerationController {
     if (!dto.folder) throw new BadRequestException(Messages.selectFolder);
     if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
     const { source, target } = await swapImages(files);
+    const inputChecks = await this.checks.content(user, source, target);
     let choice: { sourceFace?: number; targetFaces?: number[] } = {};
     if (this.checks.enforced()) {
       const checked = await this.checks.check(source, target, dto);
@@ -202,6 +208,7 @@ export class GenerationController {
       author: dto.author,
       folderId: dto.folder,
       inputs: imageInputs([source, target]),
+      inputChecks,
       units: 1,
       params: choice,
     });

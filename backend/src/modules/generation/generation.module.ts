@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgeAssuranceModule } from '../age-assurance';
 import { BillingModule } from '../billing';
+import { ContentSafetyModule } from '../content-safety';
 import { FoldersModule } from '../folders';
 import { RealtimeModule } from '../realtime';
 import { OperationsModule } from '../operations';
@@ -31,6 +32,7 @@ import { OpenJobLimit } from './open-job-limit';
     JobQueuesModule,
     BillingModule,
     AgeAssuranceModule,
+    ContentSafetyModule,
     FoldersModule,
     RealtimeModule,
     EnginesModule,

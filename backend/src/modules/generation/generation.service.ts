@@ -20,6 +20,7 @@ import {
   PromptMessages,
   TOOL_LABELS,
   type ApiResponse,
+  type ContentCheck,
   type JobSubmitContent,
   type JobTool,
   type JobView,
@@ -55,6 +56,8 @@ export interface JobRequest {
   /** Priced units (images made, or seconds of video). */
   units: number;
   params?: JobParams;
+  /** What the content check saw in the inputs before the request was accepted (face swaps). */
+  inputChecks?: ContentCheck[];
 }
 
 /** Images as job inputs. */
@@ -193,6 +196,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       units: request.units,
       params: { ...request.params, work: jobWork(request.tool, request.inputs, request.units) },
       outputs: [],
+      ...(request.inputChecks ? { safety: { inputs: request.inputChecks } } : {}),
       attempts: 0,
       settled: false,
       createdAt: new Date(),

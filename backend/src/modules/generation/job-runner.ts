@@ -17,7 +17,9 @@ import {
   GENERATED_IMAGE_SIZE,
   JobMessages,
   JobTools,
+  SAFETY_REASONS,
   TOOL_LABELS,
+  type ContentCheck,
   type ContentItem,
 } from '@studio/contracts';
 import {
@@ -29,6 +31,7 @@ import {
   type RunContext,
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { ContentSafety, describeChecks, SafetyLog, type OutputVerdict } from '../content-safety';
 import { FoldersService } from '../folders';
 import { ProvenanceService } from '../provenance';
 import { StoragePort } from '../storage';
@@ -91,6 +94,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly positions: QueuePositions,
     private readonly cancelSignals: JobCancelSignals,
     private readonly provenance: ProvenanceService,
+    private readonly safety: ContentSafety,
+    private readonly safetyLog: SafetyLog,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -187,7 +192,17 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       });
       await progress.flush();
       if (dropped()) return;
-      await this.lifecycle.succeeded(job, await this.store(job, images));
+      // Nobody sees an output before the content check has (on the engine pool, like the work).
+      const verdict = await this.judge(job, images);
+      if (dropped()) return;
+      if (verdict.kind === 'withhold') {
+        await this.recordDecision(job, 'withheld', verdict);
+        await this.lifecycle.failed(job, SAFETY_REASONS[verdict.reason]);
+        return;
+      }
+      const items = await this.store(job, images, verdict);
+      if (verdict.kind === 'hold') await this.recordDecision(job, 'held', verdict);
+      await this.lifecycle.succeeded(job, items);
       this.positions.finished(job.tool, bullJob); // its pace prices the waiting jobs' ETA
     } catch (err) {
       await progress.flush();
@@ -278,6 +293,44 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     }
   }
 
+  /**
+   * Looks at the job's image inputs (those the face swap's check has not already looked at) and
+   * its image outputs, stores what it saw with the job, and says what the policy decides.
+   */
+  private async judge(job: JobRecord, outputs: Output[]): Promise<OutputVerdict> {
+    const inputs =
+      job.safety?.inputs ??
+      (
+        await this.safety.inspect(await Promise.all(imageInputsOf(job).map((key) => this.readInput(key))))
+      ).map(({ scores, faces }) => ({ scores, faces }));
+    const images = outputs.filter((output) => output.format !== 'mp4').map((output) => output.data);
+    const verdict = await this.safety.judgeOutputs(job.tool, images);
+    const safety = {
+      inputs,
+      outputs: verdict.checks,
+      verdict: verdict.kind,
+      ...(verdict.kind === 'show' ? {} : { reason: verdict.reason }),
+    };
+    await this.jobs.updateOne({ _id: job._id }, { $set: { safety } });
+    return verdict;
+  }
+
+  private async recordDecision(
+    job: JobRecord,
+    action: 'withheld' | 'held',
+    verdict: Exclude<OutputVerdict, { kind: 'show' }>,
+  ): Promise<void> {
+    await this.safetyLog.record({
+      userId: String(job.owner),
+      username: job.username,
+      action,
+      reason: verdict.reason,
+      tool: job.tool,
+      jobId: String(job._id),
+      detail: describeChecks(verdict.checks),
+    });
+  }
+
   private async readInput(key: string): Promise<Buffer> {
     const data = await this.storage.read(key);
     if (!data) throw new EngineInputError('bad_request', JobMessages.imageRequired);
@@ -285,7 +338,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** Stores each result as an item with an id derived from the job, so a rerun stores it once. */
-  private async store(job: JobRecord, images: Output[]): Promise<ContentItem[]> {
+  private async store(job: JobRecord, images: Output[], verdict: OutputVerdict): Promise<ContentItem[]> {
+    // Image outputs were checked in order (videos are not): the i-th image's check.
+    const checks = new Map<number, ContentCheck>();
+    let checked = 0;
+    images.forEach((image, i) => {
+      if (image.format !== 'mp4') checks.set(i, verdict.checks[checked++]);
+    });
     const owner = { id: String(job.owner), username: job.username, role: 'user' as const };
     // Every output of every engine passes here: watermarked and C2PA-signed (in the provenance
     // child process, off this event loop) before it is stored, so no tool delivers an unmarked file.
@@ -317,6 +376,9 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         contentType: CONTENT_TYPES[image.format],
         title: titleOf(job, i, images.length),
         jobId: String(job._id),
+        check: checks.get(i),
+        // A held output is stored for the moderator, not shown (the policy holds the whole job's).
+        ...(verdict.kind === 'hold' ? { heldFor: verdict.reason } : {}),
       })),
     );
   }
@@ -374,6 +436,18 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
 export function outputItemId(jobId: string, index: number): string {
   const digest = createHash('sha256').update(`${jobId}:output:${index}`).digest('hex');
   return new Types.ObjectId(`${jobId.slice(0, 8)}${digest.slice(0, 16)}`).toHexString();
+}
+
+/** Storage keys of a job's image inputs: not Magic Brush's mask, not the video of a video swap. */
+function imageInputsOf(job: JobRecord): string[] {
+  switch (job.tool) {
+    case 'inpaint':
+      return job.inputs.slice(0, 1);
+    case 'faceSwapVideo':
+      return job.inputs.slice(1, 2);
+    default:
+      return job.inputs;
+  }
 }
 
 /** Item titles: a batch's name, else the tool's, numbered when a job makes several. */

@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
-import type { ContentItem, JobState, JobTool } from '@studio/contracts';
+import type { ContentCheck, ContentItem, JobState, JobTool, SafetyReason } from '@studio/contracts';
 
 /** Tool parameters a job was asked with (only what the engine call needs). */
 export interface JobParams {
@@ -88,6 +88,18 @@ export class Job {
 
   @Prop({ type: Object, default: {} })
   params!: JobParams;
+
+  /**
+   * What the content check saw in each image input and output (nsfwjs' class scores, face ages),
+   * and what it decided: shown, withheld (sexual output of a photo tool, refunded) or held.
+   */
+  @Prop({ type: Object })
+  safety?: {
+    inputs?: ContentCheck[];
+    outputs?: ContentCheck[];
+    verdict?: 'show' | 'withhold' | 'hold';
+    reason?: SafetyReason;
+  };
 
   /** The items the job made, as their owner sees them (kept here so no lookup is needed). */
   @Prop({ type: [Object], default: [] })

@@ -92,13 +92,19 @@ export class StudioToolsController {
   @ApiBody({ type: FaceSwapVideoDto })
   @ApiOkResponse({ description: '{message, content: FaceSwapVideoCheck}' })
   @ApiResponse({ status: 403, description: 'The feature is turned off' })
-  async faceSwapVideoCheck(@Body() dto: FaceSwapVideoDto, @UploadedFiles() files: UploadedFile[] = []) {
+  async faceSwapVideoCheck(
+    @CurrentUser() user: AuthUser,
+    @Body() dto: FaceSwapVideoDto,
+    @UploadedFiles() files: UploadedFile[] = [],
+  ) {
     const video = fileNamed(files, FaceSwapVideoFields.video);
     const face = fileNamed(files, FaceSwapVideoFields.face);
     if (!video || !face) throw new BadRequestException(JobMessages.videoRequired);
     const image = await normalizeImage(face);
     // Only probed: the check needs the file's first frame, not its bytes in memory.
-    return ok(await this.checks.checkVideo(image, video.path, await probeUploadedVideo(video), dto));
+    const probed = await probeUploadedVideo(video);
+    await this.checks.videoContent(user, image, video.path, probed);
+    return ok(await this.checks.checkVideo(image, video.path, probed, dto));
   }
 
   @Post('faceSwapVideo')
@@ -128,6 +134,7 @@ export class StudioToolsController {
     if (dto.consent !== 'true') throw new BadRequestException(JobMessages.consentRequired);
     const image = await normalizeImage(face);
     const measured = await measureVideo(video);
+    const inputChecks = await this.checks.videoContent(user, image, video.path, measured);
     let choice: { sourceFace?: number; targetFace?: number } = {};
     if (this.checks.videoEnforced()) {
       const checked = await this.checks.checkVideo(image, video.path, measured, dto);
@@ -142,6 +149,7 @@ export class StudioToolsController {
       author: dto.author,
       folderId: dto.folder,
       inputs: [{ data: measured.data, extension: 'mp4' }, ...imageInputs([image])],
+      inputChecks,
       units: measured.durationSeconds,
       params: { durationSeconds: measured.durationSeconds, ...choice },
     });

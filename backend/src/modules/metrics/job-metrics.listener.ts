@@ -88,6 +88,12 @@ export class JobMetricsListener implements OnApplicationBootstrap {
     await this.ended(event, tool, 'failed');
   }
 
+  @OnDomainEvent(DomainEvents.safetyDecision)
+  safety(event: DomainEventEnvelope<'safety.decision'>): void {
+    if (!this.once(event)) return;
+    this.metrics.safetyDecisions.inc({ action: event.payload.action, reason: event.payload.reason });
+  }
+
   @OnDomainEvent(DomainEvents.jobCancelled)
   async cancelled(event: DomainEventEnvelope<'generation.cancelled'>): Promise<void> {
     if (!this.once(event)) return;

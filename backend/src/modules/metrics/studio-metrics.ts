@@ -121,6 +121,13 @@ export class StudioMetrics {
     registers: [this.registry],
   });
 
+  readonly safetyDecisions = new Counter({
+    name: 'studio_safety_decisions_total',
+    help: 'Age and content safety decisions: refusals, withheld and held outputs, moderator decisions, by action and reason code',
+    labelNames: ['action', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly jobsStarted = new Counter({
     name: 'studio_job_starts_total',
     help: 'Job attempts started by a worker (a retry starts again)',

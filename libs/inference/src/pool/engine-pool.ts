@@ -17,7 +17,9 @@ import {
   EngineInputError,
   FaceSwapRequest,
   FaceSwapVideoRequest,
+  ContentReport,
   FindFacesRequest,
+  InspectContentRequest,
   FoundFaces,
   GenerateRequest,
   InferenceEngine,
@@ -135,6 +137,10 @@ export class PooledCpuEngine implements InferenceEngine {
 
   findFaces(request: FindFacesRequest, context?: RunContext): Promise<FoundFaces[]> {
     return this.run('findFaces', request, context);
+  }
+
+  inspectContent(request: InspectContentRequest, context?: RunContext): Promise<ContentReport[]> {
+    return this.run('inspectContent', request, context);
   }
 
   /** Starts the threads and resolves once each has loaded its models. */

@@ -11,6 +11,7 @@ export const POOL_METHODS = [
   'inpaint',
   'faceSwapVideo',
   'findFaces',
+  'inspectContent',
 ] as const;
 export type PoolMethod = (typeof POOL_METHODS)[number];
 

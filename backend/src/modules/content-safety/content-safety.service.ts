@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  hasMinorFace,
+  isSexual,
+  TOOL_LABELS,
+  type ContentCheck,
+  type JobTool,
+  type SafetyPolicy,
+} from '@studio/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import type { AuthUser } from '../auth';
+import { ContentClassifierPort, type TimedContentCheck } from './content-classifier.port';
+import { SafetyLog } from './safety-log';
+import { SafetyRefusal } from './safety-refusal';
+
+/** A job's outputs as judged: shown, withheld (refunded), or held for a moderator. */
+export type OutputVerdict =
+  | { kind: 'show'; checks: ContentCheck[] }
+  | { kind: 'withhold'; reason: 'sexual_output'; checks: ContentCheck[] }
+  | { kind: 'hold'; reason: 'minor_face'; checks: ContentCheck[] };
+
+/** Tools whose input is an uploaded photograph of a person: a sexual output of one is never shown. */
+const PHOTO_TOOLS: ReadonlySet<JobTool> = new Set(['inpaint', 'faceSwap', 'faceSwapVideo']);
+
+/**
+ * The content policy (issue 37): no intimate image of a real person made from an upload, and a
+ * generated face the age model puts under 18 waits for a person. Thresholds are the operator's
+ * (SAFETY_SEXUAL_THRESHOLD, SAFETY_MINOR_AGE).
+ */
+@Injectable()
+export class ContentSafety {
+  private replacement: ContentClassifierPort | null = null;
+
+  constructor(
+    private readonly classifier: ContentClassifierPort,
+    private readonly log: SafetyLog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get policy(): SafetyPolicy {
+    return { sexualThreshold: this.config.SAFETY_SEXUAL_THRESHOLD, minorAge: this.config.SAFETY_MINOR_AGE };
+  }
+
+  /** Puts another classifier in place in this process (tests: a double that labels marked images). */
+  override(classifier: ContentClassifierPort | null): void {
+    this.replacement = classifier;
+  }
+
+  inspect(images: Buffer[]): Promise<TimedContentCheck[]> {
+    return (this.replacement ?? this.classifier).inspect(images);
+  }
+
+  /**
+   * Face swap's free check (and the swap's own check before any charge): a source or target
+   * classified sexual is refused with reason sexual_input. Returns the checks to store with the job.
+   */
+  async refuseSexualInputs(user: AuthUser, tool: JobTool, images: Buffer[]): Promise<ContentCheck[]> {
+    const checks = (await this.inspect(images)).map(stored);
+    if (checks.some((check) => isSexual(check, this.policy))) {
+      await this.log.record({
+        userId: user.id,
+        username: user.username,
+        action: 'refused',
+        reason: 'sexual_input',
+        tool,
+        detail: `${TOOL_LABELS[tool]}: ${describe(checks)}`,
+      });
+      throw new SafetyRefusal('sexual_input');
+    }
+    return checks;
+  }
+
+  /** Judges a job's image outputs before anyone sees them (videos are judged by their inputs). */
+  async judgeOutputs(tool: JobTool, outputs: Buffer[]): Promise<OutputVerdict> {
+    const checks = (await this.inspect(outputs)).map(stored);
+    if (PHOTO_TOOLS.has(tool) && checks.some((check) => isSexual(check, this.policy))) {
+      return { kind: 'withhold', reason: 'sexual_output', checks };
+    }
+    if (tool === 'generate' && checks.some((check) => hasMinorFace(check, this.policy))) {
+      return { kind: 'hold', reason: 'minor_face', checks };
+    }
+    return { kind: 'show', checks };
+  }
+}
+
+/** What is stored: scores and face ages, not the timings. */
+function stored(check: TimedContentCheck): ContentCheck {
+  return { scores: check.scores, faces: check.faces };
+}
+
+/** Scores for the log line: sexual share and face ages of each image. */
+export function describe(checks: ContentCheck[]): string {
+  return checks
+    .map((check, i) => {
+      const sexual = check.scores.porn + check.scores.hentai + check.scores.sexy;
+      const ages = check.faces.map((face) => face.age).join(', ');
+      return `image ${i + 1}: sexual ${sexual.toFixed(2)}${ages ? `, face ages ${ages}` : ''}`;
+    })
+    .join('; ');
+}
