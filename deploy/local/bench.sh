@@ -43,6 +43,8 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 [[ " $parts " == *" quality "* ]] && { ensure_sr_models; ensure_quality_tools; node -r ts-node/register backend/bench/quality.bench.ts; }
 # face search candidates on a measured set of the test faces (docs/face-swap.md), and video swap jitter
 [[ " $parts " == *" faces "* ]] && node -r ts-node/register backend/bench/face-detect.bench.ts
+# the content check (nsfwjs, face ages) on the neutral test images beside a face swap's time (no services; not in the default set: minutes of CPU)
+[[ " $parts " == *" moderation "* ]] && node -r ts-node/register backend/bench/moderation.bench.ts
 [[ " $parts " == *" jitter "* ]] && node -r ts-node/register backend/bench/video-jitter.bench.ts
 # npm start twice on one fresh data folder: the first start beside a restart on existing data (goal < 15 s; not in the default set: a full build)
 [[ " $parts " == *" restart "* ]] && bash deploy/local/restart-bench.sh

@@ -103,7 +103,10 @@ export interface ContentCheck {
 
 /** The operator's thresholds (SAFETY_SEXUAL_THRESHOLD, SAFETY_MINOR_AGE). */
 export interface SafetyPolicy {
-  /** An image is sexual when porn + hentai + sexy reaches this. */
+  /**
+   * An image is sexual when nsfwjs' porn + hentai reaches this. Its 'sexy' class (suggestive:
+   * swimwear, lingerie) is stored but not counted: the project's own bikini test photos score 0.93–0.997 on it.
+   */
   sexualThreshold: number;
   /** A face estimated younger than this holds a generated output for review. */
   minorAge: number;
@@ -111,7 +114,7 @@ export interface SafetyPolicy {
 
 export const DEFAULT_SAFETY_POLICY: SafetyPolicy = { sexualThreshold: 0.7, minorAge: 18 };
 
-export const sexualScore = (scores: ContentScores): number => scores.porn + scores.hentai + scores.sexy;
+export const sexualScore = (scores: ContentScores): number => scores.porn + scores.hentai;
 
 export const isSexual = (check: ContentCheck, policy: SafetyPolicy): boolean =>
   sexualScore(check.scores) >= policy.sexualThreshold;

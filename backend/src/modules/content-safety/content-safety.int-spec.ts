@@ -133,7 +133,7 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
     await eventually(async () => {
       const lines = await safetyLines(user.username);
       expect(lines.filter((l) => l.message === 'Refused Face swap: sexual_input.')).toHaveLength(4);
-      expect(lines[0].detail).toContain('sexual 0.97');
+      expect(lines[0].detail).toContain('sexual 0.92');
       expect(await metric('refused', 'sexual_input')).toBe(before + 4);
     });
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   hasMinorFace,
   isSexual,
+  sexualScore,
   TOOL_LABELS,
   type ContentCheck,
   type JobTool,
@@ -92,7 +93,7 @@ function stored(check: TimedContentCheck): ContentCheck {
 export function describe(checks: ContentCheck[]): string {
   return checks
     .map((check, i) => {
-      const sexual = check.scores.porn + check.scores.hentai + check.scores.sexy;
+      const sexual = sexualScore(check.scores);
       const ages = check.faces.map((face) => face.age).join(', ');
       return `image ${i + 1}: sexual ${sexual.toFixed(2)}${ages ? `, face ages ${ages}` : ''}`;
     })
