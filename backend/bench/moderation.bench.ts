@@ -42,7 +42,10 @@ async function patterns(): Promise<[string, Buffer][]> {
       bars.set(colours[Math.floor((x / side) * colours.length)], i);
     }
   }
-  const png = (data: Buffer) => sharp(data, { raw: { width: side, height: side, channels: 3 } }).png().toBuffer();
+  const png = (data: Buffer) =>
+    sharp(data, { raw: { width: side, height: side, channels: 3 } })
+      .png()
+      .toBuffer();
   return [
     ['pattern: gradient', await png(gradient)],
     ['pattern: checkerboard', await png(checker)],
@@ -60,12 +63,23 @@ async function main(): Promise<void> {
     const data = readFileSync(path.join(FACES_DIR, name));
     const { width = 0 } = await sharp(data).metadata();
     images.push({ name, face: true, data });
-    images.push({ name: `${name} q40`, face: true, data: await sharp(data).jpeg({ quality: 40 }).toBuffer() });
-    images.push({ name: `${name} webp`, face: true, data: await sharp(data).webp({ quality: 50 }).toBuffer() });
+    images.push({
+      name: `${name} q40`,
+      face: true,
+      data: await sharp(data).jpeg({ quality: 40 }).toBuffer(),
+    });
+    images.push({
+      name: `${name} webp`,
+      face: true,
+      data: await sharp(data).webp({ quality: 50 }).toBuffer(),
+    });
     images.push({
       name: `${name} half`,
       face: true,
-      data: await sharp(data).resize(Math.round(width / 2)).jpeg({ quality: 85 }).toBuffer(),
+      data: await sharp(data)
+        .resize(Math.round(width / 2))
+        .jpeg({ quality: 85 })
+        .toBuffer(),
     });
   }
   for (const [name, data] of await patterns()) images.push({ name, face: false, data });
@@ -122,7 +136,9 @@ async function main(): Promise<void> {
   console.log(
     `\n${images.length} images (${faceImages} of test faces and their re-encodes, ${images.length - faceImages} patterns and noise)`,
   );
-  console.log(`classified sexual (porn + hentai >= ${DEFAULT_SAFETY_POLICY.sexualThreshold}): ${sexual} (goal: 0)`);
+  console.log(
+    `classified sexual (porn + hentai >= ${DEFAULT_SAFETY_POLICY.sexualThreshold}): ${sexual} (goal: 0)`,
+  );
   console.log(
     `adult test-face images the under-${DEFAULT_SAFETY_POLICY.minorAge} rule would hold: ${held} of ${faceImages} (${facesSeen} faces found)`,
   );
