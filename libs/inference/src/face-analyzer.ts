@@ -212,26 +212,7 @@ export class FaceAnalyzer {
 
   /** The identity embedding of the face in `box` of decoded pixels. */
   async embeddingRgb(image: RgbImage, box: Box): Promise<Float32Array> {
-    const { faceres } = await this.models();
-    const crop = cropForEmbedding(image, box);
-    return modelQueue.run(() => {
-      const features = tf.tidy(() => {
-        const pixels = tf.tensor4d(crop.data, [1, crop.height, crop.width, 3], 'int32');
-        const input = tf.image.cropAndResize(
-          tf.cast(pixels, 'float32') as tf.Tensor4D,
-          [crop.box],
-          [0],
-          [EMBEDDING_INPUT, EMBEDDING_INPUT],
-        );
-        // faceres takes 0..255 values (not 0..1).
-        return faceres.execute(input, EMBEDDING_NODE) as tf.Tensor;
-      });
-      try {
-        return new Float32Array(features.dataSync());
-      } finally {
-        features.dispose();
-      }
-    });
+    return new Float32Array(await this.runFaceres(image, box, EMBEDDING_NODE));
   }
 
   /**
@@ -240,10 +221,15 @@ export class FaceAnalyzer {
    * answers in a few steps, so a low estimate is only a reason for a person to look.
    */
   async ageRgb(image: RgbImage, box: Box): Promise<number> {
+    return ageOfBins(await this.runFaceres(image, box, AGE_NODE));
+  }
+
+  /** One faceres output node for the face in `box`, on the embedding's crop. */
+  private async runFaceres(image: RgbImage, box: Box, node: string): Promise<Float32Array> {
     const { faceres } = await this.models();
     const crop = cropForEmbedding(image, box);
     return modelQueue.run(() => {
-      const bins = tf.tidy(() => {
+      const output = tf.tidy(() => {
         const pixels = tf.tensor4d(crop.data, [1, crop.height, crop.width, 3], 'int32');
         const input = tf.image.cropAndResize(
           tf.cast(pixels, 'float32') as tf.Tensor4D,
@@ -251,12 +237,13 @@ export class FaceAnalyzer {
           [0],
           [EMBEDDING_INPUT, EMBEDDING_INPUT],
         );
-        return faceres.execute(input, AGE_NODE) as tf.Tensor;
+        // faceres takes 0..255 values (not 0..1).
+        return faceres.execute(input, node) as tf.Tensor;
       });
       try {
-        return ageOfBins(bins.dataSync() as Float32Array);
+        return output.dataSync() as Float32Array;
       } finally {
-        bins.dispose();
+        output.dispose();
       }
     });
   }

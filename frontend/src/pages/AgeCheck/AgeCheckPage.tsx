@@ -43,13 +43,15 @@ export function AgeCheckPage() {
   if (!status) return <Spin style={{ display: 'block', margin: '120px auto' }} />;
 
   if (status.assured) {
+    // antd's Result does not pass data-* attributes on.
     return (
-      <Result
-        status="success"
-        title="Your age is checked"
-        subTitle={`Checked by ${METHOD_NAMES[status.method ?? ''] ?? status.method} on ${formatLocalDateTime(status.assuredAt ?? '')}.`}
-        data-testid="age-assured"
-      />
+      <div data-testid="age-assured">
+        <Result
+          status="success"
+          title="Your age is checked"
+          subTitle={`Checked by ${METHOD_NAMES[status.method ?? ''] ?? status.method} on ${formatLocalDateTime(status.assuredAt ?? '')}.`}
+        />
+      </div>
     );
   }
 
