@@ -6,7 +6,13 @@ Speaks JSON lines on stdin/stdout (one request, one answer, in order). Files are
   {"id", "op": "read", "input", "format"}              (the manifest store as c2pa reads it)
 Marking = invisible watermark in the pixels (watermark.py), then a C2PA manifest signed with the
 configured certificate chain and key (c2pa-python, the c2pa-rs library's bindings).
-Started with: provenance_worker.py CERT_CHAIN_PEM PRIVATE_KEY_PEM [ALG] [MAX_PIXELS]
+Started with: provenance_worker.py CERT_CHAIN_PEM PRIVATE_KEY_PEM [ALG] [MAX_PIXELS] [--c2pa-defaults]
+
+The manifest holds what C2PA requires and nothing heavier (docs/provenance.md): no claim thumbnail
+(optional in the specification; c2pa-rs's default is a JPEG of the output scaled to 1024 px, which
+made a 256 px clone's manifest 0.6-1 MB), no trust anchor in the certificate chain (the
+specification says it should not be there: validators hold their own). --c2pa-defaults signs as
+before issue 39 (the library's thumbnail, the chain as configured): the provenance bench's baseline.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ import numpy as np
 from PIL import Image
 
 import c2pa
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.serialization import Encoding
 import watermark as wm
 
 MIME = {'png': 'image/png', 'jpeg': 'image/jpeg', 'webp': 'image/webp', 'mp4': 'video/mp4'}
@@ -32,8 +41,11 @@ VIDEO_SAMPLE_FRAMES = 48
 
 
 class Studio:
-    def __init__(self, chain: bytes, key: bytes, alg: str):
+    def __init__(self, chain: bytes, key: bytes, alg: str, c2pa_defaults: bool = False):
+        chain = chain if c2pa_defaults else signing_chain(chain)
         self.signer = c2pa.Signer.from_info(c2pa.C2paSignerInfo(alg.encode(), chain, key, None))
+        self.context = c2pa.Context(settings=c2pa.Settings.from_dict(
+            {'builder': {'thumbnail': {'enabled': c2pa_defaults}}}))
         self.identity = self._own_identity()
 
     def _own_identity(self):
@@ -43,7 +55,8 @@ class Studio:
         src.seek(0)
         dst = io.BytesIO()
         with c2pa.Builder({'claim_generator_info': [{'name': 'identity check'}],
-                           'assertions': [_actions('c2pa.created', wm_source(), 'identity', None)]}) as b:
+                           'assertions': [_actions('c2pa.created', wm_source(), 'identity', None)]},
+                          context=self.context) as b:
             b.sign(self.signer, 'image/png', src, dst)
         dst.seek(0)
         info = _active(json.loads(c2pa.Reader('image/png', dst).json()))['signature_info']
@@ -63,8 +76,9 @@ class Studio:
             marked_path = None
         t1 = time.perf_counter()
         try:
-            with c2pa.Builder(req['manifest']) as builder, open(req['output'] + '.part', 'wb') as dst:
-                builder.sign(self.signer, MIME[fmt], source, dst)
+            with c2pa.Builder(req['manifest'], context=self.context) as builder, \
+                    open(req['output'] + '.part', 'wb') as dst:
+                store = builder.sign(self.signer, MIME[fmt], source, dst)
         finally:
             source.close()
             if marked_path:
@@ -72,7 +86,7 @@ class Studio:
         os.replace(req['output'] + '.part', req['output'])
         t2 = time.perf_counter()
         return {'psnr': quality, 'watermarkMs': round((t1 - t0) * 1000, 1),
-                'signMs': round((t2 - t1) * 1000, 1)}
+                'signMs': round((t2 - t1) * 1000, 1), 'manifestBytes': len(store)}
 
     def _mark_image(self, path, fmt, mark_id):
         with Image.open(path) as img:
@@ -211,6 +225,28 @@ class Studio:
         return None if acc is None else acc / n
 
 
+def signing_chain(pem: bytes) -> bytes:
+    """The configured chain without its trust anchor: the signer, then the intermediates.
+
+    C2PA 2.2 (x5chain): the signer's certificate and every intermediate shall be included, the
+    trust anchor's (root) certificate should not; a validator has its own anchors. A self-signed
+    certificate after the signer's is the anchor of a chain pasted whole.
+    """
+    certs = x509.load_pem_x509_certificates(pem)
+    kept = [certs[0]] + [c for c in certs[1:] if not _self_signed(c)]
+    return b''.join(c.public_bytes(Encoding.PEM) for c in kept)
+
+
+def _self_signed(cert) -> bool:
+    if cert.issuer != cert.subject:
+        return False
+    try:
+        cert.verify_directly_issued_by(cert)
+        return True
+    except (InvalidSignature, ValueError, TypeError):
+        return False
+
+
 def _probe(path):
     out = subprocess.run(['ffprobe', '-v', 'error', '-show_entries',
                           'stream=codec_type,width,height,r_frame_rate', '-of', 'json', path],
@@ -245,12 +281,13 @@ def _actions(action, source, tool, when):
 
 
 def main():
-    chain = open(sys.argv[1], 'rb').read()
-    key = open(sys.argv[2], 'rb').read()
-    alg = sys.argv[3] if len(sys.argv) > 3 else 'es256'
-    if len(sys.argv) > 4:
-        Image.MAX_IMAGE_PIXELS = int(sys.argv[4])
-    studio = Studio(chain, key, alg)
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    chain = open(args[0], 'rb').read()
+    key = open(args[1], 'rb').read()
+    alg = args[2] if len(args) > 2 else 'es256'
+    if len(args) > 3:
+        Image.MAX_IMAGE_PIXELS = int(args[3])
+    studio = Studio(chain, key, alg, c2pa_defaults='--c2pa-defaults' in sys.argv)
     out = sys.stdout
     out.write(json.dumps({'ready': True}) + '\n')
     out.flush()
