@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +30,17 @@ async function makeChain(dir: string, name: string) {
   return { certChain: path.join(dir, 'chain.pem'), privateKey: path.join(dir, 'signer.key') };
 }
 
+/** The data of a PNG's chunks of one type (caBX: the C2PA manifest store), read from the file. */
+function pngChunks(png: Buffer, type: string): Buffer[] {
+  const found: Buffer[] = [];
+  for (let at = 8; at + 12 <= png.length;) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === type) found.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  return found;
+}
+
 /** A valid PNG whose header claims width x height (the pixels are never there): a pixel bomb. */
 function pngClaiming(width: number, height: number, real: Buffer): Buffer {
   const out = Buffer.from(real);
@@ -48,6 +60,7 @@ describe('provenance: every output marked, and the public verify page (real app,
   let foreign: ProvenanceMarker;
   let aliceOutput: Buffer;
   let aliceJob: JobView;
+  let chainDir: string;
   const adminName = uniqueName('boss');
 
   const verify = (data: Buffer, name: string, as?: Client) =>
@@ -55,7 +68,8 @@ describe('provenance: every output marked, and the public verify page (real app,
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'verify-int-'));
-    const ours = await makeChain(path.join(dir, 'ours'), 'Studio');
+    chainDir = path.join(dir, 'ours');
+    const ours = await makeChain(chainDir, 'Studio');
     foreign = new ProvenanceMarker({
       python: PYTHON,
       ...(await makeChain(path.join(dir, 'other'), 'Other')),
@@ -117,6 +131,29 @@ describe('provenance: every output marked, and the public verify page (real app,
     const text = JSON.stringify(body);
     expect(text).not.toContain(alice.username);
     expect(text).not.toContain(aliceJob._id);
+  }, 60_000);
+
+  it("keeps the clone's manifest to what C2PA requires (a few KB, no thumbnail, no root certificate), read as valid by a separate c2pa reader", async () => {
+    const [store, ...more] = pngChunks(aliceOutput, 'caBX');
+    expect(more).toHaveLength(0);
+    const signerCert = new X509Certificate(await readFile(path.join(chainDir, 'signer.pem'))).raw;
+    const rootCert = new X509Certificate(await readFile(path.join(chainDir, 'ca.pem'))).raw;
+    // what it must hold: the claim, the actions, the input by hash and the hard binding (under
+    // 2.5 KB), and the signature: the signer's certificate, ES256, COSE headers, c2pa-rs's 1 KB reserve
+    expect(store.length).toBeLessThan(signerCert.length + 1200 + 2560);
+    expect(store.includes(signerCert)).toBe(true);
+    expect(store.includes(rootCert)).toBe(false);
+    expect(store.includes('c2pa.thumbnail')).toBe(false);
+    // another process, another signer identity: the file is intact and signed, by someone else
+    const file = path.join(dir, 'stored-clone.png');
+    await writeFile(file, aliceOutput);
+    expect(await foreign.readManifest(file)).toMatchObject({
+      state: 'foreign',
+      validationState: 'Valid',
+      failures: [],
+      action: 'c2pa.edited',
+      tool: 'Clones',
+    });
   }, 60_000);
 
   it('finds the watermark when the manifest was stripped (re-encoded to a smaller JPEG)', async () => {
