@@ -31,7 +31,7 @@ from PIL import Image
 
 import c2pa
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.serialization import Encoding
 import watermark as wm
 
@@ -243,7 +243,7 @@ def _self_signed(cert) -> bool:
     try:
         cert.verify_directly_issued_by(cert)
         return True
-    except (InvalidSignature, ValueError, TypeError):
+    except (InvalidSignature, UnsupportedAlgorithm, ValueError, TypeError):
         return False
 
 
