@@ -9,8 +9,8 @@ configured certificate chain and key (c2pa-python, the c2pa-rs library's binding
 Started with: provenance_worker.py CERT_CHAIN_PEM PRIVATE_KEY_PEM [ALG] [MAX_PIXELS] [--c2pa-defaults]
 
 The manifest holds what C2PA requires and nothing heavier (docs/provenance.md): no claim thumbnail
-(optional in the specification; c2pa-rs's default is a JPEG of the output scaled to 1024 px, which
-made a 256 px clone's manifest 0.6-1 MB), no trust anchor in the certificate chain (the
+(not required by the specification; c2pa-rs's default is a JPEG of the output scaled to 1024 px,
+which made a clone's manifest up to 1.2 MB), no trust anchor in the certificate chain (the
 specification says it should not be there: validators hold their own). --c2pa-defaults signs as
 before issue 39 (the library's thumbnail, the chain as configured): the provenance bench's baseline.
 """
