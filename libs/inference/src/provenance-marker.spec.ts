@@ -114,6 +114,7 @@ describe('ProvenanceMarker (watermark + C2PA through the Python child process)',
       expect(marked.data.includes(signerCert)).toBe(true);
       expect(marked.data.includes(rootCert)).toBe(false); // validators hold their own anchors
       expect(marked.data.includes('c2pa.thumbnail')).toBe(false);
+      expect(marked.data.includes('c2pa.placed')).toBe(true); // the face, a component (C2PA 18.15.3)
       const seen = await inspectBytes(marked.data, `small.${format}`);
       expect(seen.manifest).toMatchObject({ state: 'valid', ours: true, validationState: 'Valid' });
     }
