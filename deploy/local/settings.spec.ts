@@ -1,22 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { npmStartSettings } from '../../backend/test/npm-start-settings';
 
 /**
  * npm start's settings (deploy/local/settings.sh, sourced by start.sh): the local Stripe webhook
  * secret is drawn at random once per data folder and kept there, never a constant of the
  * repository (whsec_local_studio let anyone sign payment events for any npm start install).
  */
-const script = join(__dirname, 'settings.sh');
-const settingsFor = (dataDir: string): Record<string, string> =>
-  Object.fromEntries(
-    execFileSync('bash', [script, dataDir, 'http://127.0.0.1:12121'], { env: { PATH: process.env.PATH } })
-      .toString()
-      .split('\0')
-      .filter(Boolean)
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
+const settingsFor = (dataDir: string) => npmStartSettings(dataDir, 'http://127.0.0.1:12121');
 
 describe('npm start settings (deploy/local/settings.sh)', () => {
   const dirs: string[] = [];

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,30 +8,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AccountMessages, PaymentMessages } from '@studio/contracts';
 import { uniqueName } from '../../backend/test/clients';
 import { linkIn, waitForMail } from '../../backend/test/mailbox';
+import { npmStartSettings } from '../../backend/test/npm-start-settings';
 import { createApp } from '../../backend/api/src/create-app';
 import { loadConfig, type AppConfig } from '../../backend/src/config/app-config';
 import { FRONTEND_DIST, launchBrowser, logInAs, registerInBrowser, screenshot } from './browser';
 
-const SETTINGS_SCRIPT = join(__dirname, '../../deploy/local/settings.sh');
-
 /**
- * The settings `npm start` gives the app (deploy/local/settings.sh, which start.sh sources), for a
- * fresh data folder and the test's stripe-mock: its Stripe key, webhook secret, test checkout
- * flag, allowance, admin and secrets, not the test suite's own (those used another key, so Buy
- * Coins answering 500 under npm start went unseen).
+ * Buy Coins with the settings `npm start` gives the app (backend/test/npm-start-settings.ts runs
+ * deploy/local/settings.sh for a fresh data folder and the test's stripe-mock), not the test
+ * suite's own: those used another Stripe key, so Buy Coins answering 500 under npm start went unseen.
  */
-function npmStartSettings(dataDir: string, stripeApiUrl: string): Record<string, string> {
-  const printed = execFileSync('bash', [SETTINGS_SCRIPT, dataDir, stripeApiUrl], {
-    env: { PATH: process.env.PATH },
-  }).toString();
-  return Object.fromEntries(
-    printed
-      .split('\0')
-      .filter(Boolean)
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
-}
-
 describe('Buy Coins as npm start sets the app up (its own settings, stripe-mock, Chromium)', () => {
   let dataDir: string;
   let settings: Record<string, string>;
