@@ -89,29 +89,31 @@ describe('JSON image uploads share the upload slots', () => {
   it('refuses a data URL as soon as its decoded bytes pass the image cap, before the body ends', async () => {
     const user = await signIn(t, uniqueName('jsonsize'));
     await grantCredits(t, user.username, 100);
-    const req = trickleWith(user.cookie, '{"original":"data:image/png;base64,');
+    // declares 24 MB (under the 128 MB request cap): 18 MB once decoded
+    const req = trickleWith(user.cookie, '{"original":"data:image/png;base64,', 24 * 1024 * 1024);
     const answer = answerOf(req);
     // base64 of zeros, 1 MB decoded a chunk, until the server answers (15 MB is the cap)
     const chunk = Buffer.alloc(1024 * 1024).toString('base64');
     let sent = 0;
-    let done = false;
-    void answer.then(() => (done = true));
-    while (!done && sent < UPLOAD_LIMITS.imageBytes + 4 * 1024 * 1024) {
-      if (!req.write(chunk)) await new Promise((resolve) => req.once('drain', resolve));
+    let answered = false;
+    void answer.then(() => (answered = true));
+    // writes until the server answers (or 2 MB past the cap: the test then fails)
+    while (!answered && sent < UPLOAD_LIMITS.imageBytes + 2 * 1024 * 1024) {
+      if (!req.write(chunk)) {
+        await Promise.race([new Promise((resolve) => req.once('drain', resolve)), answer]);
+      }
       sent += 1024 * 1024;
-      await new Promise((resolve) => setImmediate(resolve));
     }
     const { status, body } = await answer;
-    expect(status).toBe(413);
-    expect(JSON.parse(body).content).toBe(JobMessages.imageTooLarge);
+    expect([status, JSON.parse(body).content]).toEqual([413, JobMessages.imageTooLarge]);
     req.destroy();
   });
 
-  /** A JSON upload declaring 20 MB (within the request cap) that sends `start` and waits. */
-  function trickleWith(cookie: string, start: string): ClientRequest {
+  /** A JSON upload declaring `length` bytes (within the request cap) that sends `start`. */
+  function trickleWith(cookie: string, start: string, length = 20 * 1024 * 1024): ClientRequest {
     const req = httpRequest(new URL('/api/superResolution', t.url), {
       method: 'POST',
-      headers: { cookie, 'content-type': 'application/json', 'content-length': String(20 * 1024 * 1024) },
+      headers: { cookie, 'content-type': 'application/json', 'content-length': String(length) },
     });
     req.on('error', () => undefined); // destroyed at the end
     req.write(start);

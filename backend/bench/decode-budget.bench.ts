@@ -1,0 +1,261 @@
+/**
+ * Decoding budgets (issue 35): peak resident memory of the API and every process it started (the
+ * provenance child, ffmpeg/ffprobe), summed over its process tree and sampled every 5 ms, while
+ *  1. 12 parallel JSON data-URL uploads of 16 MB (base64 of a 12 MB file; superResolution), beside
+ *     the same bytes as multipart;
+ *  2. 20 parallel pixel bombs (a 140 KB PNG declaring 6000x6000) to every upload route (the public
+ *     verify page and each image tool), beside the idle app; each answer's time, and the time of a
+ *     normal request (GET /api/health as another user) measured meanwhile.
+ * The app runs in a child process with provenance on (a development chain made here).
+ */
+import 'reflect-metadata';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+
+const MB = 1024 * 1024;
+const ROOT = path.resolve(__dirname, '..', '..');
+
+interface Ready {
+  port: number;
+  cookie: string;
+}
+
+async function serveApp(): Promise<void> {
+  const { createApp } = await import('../api/src/create-app');
+  const { loadConfig } = await import('../src/config/app-config');
+  const { benchUser } = await import('./bench-client');
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    PASSWORD_SCRYPT_LOG_N: '10',
+    JOB_RATE_LIMIT_PER_MINUTE: '100000',
+    VERIFY_RATE_PER_MINUTE: '100000',
+    REDIS_PREFIX: `benchdec${Date.now().toString(36)}`,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const { cookie } = await benchUser(app, `http://127.0.0.1:${port}`, 'dec', 100000);
+  process.send!({ port, cookie } satisfies Ready);
+}
+
+/** RSS of a process and all its descendants (the provenance child, ffmpeg …). */
+function treeRss(pid: number): number {
+  let total = 0;
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const walk = (p: number) => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      total += match ? Number(match[1]) * 1024 : 0;
+    } catch {
+      return;
+    }
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return total;
+}
+
+async function peakDuring(pid: number, load: () => Promise<unknown>): Promise<number> {
+  let peak = treeRss(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, treeRss(pid))), 5);
+  try {
+    await load();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, treeRss(pid));
+}
+
+function post(
+  port: number,
+  route: string,
+  cookie: string,
+  type: string,
+  body: Buffer,
+): Promise<{ status: number; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: route,
+      method: 'POST',
+      agent: false,
+      headers: { cookie, 'content-type': type, 'content-length': body.length },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
+    });
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - t0 }));
+    req.end(body);
+  });
+}
+
+const BOUNDARY = '----decodebench';
+const multipart = (field: string, file: Buffer) =>
+  Buffer.concat([
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${field}"; filename="a.png"\r\n` +
+        'Content-Type: image/png\r\n\r\n',
+    ),
+    file,
+    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+  ]);
+const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
+
+/** Latencies of GET /api/health, one after another, until `until` settles. */
+async function probeLatency(port: number, until: Promise<unknown>): Promise<number[]> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const times: number[] = [];
+  while (!done) {
+    const t0 = performance.now();
+    await new Promise<void>((resolve) =>
+      http.get({ host: '127.0.0.1', port, path: '/api/health', agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      }),
+    );
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
+const pct = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+};
+
+async function main(): Promise<void> {
+  const certs = mkdtempSync(path.join(tmpdir(), 'decode-bench-'));
+  execFileSync('bash', [path.join(ROOT, 'deploy', 'local', 'make-signing-cert.sh'), certs, 'Bench']);
+  const child: ChildProcess = fork(__filename, [], {
+    execArgv: ['-r', 'ts-node/register'],
+    env: {
+      ...process.env,
+      DECODE_BENCH_ROLE: 'app',
+      PROVENANCE_CERT_CHAIN: path.join(certs, 'chain.pem'),
+      PROVENANCE_PRIVATE_KEY: path.join(certs, 'signer.key'),
+      PROVENANCE_PYTHON: path.join(ROOT, '.tools', 'provenance', 'bin', 'python'),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise<Ready>((resolve) => child.once('message', (m) => resolve(m as Ready)));
+  const pid = child.pid!;
+  const { port, cookie } = ready;
+  try {
+    // warm the provenance child with one small verify (it starts on first use)
+    const small = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#777' } })
+      .png()
+      .toBuffer();
+    await post(port, '/api/verify', '', MULTIPART, multipart('file', small));
+
+    // 1. data URLs: 12 MB of noise as a PNG-typed data URL (16 MB of base64)
+    const noise = Buffer.alloc(12 * MB);
+    for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
+    const json = Buffer.from(
+      JSON.stringify({ original: `data:image/png;base64,${noise.toString('base64')}` }),
+    );
+    console.log(`\n== 12 parallel uploads of ${mb(json.length)} to /api/superResolution ==`);
+    for (const [label, type, body] of [
+      ['multipart (same bytes, raw baseline)', MULTIPART, multipart('original', noise)],
+      ['JSON data URL', 'application/json', json],
+    ] as const) {
+      const idle = treeRss(pid);
+      let answers: { status: number; ms: number }[] = [];
+      const peak = await peakDuring(pid, async () => {
+        answers = await Promise.all(
+          Array.from({ length: 12 }, () => post(port, '/api/superResolution', cookie, type, body)),
+        );
+      });
+      console.log(
+        `${label}: idle ${mb(idle)}, peak ${mb(peak)}, +${mb(peak - idle)} | answers ` +
+          `${[...new Set(answers.map((a) => a.status))].join(',')} | slowest ${pct(
+            answers.map((a) => a.ms),
+            100,
+          ).toFixed(0)} ms`,
+      );
+    }
+
+    // 2. pixel bombs on every upload route
+    const bomb = await sharp({
+      create: { width: 6000, height: 6000, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
+    const routes: [string, string][] = [
+      ['/api/verify', 'file'],
+      ['/api/generateNoise', 'original'],
+      ['/api/superResolution', 'original'],
+      ['/api/inpaint', 'original'],
+      ['/api/faceSwap', 'Swap0'],
+    ];
+    console.log(
+      `\n== 20 parallel pixel bombs (${(bomb.length / 1024).toFixed(0)} KB, 6000x6000) per route ==`,
+    );
+    const idleHealth = await probeLatency(port, new Promise((resolve) => setTimeout(resolve, 2000)));
+    console.log(
+      `idle app: tree RSS ${mb(treeRss(pid))}; GET /api/health p50 ${pct(idleHealth, 50).toFixed(1)} ms, ` +
+        `p99 ${pct(idleHealth, 99).toFixed(1)} ms`,
+    );
+    for (const [route, field] of routes) {
+      const idle = treeRss(pid);
+      let answers: { status: number; ms: number }[] = [];
+      let health: number[] = [];
+      const peak = await peakDuring(pid, async () => {
+        const load = Promise.all(
+          Array.from({ length: 20 }, () =>
+            post(port, route, route === '/api/verify' ? '' : cookie, MULTIPART, multipart(field, bomb)),
+          ),
+        );
+        [answers, health] = await Promise.all([load, probeLatency(port, load)]);
+      });
+      const statuses = answers.map((a) => a.status);
+      console.log(
+        `${route}: +${mb(peak - idle)} (idle ${mb(idle)}, peak ${mb(peak)}) | answers ` +
+          `${[...new Set(statuses)].map((s) => `${s}×${statuses.filter((x) => x === s).length}`).join(' ')} | ` +
+          `slowest answer ${pct(
+            answers.map((a) => a.ms),
+            100,
+          ).toFixed(0)} ms | health meanwhile p50 ` +
+          `${pct(health, 50).toFixed(1)} ms, p99 ${pct(health, 99).toFixed(1)} ms (${health.length})`,
+      );
+    }
+  } finally {
+    child.kill();
+  }
+}
+
+if (process.env.DECODE_BENCH_ROLE === 'app') {
+  serveApp().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+} else {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
