@@ -3,20 +3,22 @@
  * provenance child, ffmpeg/ffprobe), summed over its process tree and sampled every 5 ms, while
  *  1. 12 parallel JSON data-URL uploads of 16 MB (base64 of a 12 MB file; superResolution), beside
  *     the same bytes as multipart;
- *  2. 20 parallel pixel bombs (a 140 KB PNG declaring 6000x6000) to every upload route (the public
- *     verify page and each image tool), beside the idle app; each answer's time, and the time of a
- *     normal request (GET /api/health as another user) measured meanwhile.
+ *  2. 20 parallel pixel bombs (a 140 KB PNG declaring 6000x6000, and one declaring 7000x7000) to
+ *     every upload route (the public verify page and each image tool; one user, as an attacker
+ *     would be), beside the idle app; each answer's time, and the time of a normal request
+ *     (GET /api/health, anonymous) measured meanwhile.
  * The app runs in a child process with provenance on (a development chain made here).
  */
 import 'reflect-metadata';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { serveBenchApp } from './bench-client';
+import { peakDuring, treeRss } from './process-memory';
 
 const MB = 1024 * 1024;
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -24,63 +26,6 @@ const ROOT = path.resolve(__dirname, '..', '..');
 interface Ready {
   port: number;
   cookie: string;
-}
-
-async function serveApp(): Promise<void> {
-  const { createApp } = await import('../api/src/create-app');
-  const { loadConfig } = await import('../src/config/app-config');
-  const { benchUser } = await import('./bench-client');
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    PASSWORD_SCRYPT_LOG_N: '10',
-    JOB_RATE_LIMIT_PER_MINUTE: '100000',
-    VERIFY_RATE_PER_MINUTE: '100000',
-    REDIS_PREFIX: `benchdec${Date.now().toString(36)}`,
-  });
-  const app = await createApp(config);
-  await app.listen(0, '127.0.0.1');
-  const port = (app.getHttpServer().address() as AddressInfo).port;
-  const { cookie } = await benchUser(app, `http://127.0.0.1:${port}`, 'dec', 100000);
-  process.send!({ port, cookie } satisfies Ready);
-}
-
-/** RSS of a process and all its descendants (the provenance child, ffmpeg …). */
-function treeRss(pid: number): number {
-  let total = 0;
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const walk = (p: number) => {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      total += match ? Number(match[1]) * 1024 : 0;
-    } catch {
-      return;
-    }
-    for (const c of children.get(p) ?? []) walk(c);
-  };
-  walk(pid);
-  return total;
-}
-
-async function peakDuring(pid: number, load: () => Promise<unknown>): Promise<number> {
-  let peak = treeRss(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, treeRss(pid))), 5);
-  try {
-    await load();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(peak, treeRss(pid));
 }
 
 function post(
@@ -182,11 +127,15 @@ async function main(): Promise<void> {
     ] as const) {
       const idle = treeRss(pid);
       let answers: { status: number; ms: number }[] = [];
-      const peak = await peakDuring(pid, async () => {
-        answers = await Promise.all(
-          Array.from({ length: 12 }, () => post(port, '/api/superResolution', cookie, type, body)),
-        );
-      });
+      const peak = await peakDuring(
+        pid,
+        async () => {
+          answers = await Promise.all(
+            Array.from({ length: 12 }, () => post(port, '/api/superResolution', cookie, type, body)),
+          );
+        },
+        treeRss,
+      );
       console.log(
         `${label}: idle ${mb(idle)}, peak ${mb(peak)}, +${mb(peak - idle)} | answers ` +
           `${[...new Set(answers.map((a) => a.status))].join(',')} | slowest ${pct(
@@ -196,12 +145,8 @@ async function main(): Promise<void> {
       );
     }
 
-    // 2. pixel bombs on every upload route
-    const bomb = await sharp({
-      create: { width: 6000, height: 6000, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
-    })
-      .png({ compressionLevel: 9 })
-      .toBuffer();
+    // 2. pixel bombs on every upload route: 36 MP (over verify's budget, within the tools' 40 MP)
+    // and 49 MP (over every budget)
     const routes: [string, string][] = [
       ['/api/verify', 'file'],
       ['/api/generateNoise', 'original'],
@@ -209,36 +154,47 @@ async function main(): Promise<void> {
       ['/api/inpaint', 'original'],
       ['/api/faceSwap', 'Swap0'],
     ];
-    console.log(
-      `\n== 20 parallel pixel bombs (${(bomb.length / 1024).toFixed(0)} KB, 6000x6000) per route ==`,
-    );
     const idleHealth = await probeLatency(port, new Promise((resolve) => setTimeout(resolve, 2000)));
     console.log(
-      `idle app: tree RSS ${mb(treeRss(pid))}; GET /api/health p50 ${pct(idleHealth, 50).toFixed(1)} ms, ` +
+      `\nidle app: tree RSS ${mb(treeRss(pid))}; GET /api/health p50 ${pct(idleHealth, 50).toFixed(1)} ms, ` +
         `p99 ${pct(idleHealth, 99).toFixed(1)} ms`,
     );
-    for (const [route, field] of routes) {
-      const idle = treeRss(pid);
-      let answers: { status: number; ms: number }[] = [];
-      let health: number[] = [];
-      const peak = await peakDuring(pid, async () => {
-        const load = Promise.all(
-          Array.from({ length: 20 }, () =>
-            post(port, route, route === '/api/verify' ? '' : cookie, MULTIPART, multipart(field, bomb)),
-          ),
-        );
-        [answers, health] = await Promise.all([load, probeLatency(port, load)]);
-      });
-      const statuses = answers.map((a) => a.status);
+    for (const side of [6000, 7000]) {
+      const bomb = await sharp({
+        create: { width: side, height: side, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+      })
+        .png({ compressionLevel: 9 })
+        .toBuffer();
       console.log(
-        `${route}: +${mb(peak - idle)} (idle ${mb(idle)}, peak ${mb(peak)}) | answers ` +
-          `${[...new Set(statuses)].map((s) => `${s}×${statuses.filter((x) => x === s).length}`).join(' ')} | ` +
-          `slowest answer ${pct(
-            answers.map((a) => a.ms),
-            100,
-          ).toFixed(0)} ms | health meanwhile p50 ` +
-          `${pct(health, 50).toFixed(1)} ms, p99 ${pct(health, 99).toFixed(1)} ms (${health.length})`,
+        `\n== 20 parallel pixel bombs (${(bomb.length / 1024).toFixed(0)} KB PNG declaring ${side}x${side}) per route ==`,
       );
+      for (const [route, field] of routes) {
+        const idle = treeRss(pid);
+        let answers: { status: number; ms: number }[] = [];
+        let health: number[] = [];
+        const peak = await peakDuring(
+          pid,
+          async () => {
+            const load = Promise.all(
+              Array.from({ length: 20 }, () =>
+                post(port, route, route === '/api/verify' ? '' : cookie, MULTIPART, multipart(field, bomb)),
+              ),
+            );
+            [answers, health] = await Promise.all([load, probeLatency(port, load)]);
+          },
+          treeRss,
+        );
+        const statuses = answers.map((a) => a.status);
+        console.log(
+          `${route}: +${mb(peak - idle)} (idle ${mb(idle)}, peak ${mb(peak)}) | answers ` +
+            `${[...new Set(statuses)].map((s) => `${s}x${statuses.filter((x) => x === s).length}`).join(' ')} | ` +
+            `slowest answer ${pct(
+              answers.map((a) => a.ms),
+              100,
+            ).toFixed(0)} ms | health meanwhile p50 ` +
+            `${pct(health, 50).toFixed(1)} ms, p99 ${pct(health, 99).toFixed(1)} ms (${health.length})`,
+        );
+      }
     }
   } finally {
     child.kill();
@@ -246,7 +202,7 @@ async function main(): Promise<void> {
 }
 
 if (process.env.DECODE_BENCH_ROLE === 'app') {
-  serveApp().catch((err) => {
+  serveBenchApp('dec', 100000).catch((err) => {
     console.error(err);
     process.exit(1);
   });
