@@ -58,10 +58,16 @@ export async function submitImageJob(
 }
 
 /**
- * The app in this (child) process, listening on a free port, with one user holding `credits`;
- * sends `{port, cookie}` to the parent. Rate limits are lifted so the load measures the uploads.
+ * The app in this (child) process, listening on a free port, with `users` users holding `credits`
+ * each; sends `{port, cookie, cookies}` to the parent (`cookie` is the first user's). Rate limits
+ * are lifted so the load measures the uploads; `env` adds settings.
  */
-export async function serveBenchApp(prefix: string, credits: number): Promise<void> {
+export async function serveBenchApp(
+  prefix: string,
+  credits: number,
+  users = 1,
+  env: Record<string, string> = {},
+): Promise<void> {
   const { createApp } = await import('../api/src/create-app');
   const { loadConfig } = await import('../src/config/app-config');
   const config = loadConfig({
@@ -71,10 +77,14 @@ export async function serveBenchApp(prefix: string, credits: number): Promise<vo
     JOB_RATE_LIMIT_PER_MINUTE: '100000',
     VERIFY_RATE_PER_MINUTE: '100000',
     REDIS_PREFIX: `bench${prefix}${Date.now().toString(36)}`,
+    ...env,
   });
   const app = await createApp(config);
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
-  const { cookie } = await benchUser(app, `http://127.0.0.1:${port}`, prefix, credits);
-  process.send!({ port, cookie });
+  const cookies: string[] = [];
+  for (let i = 0; i < users; i++) {
+    cookies.push((await benchUser(app, `http://127.0.0.1:${port}`, `${prefix}${i}x`, credits)).cookie);
+  }
+  process.send!({ port, cookie: cookies[0], cookies });
 }

@@ -25,7 +25,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 interface Ready {
   port: number;
-  cookie: string;
+  /** One signed-in user per parallel request: the per-user upload slots (3) do not cut the load. */
+  cookies: string[];
 }
 
 function post(
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
   });
   const ready = await new Promise<Ready>((resolve) => child.once('message', (m) => resolve(m as Ready)));
   const pid = child.pid!;
-  const { port, cookie } = ready;
+  const { port, cookies } = ready;
   try {
     // warm the provenance child with one small verify (it starts on first use)
     const small = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#777' } })
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
         pid,
         async () => {
           answers = await Promise.all(
-            Array.from({ length: 12 }, () => post(port, '/api/superResolution', cookie, type, body)),
+            Array.from({ length: 12 }, (_, i) => post(port, '/api/superResolution', cookies[i], type, body)),
           );
         },
         treeRss,
@@ -151,7 +152,9 @@ async function main(): Promise<void> {
       ['/api/verify', 'file'],
       ['/api/generateNoise', 'original'],
       ['/api/superResolution', 'original'],
-      ['/api/inpaint', 'original'],
+      ['/api/inpaintImage', 'original'],
+      ['/api/bulkInpaintImage', 'original'],
+      ['/api/faceSwap/check', 'Swap0'],
       ['/api/faceSwap', 'Swap0'],
     ];
     const idleHealth = await probeLatency(port, new Promise((resolve) => setTimeout(resolve, 2000)));
@@ -176,8 +179,14 @@ async function main(): Promise<void> {
           pid,
           async () => {
             const load = Promise.all(
-              Array.from({ length: 20 }, () =>
-                post(port, route, route === '/api/verify' ? '' : cookie, MULTIPART, multipart(field, bomb)),
+              Array.from({ length: 20 }, (_, i) =>
+                post(
+                  port,
+                  route,
+                  route === '/api/verify' ? '' : cookies[i],
+                  MULTIPART,
+                  multipart(field, bomb),
+                ),
               ),
             );
             [answers, health] = await Promise.all([load, probeLatency(port, load)]);
@@ -202,7 +211,8 @@ async function main(): Promise<void> {
 }
 
 if (process.env.DECODE_BENCH_ROLE === 'app') {
-  serveBenchApp('dec', 100000).catch((err) => {
+  // JOB_WAIT_MS 0: a tool answers once its job is queued (the bench measures uploads, not jobs)
+  serveBenchApp('dec', 100000, 20, { JOB_WAIT_MS: '0' }).catch((err) => {
     console.error(err);
     process.exit(1);
   });

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../../../test/test-app';
  * accounted like a multipart upload: the user's upload slots are taken before its body is read,
  * so a request beyond them is refused at once instead of being parsed into memory first.
  */
-describe('JSON image uploads share the upload slots', () => {
+describe('JSON image uploads: the upload slots, and data URLs read as a stream', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ JOB_RATE_LIMIT_PER_MINUTE: '1000' });
