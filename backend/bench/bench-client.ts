@@ -76,6 +76,7 @@ export async function serveBenchApp(
     PASSWORD_SCRYPT_LOG_N: '10',
     JOB_RATE_LIMIT_PER_MINUTE: '100000',
     VERIFY_RATE_PER_MINUTE: '100000',
+    AUTH_RATE_LIMIT_PER_MINUTE: '100000',
     REDIS_PREFIX: `bench${prefix}${Date.now().toString(36)}`,
     ...env,
   });
