@@ -8,7 +8,12 @@
  * - the watermark after each transformation (backend/bench/provenance-judge.py: Pillow and ffmpeg
  *   transform, the detector reads), each reported apart; false positives on unmarked images (the
  *   test faces, noise, test patterns, every unmarked engine output) and videos, and their re-encodes;
- * - PSNR of marked vs unmarked; marking time per megapixel beside the engine's own time.
+ * - PSNR of marked vs unmarked; marking time per megapixel beside the engine's own time;
+ * - the manifest store's size per output (issue 39), each output also signed the way it was before
+ *   (ProvenanceMarker c2paDefaults: c2pa-rs's claim thumbnail, the chain with its root) by a second
+ *   child process, in turns, so before and now are timed side by side on the same outputs.
+ * Generate has no local engine (the remote engines make its pictures): a test face at 512 px (the
+ * size generate asks for) is marked as the job runner marks a generate output (created, no inputs).
  * Inputs are kept small (images <= 512 px, clips of 1.5 s at 12 fps, 360 px wide) so the run takes
  * minutes on two shared cores. BENCH_PROVENANCE_PER_TOOL (default 50), BENCH_PROVENANCE_VIDEOS (10).
  * No services.
@@ -36,24 +41,36 @@ const FACES_DIR = process.env.BENCH_FACES_DIR ?? path.resolve(ROOT, '..', 'share
 const PER_TOOL = Number(process.env.BENCH_PROVENANCE_PER_TOOL ?? 50);
 const VIDEOS = Number(process.env.BENCH_PROVENANCE_VIDEOS ?? 10);
 
-type Tool = 'clone' | 'superResolution' | 'faceSwap' | 'inpaint' | 'faceSwapVideo';
+type Tool = 'generate' | 'clone' | 'superResolution' | 'faceSwap' | 'inpaint' | 'faceSwapVideo';
 
 interface Case {
   kind: 'image' | 'video';
   tool: Tool | 'unmarked';
   plain: string;
   marked?: string;
+  /** The same output signed as before issue 39. */
+  before?: string;
   markId?: number;
   psnr?: number | null;
+}
+
+interface Marking {
+  markMs: number;
+  /** Inside the child process (watermark + sign), without file and pipe transfer. */
+  innerMs: number;
+  /** The C2PA signing alone, inside the child process. */
+  signMs: number;
+  manifestBytes: number;
+  fileBytes: number;
 }
 
 interface Timing {
   tool: Tool;
   engineMs: number;
-  markMs: number;
-  /** Inside the child process (watermark + sign), without file and pipe transfer. */
-  innerMs: number;
   megapixels: number;
+  now: Marking;
+  /** The same output signed as before issue 39 (c2pa-rs defaults). */
+  before: Marking;
 }
 
 const median = (values: number[]) => {
@@ -77,11 +94,28 @@ async function main() {
     path.join(dir, 'ca'),
     'Bench',
   ]);
-  const marker = new ProvenanceMarker({
+  const signing = {
     python: PYTHON,
     certChain: path.join(dir, 'ca', 'chain.pem'),
     privateKey: path.join(dir, 'ca', 'signer.key'),
-  });
+  };
+  const marker = new ProvenanceMarker(signing);
+  const baseline = new ProvenanceMarker({ ...signing, c2paDefaults: true });
+  // both child processes started (Python, c2pa, their identity check) before anything is timed
+  const tiny = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#468' } })
+    .png()
+    .toBuffer();
+  for (const warm of [marker, baseline]) {
+    await warm.mark({
+      data: tiny,
+      format: 'png',
+      markId: 1,
+      tool: 'warm-up',
+      action: 'created',
+      when: new Date(),
+      title: 'warm-up',
+    });
+  }
   const engine = new LocalCpuEngine();
   const cases: Case[] = [];
   const timings: Timing[] = [];
@@ -100,19 +134,35 @@ async function main() {
     const plain = path.join(dir, `${tool}-${markId}.plain.${ext}`);
     const marked = path.join(dir, `${tool}-${markId}.marked.${ext}`);
     await writeFile(plain, data);
-    const t0 = performance.now();
-    const result = await marker.mark({
-      data,
-      format,
-      markId,
-      tool,
-      action: 'edited',
-      when: new Date(),
-      title: tool,
-      ...request,
-    });
-    const markMs = performance.now() - t0;
+    const markWith = async (by: ProvenanceMarker) => {
+      const t0 = performance.now();
+      const result = await by.mark({
+        data,
+        format,
+        markId,
+        tool,
+        action: 'edited',
+        when: new Date(),
+        title: tool,
+        ...request,
+      });
+      const marking: Marking = {
+        markMs: performance.now() - t0,
+        innerMs: result.watermarkMs + result.signMs,
+        signMs: result.signMs,
+        manifestBytes: result.manifestBytes,
+        fileBytes: result.data.length,
+      };
+      return { result, marking };
+    };
+    // in turns, so neither process is always the one that runs first
+    const first = await markWith(next % 2 ? marker : baseline);
+    const second = await markWith(next % 2 ? baseline : marker);
+    const [now, before] = next % 2 ? [first, second] : [second, first];
+    const result = now.result;
     await writeFile(marked, result.data);
+    const signedBefore = path.join(dir, `${tool}-${markId}.before.${ext}`);
+    await writeFile(signedBefore, before.result.data);
     let megapixels: number;
     if (format === 'mp4') {
       const probe = await run('ffprobe', [
@@ -125,12 +175,13 @@ async function main() {
       const meta = await sharp(data).metadata();
       megapixels = (meta.width! * meta.height!) / 1e6;
     }
-    timings.push({ tool, engineMs, markMs, innerMs: result.watermarkMs + result.signMs, megapixels });
+    timings.push({ tool, engineMs, megapixels, now: now.marking, before: before.marking });
     cases.push({
       kind: format === 'mp4' ? 'video' : 'image',
       tool,
       plain,
       marked,
+      before: signedBefore,
       markId,
       psnr: result.psnr,
     });
@@ -147,6 +198,14 @@ async function main() {
   });
 
   console.log(`provenance bench: ${PER_TOOL} outputs per local image tool, ${VIDEOS} videos (small inputs)`);
+  for (let i = 0; i < PER_TOOL; i++) {
+    const picture = await sharp(faces[i % faces.length])
+      .resize(512, 512, { fit: 'cover' })
+      .png()
+      .toBuffer();
+    await keep('generate', picture, 'png', NaN, { action: 'created' });
+  }
+  console.log('  generate done (remote engines only: test faces at 512 px marked as generate outputs)');
   for (let i = 0; i < PER_TOOL; i++) {
     const face = faces[i % faces.length];
     const small = await sharp(face)
@@ -283,34 +342,48 @@ async function main() {
 
   // Manifests, by an independent reader where one is built.
   const readerName = existsSync(C2PATOOL) ? 'c2patool (c2pa-rs CLI)' : "c2pa-python's Reader";
-  const validated: Record<string, [number, number]> = {};
-  for (const c of cases.filter((x) => x.marked)) {
-    let valid = false;
-    if (existsSync(C2PATOOL)) {
-      const out = await run(C2PATOOL, [c.marked!], { maxBuffer: 64 * 1024 * 1024 }).catch(
-        (e) => e as { stdout: string },
-      );
-      try {
-        const store = JSON.parse(out.stdout) as {
-          validation_state?: string;
-          validation_status?: { code: string }[];
-          active_manifest?: string;
-        };
-        const failures = (store.validation_status ?? []).filter(
-          (s) => s.code !== 'signingCredential.untrusted',
-        );
-        valid =
-          Boolean(store.active_manifest) && failures.length === 0 && store.validation_state !== 'Invalid';
-      } catch {
-        valid = false;
-      }
-    } else {
-      valid = (await marker.readManifest(c.marked!)).state === 'valid';
+  const reader = new ProvenanceMarker(signing); // a process apart from both signers
+  /** Valid (intact, ours, no failure but the untrusted development chain) and the reader's verdict. */
+  const readManifest = async (file: string): Promise<{ valid: boolean; verdict: string }> => {
+    if (!existsSync(C2PATOOL)) {
+      const seen = await reader.readManifest(file);
+      return {
+        valid: seen.state === 'valid',
+        verdict: `${seen.validationState} ${(seen.failures ?? []).join(',')}`,
+      };
     }
-    const entry = (validated[c.tool] ??= [0, 0]);
-    entry[0] += Number(valid);
-    entry[1] += 1;
+    const out = await run(C2PATOOL, [file], { maxBuffer: 64 * 1024 * 1024 }).catch(
+      (e) => e as { stdout: string },
+    );
+    try {
+      const store = JSON.parse(out.stdout) as {
+        validation_state?: string;
+        validation_status?: { code: string }[];
+        active_manifest?: string;
+      };
+      const codes = (store.validation_status ?? []).map((s) => s.code);
+      const failures = codes.filter((code) => code !== 'signingCredential.untrusted');
+      return {
+        valid:
+          Boolean(store.active_manifest) && failures.length === 0 && store.validation_state !== 'Invalid',
+        verdict: `${store.validation_state} ${codes.join(',')}`,
+      };
+    } catch {
+      return { valid: false, verdict: 'unreadable' };
+    }
+  };
+  // [valid now, valid as signed before, same verdict for both, outputs]
+  const validated: Record<string, [number, number, number, number]> = {};
+  for (const c of cases.filter((x) => x.marked)) {
+    const now = await readManifest(c.marked!);
+    const before = await readManifest(c.before!);
+    const entry = (validated[c.tool] ??= [0, 0, 0, 0]);
+    entry[0] += Number(now.valid);
+    entry[1] += Number(before.valid);
+    entry[2] += Number(now.verdict === before.verdict);
+    entry[3] += 1;
   }
+  await reader.close();
 
   const casesFile = path.join(dir, 'cases.json');
   const resultsFile = path.join(dir, 'results.json');
@@ -329,8 +402,10 @@ async function main() {
   };
 
   console.log(`\nC2PA manifest valid, read by ${readerName}:`);
-  for (const [tool, [ok, of]] of Object.entries(validated))
-    console.log(`  ${tool.padEnd(16)} ${pct(ok, of)}`);
+  for (const [tool, [ok, okBefore, same, of]] of Object.entries(validated))
+    console.log(
+      `  ${tool.padEnd(16)} ${pct(ok, of)} (signed as before: ${pct(okBefore, of)}; same verdict ${pct(same, of)})`,
+    );
   console.log('\nwatermark found with the right id, per transformation:');
   for (const [tool, per] of Object.entries({ ...judged.images, ...judged.videos })) {
     const cells = Object.entries(per).map(([name, [ok, of]]) => `${name} ${pct(ok, of)}`);
@@ -350,23 +425,37 @@ async function main() {
     );
   }
   console.log(
-    '\ntime per megapixel of output (median; video: all frames), engine vs marking (watermark + sign):',
+    '\nmanifest store per output (median, max; bytes) and marked file, signed now beside the same output signed as before issue 39 (c2pa-rs defaults):',
   );
-  for (const tool of [...new Set(timings.map((t) => t.tool))]) {
+  const tools = [...new Set(timings.map((t) => t.tool))];
+  for (const tool of tools) {
     const rows = timings.filter((t) => t.tool === tool);
-    const engineMsPerMp = median(rows.map((r) => r.engineMs / r.megapixels));
-    const markMsPerMp = median(rows.map((r) => r.markMs / r.megapixels));
-    const innerMsPerMp = median(rows.map((r) => r.innerMs / r.megapixels));
+    const stat = (pick: (r: Timing) => number) =>
+      `${median(rows.map(pick)).toFixed(0)}, max ${Math.max(...rows.map(pick)).toFixed(0)}`;
     console.log(
-      `  ${tool.padEnd(16)} engine ${engineMsPerMp.toFixed(0)} ms/MP, marking +${markMsPerMp.toFixed(0)} ms/MP ` +
-        `(in the child process ${innerMsPerMp.toFixed(0)} ms/MP) ` +
-        `(median output ${median(rows.map((r) => r.megapixels)).toFixed(3)} MP, job ${median(rows.map((r) => r.engineMs)).toFixed(0)} ms + ${median(rows.map((r) => r.markMs)).toFixed(0)} ms)`,
+      `  ${tool.padEnd(16)} manifest now ${stat((r) => r.now.manifestBytes)}; before ${stat((r) => r.before.manifestBytes)}` +
+        ` | file now ${stat((r) => r.now.fileBytes)}; before ${stat((r) => r.before.fileBytes)}`,
+    );
+  }
+  console.log(
+    '\ntime per megapixel of output (median; video: all frames), engine vs marking (watermark + sign), now and as before issue 39:',
+  );
+  for (const tool of tools) {
+    const rows = timings.filter((t) => t.tool === tool);
+    const perMp = (pick: (r: Timing) => number) => median(rows.map((r) => pick(r) / r.megapixels)).toFixed(0);
+    console.log(
+      `  ${tool.padEnd(16)} engine ${tool === 'generate' ? '(remote)' : `${perMp((r) => r.engineMs)} ms/MP`}, marking now +${perMp((r) => r.now.markMs)} ms/MP ` +
+        `(in the child process ${perMp((r) => r.now.innerMs)}, signing ${perMp((r) => r.now.signMs)}), ` +
+        `before +${perMp((r) => r.before.markMs)} ms/MP (${perMp((r) => r.before.innerMs)}, signing ${perMp((r) => r.before.signMs)}) ` +
+        `(median output ${median(rows.map((r) => r.megapixels)).toFixed(3)} MP, job ${median(rows.map((r) => r.engineMs)).toFixed(0)} ms + ` +
+        `${median(rows.map((r) => r.now.markMs)).toFixed(0)} ms now, ${median(rows.map((r) => r.before.markMs)).toFixed(0)} ms before)`,
     );
   }
   console.log(
     `\ndetection: median ${(median(judged.detectSeconds) * 1000).toFixed(0)} ms per image; judge ran ${judgeSeconds.toFixed(0)} s`,
   );
   await marker.close();
+  await baseline.close();
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
 }

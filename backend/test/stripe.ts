@@ -1,5 +1,7 @@
 import Stripe from 'stripe';
 import request from 'supertest';
+import { PaymentsPort } from '../src/modules/billing/payments.port';
+import type { TestApp } from './test-app';
 
 export const TEST_WEBHOOK_SECRET = 'whsec_test_studio_secret';
 
@@ -33,4 +35,25 @@ export function postWebhook(baseUrl: string, event: { payload: string; header: s
     .set('Content-Type', 'application/json')
     .set('Stripe-Signature', event.header)
     .send(event.payload);
+}
+
+/**
+ * Starts a checkout through the API as a signed-in client whose email is verified, as the Refill
+ * page does, and returns the session id stripe-mock gave it (the id the server recorded).
+ */
+export async function startCheckout(
+  t: TestApp,
+  client: { agent: ReturnType<typeof request.agent> },
+  packs = 1,
+): Promise<string> {
+  const created = jest.spyOn(t.app.get(PaymentsPort), 'createCheckout');
+  try {
+    const res = await client.agent
+      .post('/api/createCheckoutSession')
+      .send({ coin_id: 'coins-200', coin_amount: packs });
+    if (res.status !== 200) throw new Error(`checkout failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return (await created.mock.results[0]!.value).id;
+  } finally {
+    created.mockRestore();
+  }
 }

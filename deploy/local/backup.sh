@@ -68,7 +68,7 @@ snapshot_seconds=$(echo "$started $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $
 
 # The installation's own secrets: restored sessions, the admin password and the signing
 # certificate of outputs (provenance) keep working.
-for secret in session-secret admin-password provenance; do
+for secret in session-secret admin-password stripe-webhook-secret provenance; do
   [ -e "$DATA_DIR/$secret" ] && cp -a "$DATA_DIR/$secret" "$stage/data/$secret"
 done
 

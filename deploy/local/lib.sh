@@ -234,14 +234,6 @@ ensure_c2patool() {
   cargo install "c2patool@$C2PATOOL_VERSION" --locked --root "$ROOT/.tools/c2patool"
 }
 
-# A development signing chain for C2PA manifests, made once in DIR.
-ensure_dev_signing_cert() {
-  local dir="$1"
-  [ -f "$dir/chain.pem" ] && [ -f "$dir/signer.key" ] && return 0
-  bash "$ROOT/deploy/local/make-signing-cert.sh" "$dir" "AI Studio"
-  log "made a development C2PA signing certificate in $dir (not trusted outside; see docs/provenance.md)"
-}
-
 start_moto() {
   local port="$1"
   if port_in_use "$port"; then log "port $port is taken; set TEST_S3_PORT"; return 1; fi

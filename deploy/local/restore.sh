@@ -58,7 +58,7 @@ flock -n 9 || refuse "the studio is running on $DATA_DIR: stop npm start first"
 # ---- replace: the current data aside, the backup's into place ----
 aside="$DATA_DIR/replaced-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$aside"
-for part in ferretdb redis session-secret admin-password provenance restore-pending; do
+for part in ferretdb redis session-secret admin-password stripe-webhook-secret provenance restore-pending; do
   [ -e "$DATA_DIR/$part" ] && mv "$DATA_DIR/$part" "$aside/"
 done
 [ -e "$STORAGE_DIR" ] && mv "$STORAGE_DIR" "$aside/storage"
@@ -70,7 +70,7 @@ mv "$scratch"/ferretdb/*.sqlite "$DATA_DIR/ferretdb/"
 mv "$scratch/redis/dump.rdb" "$DATA_DIR/redis/appendonlydir/appendonly.aof.1.base.rdb"
 printf 'file appendonly.aof.1.base.rdb seq 1 type b\n' >"$DATA_DIR/redis/appendonlydir/appendonly.aof.manifest"
 mv "$scratch/storage" "$STORAGE_DIR"
-for secret in session-secret admin-password provenance; do
+for secret in session-secret admin-password stripe-webhook-secret provenance; do
   [ -e "$scratch/$secret" ] && mv "$scratch/$secret" "$DATA_DIR/$secret"
 done
 # Read by the next start (RESTORE_MARKER_FILE): the jobs in progress at backup time are failed and refunded.

@@ -2,17 +2,15 @@
 # npm start: the whole product on one machine. Starts FerretDB and Redis unless MONGODB_URI /
 # REDIS_URL are given, builds what is missing, then runs the API and the worker as two processes.
 source "$(dirname "$0")/lib.sh"
+# The app's settings (secrets, flags, test payments), shared with the test of this path.
+source "$(dirname "$0")/settings.sh"
 cd "$ROOT"
 
 DATA_DIR="${DATA_DIR:-$ROOT/.data}"
-# Stored files live in the data folder too, so one folder is the whole installation (npm run backup).
-export STORAGE_DIR="${STORAGE_DIR:-$DATA_DIR/storage}"
 # Held while this runs: npm run restore refuses a running installation.
 mkdir -p "$DATA_DIR"
 exec 9>"$DATA_DIR/.running"
 flock -n 9 || { log "the studio already runs on $DATA_DIR"; exit 1; }
-# Left by npm run restore: this start fails and refunds the jobs that were in progress in the backup.
-export RESTORE_MARKER_FILE="$DATA_DIR/restore-pending"
 PORT="${PORT:-3000}"
 
 packages=(ffmpeg)
@@ -50,37 +48,23 @@ if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
   ensure_stripe_mock
   stripe_port="${STUDIO_STRIPE_PORT:-12121}"
   start_stripe_mock "$stripe_port"
-  export STRIPE_SECRET_KEY=sk_test_local_studio STRIPE_API_URL="http://127.0.0.1:$stripe_port"
-  export STRIPE_WEBHOOK_SECRET=whsec_local_studio STRIPE_TEST_CHECKOUT=true
+  studio_payment_settings "$DATA_DIR" "http://127.0.0.1:$stripe_port"
   log "payments: TEST MODE against stripe-mock on port $stripe_port (Buy Coins opens a test page; no real money)"
 fi
-# A small free allowance for a new account once its email is verified (production sets its own).
-export WELCOME_ALLOWANCE_COINS="${WELCOME_ALLOWANCE_COINS:-25}"
+studio_app_settings "$DATA_DIR"
 log "free allowance: $WELCOME_ALLOWANCE_COINS coins per new account after email verification (WELCOME_ALLOWANCE_COINS)"
 
 # Builds are reused while what they are built from is unchanged (content hashes, lib.sh ensure_builds).
 ensure_builds
 
 export PORT
-export ADMIN_USERNAME="${ADMIN_USERNAME:-admin}"
-if [ -z "${ADMIN_PASSWORD:-}" ]; then
-  # A local admin password, made once and kept in the data folder.
-  [ -f "$DATA_DIR/admin-password" ] || (umask 077 && openssl rand -hex 12 >"$DATA_DIR/admin-password")
-  ADMIN_PASSWORD="$(cat "$DATA_DIR/admin-password")"
-  export ADMIN_PASSWORD
+# (only the password made here is printed, never one given in ADMIN_PASSWORD)
+if [ "$ADMIN_PASSWORD" = "$(cat "$DATA_DIR/admin-password" 2>/dev/null)" ]; then
   log "admin account: $ADMIN_USERNAME / $ADMIN_PASSWORD (from $DATA_DIR/admin-password)"
 fi
-if [ -z "${SESSION_SECRET:-}" ]; then
-  [ -f "$DATA_DIR/session-secret" ] || (umask 077 && openssl rand -hex 32 >"$DATA_DIR/session-secret")
-  SESSION_SECRET="$(cat "$DATA_DIR/session-secret")"
-  export SESSION_SECRET
-fi
-if [ -z "${PROVENANCE_CERT_CHAIN:-}" ]; then
-  ensure_dev_signing_cert "$DATA_DIR/provenance"
-  export PROVENANCE_CERT_CHAIN="$DATA_DIR/provenance/chain.pem" PROVENANCE_PRIVATE_KEY="$DATA_DIR/provenance/signer.key"
-  log "outputs are signed with the development certificate in $DATA_DIR/provenance"
-fi
-export LOG_PRETTY="${LOG_PRETTY:-true}"
+case "$PROVENANCE_CERT_CHAIN" in
+  "$DATA_DIR"/provenance/*) log "outputs are signed with the development certificate in $DATA_DIR/provenance" ;;
+esac
 
 log "starting on http://localhost:$PORT"
 # The API and the worker (job processors and engine pool) run as two processes, as in production:

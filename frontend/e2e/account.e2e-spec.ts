@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AccountMessages } from '@studio/contracts';
 import { uniqueName } from '../../backend/test/clients';
@@ -14,6 +17,9 @@ import {
   screenshot,
   toast,
 } from './browser';
+
+/** The hourly export budget of the test app (EXPORT_RATE_LIMIT_PER_HOUR's default). */
+const EXPORTS_PER_HOUR = 5;
 
 /** Account basics in the browser, through the mails the local mail catcher received. */
 describe('account basics in the browser', () => {
@@ -64,6 +70,46 @@ describe('account basics in the browser', () => {
     await page.waitForURL(`${t.url}/profile/refill`);
     await page.getByRole('button', { name: 'Refill' }).click();
     await page.waitForURL(/checkout\.stripe\.com/);
+  });
+
+  it('exports with the Export button, after <img>s on a sibling port asked for more exports than the hourly budget', async () => {
+    const username = uniqueName('exp');
+    const password = 'quiet-orchard-52';
+    await registerInBrowser(page, t.url, username, password);
+    await logInAs(page, t.url, username, password);
+
+    // Another site on the same host, another port (same-site: the SameSite=Lax cookie rides along),
+    // with more export images than the hourly budget holds (distinct addresses, so none is shared).
+    const sibling = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      const imgs = Array.from(
+        { length: EXPORTS_PER_HOUR + 1 },
+        (_, n) => `<img src="${t.url}/api/account/export?n=${n}">`,
+      );
+      res.end(`<!doctype html><body>${imgs.join('')}</body>`);
+    });
+    await new Promise<void>((resolve) => sibling.listen(0, '127.0.0.1', resolve));
+    try {
+      const sent: string[] = [];
+      page.on('request', (req) => {
+        if (req.url().includes('/api/account/export')) sent.push(req.url());
+      });
+      await page.goto(`http://127.0.0.1:${(sibling.address() as AddressInfo).port}/`);
+      await page.waitForFunction(() => Array.from(document.images).every((img) => img.complete), undefined, {
+        timeout: 20_000,
+      });
+      // The browser did send them all, with the owner's cookie.
+      expect(sent).toHaveLength(EXPORTS_PER_HOUR + 1);
+    } finally {
+      sibling.close();
+    }
+
+    // Refused before the budget counted them: the owner's own button still gets the zip.
+    await page.goto(`${t.url}/account`);
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Export my data' }).click();
+    const file = await (await download).path();
+    expect(readFileSync(file!).subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
   });
 
   it('forgot password → reset link from the mail → log in with the new password', async () => {

@@ -2,11 +2,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { markEmailVerified, register, uniqueName, PASSWORD } from '../../backend/test/clients';
 import { postWebhook, signedEvent, stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import type Redis from 'ioredis';
 import { PaymentMessages } from '@studio/contracts';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
-import { checkoutOwnerKey } from '../../backend/src/modules/billing/payments.service';
-import { REDIS } from '../../backend/src/infrastructure/redis.module';
+import { PaymentsPort } from '../../backend/src/modules/billing/payments.port';
 import { fakeStripeCheckout, FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
 
 describe('buying coins in the browser', () => {
@@ -78,16 +76,27 @@ describe('buying coins in the browser', () => {
     expect(await page.evaluate(() => localStorage.getItem('cart'))).toBe('2');
   });
 
-  /** The checkout as createCheckoutSession records it (stripe-mock gives every session a random id). */
-  async function startedHere(sessionId: string) {
-    const account = (await t.app.get(AccountsRepository).findByUsername(username))!;
-    await t.app.get<Redis>(REDIS).set(checkoutOwnerKey(t.config.REDIS_PREFIX, account.id, sessionId), '1');
+  /**
+   * A checkout of 2 packs started by the logged-in page, as the Refill button does (without
+   * leaving for Stripe); the session id stripe-mock gave it, which the server recorded.
+   */
+  async function startedHere(): Promise<string> {
+    const created = jest.spyOn(t.app.get(PaymentsPort), 'createCheckout');
+    try {
+      const res = await page.request.post(`${t.url}/api/createCheckoutSession`, {
+        data: { coin_id: 'coins-200', coin_amount: 2 },
+      });
+      expect(res.status()).toBe(200);
+      return (await created.mock.results[0]!.value).id;
+    } finally {
+      created.mockRestore();
+    }
   }
 
   it('shows the credited balance on the success page as soon as the webhook lands', async () => {
     await page.evaluate(() => localStorage.setItem('cart', '2'));
-    await startedHere(`cs_test_e2e_${username}`);
-    await page.goto(`${t.url}/stripe/success/cs_test_e2e_${username}`);
+    const sessionId = await startedHere();
+    await page.goto(`${t.url}/stripe/success/${sessionId}`);
     // Until the server has credited it, the page does not call it successful.
     await page.getByText(PaymentMessages.confirming).waitFor();
     await page.getByText('Please wait while we handle your payment.').waitFor();
@@ -96,7 +105,7 @@ describe('buying coins in the browser', () => {
       document.querySelector('[data-testid="balance"]')?.textContent?.includes('0'),
     );
 
-    expect((await payFor(`cs_test_e2e_${username}`)).status).toBe(200);
+    expect((await payFor(sessionId)).status).toBe(200);
 
     await page.getByTestId('credited').filter({ hasText: '400 coins added to your balance.' }).waitFor();
     await page.getByText(PaymentMessages.success).waitFor();
@@ -108,8 +117,9 @@ describe('buying coins in the browser', () => {
 
   it('shows the coins when the webhook landed before the browser came back from Stripe', async () => {
     // The usual order in production: Stripe calls the webhook, then redirects the browser.
-    expect((await payFor(`cs_test_early_${username}`)).status).toBe(200);
-    await page.goto(`${t.url}/stripe/success/cs_test_early_${username}`);
+    const sessionId = await startedHere();
+    expect((await payFor(sessionId)).status).toBe(200);
+    await page.goto(`${t.url}/stripe/success/${sessionId}`);
     await page.getByTestId('credited').filter({ hasText: '400 coins added to your balance.' }).waitFor();
     await page.getByTestId('balance').filter({ hasText: '400' }).waitFor();
     await expect(page.getByText('Please wait while we handle your payment.').count()).resolves.toBe(0);

@@ -55,6 +55,21 @@ export interface TestCheckoutDetails {
   testMode: true;
 }
 
+/**
+ * What one delivery of a payment event did (POST /api/stripe/webhook, and the test page's Pay):
+ * the coins this delivery credited, and why it credited none when it did not. A replay of a
+ * credited checkout answers `credited: 0, alreadyCredited: true`.
+ */
+export interface PaymentEventOutcome {
+  credited: number;
+  alreadyCredited: boolean;
+  /**
+   * Why nothing was credited: not a checkout event, not paid yet, a session this server never
+   * created, or its account is gone.
+   */
+  ignored?: 'not_checkout' | 'unpaid' | 'unknown_checkout' | 'no_account';
+}
+
 /** GET /api/checkout/:sessionId: the coins one of the caller's checkouts credited, null while pending. */
 export interface CheckoutOutcome {
   sessionId: string;

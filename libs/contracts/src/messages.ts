@@ -14,6 +14,7 @@ export const Messages = {
   usernameCharacters:
     'Username may use letters, digits, dot, dash and underscore, starting with a letter or digit',
   usernameReserved: 'Usernames starting with "deleted-" are reserved for deleted accounts',
+  usernameReservedName: 'This name is reserved for the studio itself: choose another',
   passwordLength: 'Password must be at least 8 characters long',
   invalidEmail: 'Email address is not valid',
   needLogin: 'You need to be logged in',

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,11 @@ export async function testPicture(width: number, height: number, seed: number): 
 async function makeChain(dir: string, name: string) {
   await run('bash', [path.join(ROOT, 'deploy', 'local', 'make-signing-cert.sh'), dir, name]);
   return { certChain: path.join(dir, 'chain.pem'), privateKey: path.join(dir, 'signer.key') };
+}
+
+/** A certificate's DER bytes, as the manifest's x5chain carries them. */
+async function derOf(pemFile: string): Promise<Buffer> {
+  return Buffer.from(new X509Certificate(await readFile(pemFile)).raw);
 }
 
 describe('ProvenanceMarker (watermark + C2PA through the Python child process)', () => {
@@ -94,6 +100,24 @@ describe('ProvenanceMarker (watermark + C2PA through the Python child process)',
     expect(seen.watermark).toMatchObject({ found: true, id: 0x1234abcd });
     const meta = await sharp(marked.data).metadata();
     expect(meta.width).toBe(512);
+  }, 60_000);
+
+  it('keeps the manifest to what C2PA requires: no thumbnail, no root certificate, a few KB in PNG, JPEG and WebP; still valid', async () => {
+    const signerCert = await derOf(path.join(dir, 'ours', 'signer.pem'));
+    const rootCert = await derOf(path.join(dir, 'ours', 'ca.pem'));
+    const picture = await testPicture(256, 256, 8);
+    for (const format of ['png', 'jpeg', 'webp'] as const) {
+      const marked = await ours.mark(request(picture, { format }));
+      // the signature box: the signer's certificate, then ES256, COSE headers and c2pa-rs's 1 KB
+      // reserve; the claim, actions, two ingredients by hash and the hard binding: about 2.3 KB
+      expect(marked.manifestBytes).toBeLessThan(signerCert.length + 1200 + 2560);
+      expect(marked.data.includes(signerCert)).toBe(true);
+      expect(marked.data.includes(rootCert)).toBe(false); // validators hold their own anchors
+      expect(marked.data.includes('c2pa.thumbnail')).toBe(false);
+      expect(marked.data.includes('c2pa.placed')).toBe(true); // the face, a component (C2PA 18.15.3)
+      const seen = await inspectBytes(marked.data, `small.${format}`);
+      expect(seen.manifest).toMatchObject({ state: 'valid', ours: true, validationState: 'Valid' });
+    }
   }, 60_000);
 
   it('reports a file whose pixels were changed after signing as tampered', async () => {

@@ -1,9 +1,27 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Req, Res, StreamableFile } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Req,
+  Res,
+  StreamableFile,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { AccountMessages } from '@studio/contracts';
+import { AccountMessages, Messages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, type AuthUser, RateLimit, SESSION_COOKIE } from '../auth';
+import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard, SESSION_COOKIE } from '../auth';
 import { DeleteAccountDto } from './account-data.dto';
 import { AccountDataService } from './account-data.service';
 
@@ -23,6 +41,10 @@ export class AccountDataController {
   @Get('account/export')
   @ApiTags('account')
   @RateLimit('exports')
+  // Below RateLimit, so it runs first: a cross-site <img> or link (a sibling port or subdomain
+  // rides on the SameSite=Lax cookie) is refused before it can use up the owner's exports.
+  @UseGuards(SameOriginGuard)
+  @ApiForbiddenResponse({ description: `${Messages.forbidden}: not asked from the studio's own pages` })
   @ApiOperation({ summary: "A zip of the caller's items, credit history and jobs (CSV) and account details" })
   @ApiProduces('application/zip')
   @ApiOkResponse({ description: 'studio-export-<username>.zip' })

@@ -425,6 +425,41 @@ describe('account basics (real FerretDB, Redis, mail catcher, stripe-mock)', () 
     });
   });
 
+  describe('reserved names', () => {
+    it("refuses the studio's own names and their look-alikes at registration, and keeps ordinary names", async () => {
+      const tryName = (username: string) =>
+        request(t.url)
+          .post('/api/register')
+          .send({ email: `${uniqueName('r')}@example.com`, username, password: PASSWORD, adult: true });
+      for (const username of [
+        'stripe',
+        'studio',
+        'Admin.',
+        'ADMIN',
+        'ad_min',
+        'adm1n',
+        'support',
+        '5upport',
+        'System',
+        'root',
+        'str1pe',
+        'admin-',
+        'Studio_',
+      ]) {
+        const res = await tryName(username);
+        expect([username, res.status, res.body.content]).toEqual([
+          username,
+          400,
+          Messages.usernameReservedName,
+        ]);
+        expect(await accounts().findByUsername(username)).toBeNull();
+      }
+      for (const username of [uniqueName('admins'), uniqueName('stripes'), uniqueName('mystudio')]) {
+        expect([username, (await tryName(username)).status]).toEqual([username, 200]);
+      }
+    });
+  });
+
   describe('export and delete', () => {
     it("exports the caller's items, credit history and jobs as a zip", async () => {
       const client = await signIn(t);
@@ -457,6 +492,33 @@ describe('account basics (real FerretDB, Redis, mail catcher, stripe-mock)', () 
       expect(csv[0]).toBe('date,kind,amount,balance_after,reason,tool,job_id,by');
       expect(csv[1]).toMatch(/,grant,25,25,test grant,/);
       expect((await request(t.url).get('/api/account/export')).status).toBe(401);
+    });
+
+    it('refuses an export asked from another site (an <img> on a sibling port) before it uses up the owner’s exports', async () => {
+      const client = await signIn(t);
+      // What a browser sends for <img src> or a link on another port or subdomain of the host.
+      for (const site of ['same-site', 'cross-site'] as const) {
+        for (let i = 0; i < 6; i += 1) {
+          const res = await client.agent
+            .get('/api/account/export')
+            .set('Sec-Fetch-Site', site)
+            .set('Sec-Fetch-Dest', 'image');
+          expect([site, res.status, res.body]).toEqual([
+            site,
+            403,
+            { message: 'error', content: Messages.forbidden },
+          ]);
+        }
+      }
+      // The owner's own page (the Export button's link) still gets the zip: nothing was used up.
+      const own = await binary(
+        client.agent
+          .get('/api/account/export')
+          .set('Sec-Fetch-Site', 'same-origin')
+          .set('Sec-Fetch-Dest', 'document'),
+      );
+      expect(own.status).toBe(200);
+      expect(own.headers['content-type']).toBe('application/zip');
     });
 
     it('deletes with the password: files through storage, ledger kept anonymised, Stripe customer gone, sessions and sockets end', async () => {

@@ -9,9 +9,11 @@ import {
   Matches,
   MaxLength,
   MinLength,
+  ValidateBy,
 } from 'class-validator';
 import {
   EMAIL_MAX,
+  isReservedUsername,
   Messages,
   PASSWORD_MAX,
   PASSWORD_MIN,
@@ -41,6 +43,13 @@ export class RegisterDto {
   @MaxLength(USERNAME_MAX, { message: Messages.usernameLength })
   @Matches(USERNAME_PATTERN, { message: Messages.usernameCharacters })
   @Matches(RESERVED_USERNAME_PATTERN, { message: Messages.usernameReserved })
+  @ValidateBy(
+    {
+      name: 'notReservedUsername',
+      validator: { validate: (v) => typeof v !== 'string' || !isReservedUsername(v) },
+    },
+    { message: Messages.usernameReservedName },
+  )
   username!: string;
 
   @ApiProperty({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX })

@@ -86,7 +86,14 @@ export class BillingController {
   @Post('stripe/webhook')
   @HttpCode(200)
   @Public()
-  @ApiOperation({ summary: 'Stripe webhook (signature checked on the raw body)' })
+  @ApiOperation({
+    summary: 'Stripe webhook (signature checked on the raw body)',
+    description:
+      'Credits only a checkout session this server created, to its user and for its recorded packs, once. ' +
+      'A replay answers credited: 0, alreadyCredited: true; a signed event for any other session is ' +
+      "answered 200 with credited: 0, ignored: 'unknown_checkout' (an error would make Stripe retry it).",
+  })
+  @ApiOkResponse({ description: '{message, content: {credited, alreadyCredited, ignored?}}' })
   @ApiBadRequestResponse({ description: 'Missing or invalid signature' })
   async webhook(@Req() req: RawBodyRequest, @Headers('stripe-signature') signature?: string) {
     return ok(await this.payments.handleWebhook(req.rawBody, signature));

@@ -2,18 +2,32 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   IsDateString,
+  IsDefined,
   IsIn,
+  IsInt,
   IsNotEmpty,
-  IsNumber,
   IsOptional,
+  Max,
+  Min,
   IsString,
   Matches,
   MaxLength,
   NotEquals,
 } from 'class-validator';
-import { CREDIT_AMOUNT_MAX, HISTORY_PAGE_SIZE, Messages, REASON_MAX } from '@studio/contracts';
+import {
+  COINS_PER_PACK,
+  CREDIT_AMOUNT_MAX,
+  HISTORY_PAGE_SIZE,
+  Messages,
+  PACKS_MAX,
+  PACKS_MIN,
+  REASON_MAX,
+  wholeNumberMessage,
+} from '@studio/contracts';
 import { PageQueryDto } from '../../common/page-query.dto';
 import { SafeName, trimmed, WholeNumber } from '../../common/validation';
+
+const PACKS_MESSAGE = wholeNumberMessage('coin_amount', { min: PACKS_MIN, max: PACKS_MAX });
 
 export class CheckoutDto {
   @ApiProperty({ example: 'coins-200' })
@@ -22,9 +36,17 @@ export class CheckoutDto {
   @MaxLength(64)
   coin_id!: string;
 
-  @ApiProperty({ example: 2, description: 'Packs of 200 coins; clamped to 1..50 and rounded' })
-  @IsNotEmpty({ message: Messages.missingFields })
-  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'coin_amount must be a number' })
+  @ApiProperty({
+    example: 2,
+    minimum: PACKS_MIN,
+    maximum: PACKS_MAX,
+    description: `Packs of ${COINS_PER_PACK} coins: a JSON whole number from ${PACKS_MIN} to ${PACKS_MAX}`,
+  })
+  @IsDefined({ message: Messages.missingFields })
+  // A JSON number only (text is refused, unlike WholeNumber's '5'), never rounded or clamped.
+  @IsInt({ message: PACKS_MESSAGE })
+  @Min(PACKS_MIN, { message: PACKS_MESSAGE })
+  @Max(PACKS_MAX, { message: PACKS_MESSAGE })
   coin_amount!: number;
 }
 

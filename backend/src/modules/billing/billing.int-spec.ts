@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Messages, PaymentMessages, type LogEntry } from '@studio/contracts';
 import { eventually, markEmailVerified, signIn, spendOnTool, uniqueName } from '../../../test/clients';
-import { postWebhook as deliver, signedEvent, stripeTestConfig } from '../../../test/stripe';
+import { postWebhook as deliver, signedEvent, startCheckout, stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { LedgerService } from './ledger.service';
@@ -17,6 +17,8 @@ describe('billing with stripe-mock and signed webhooks', () => {
       ...stripeTestConfig(),
       ADMIN_USERNAME: adminName,
       ADMIN_PASSWORD: 'admin-password-1',
+      // the checkout tests send more than the default 10 a minute (each refusal counts too)
+      CHECKOUT_RATE_LIMIT_PER_MINUTE: '100',
     });
     await signIn(t, supportName);
     const support = (await t.app.get(AccountsRepository).findByUsername(supportName))!;
@@ -31,25 +33,36 @@ describe('billing with stripe-mock and signed webhooks', () => {
   const postWebhook = (event: { payload: string; header: string }) => deliver(t.url, event);
 
   describe('checkout', () => {
-    it('answers a Checkout address, clamping the pack count to 1..50', async () => {
+    it('answers a Checkout address for 1..50 packs, and refuses any other count with 400 (never clamped)', async () => {
       const { agent, username } = await signIn(t);
       await markEmailVerified(t, username);
       const spy = jest.spyOn(t.app.get(PaymentsPort), 'createCheckout');
       try {
-        for (const [asked, packs] of [
-          [2, 2],
-          [99, 50],
-          [0, 1],
-          [2.6, 3],
-        ]) {
+        for (const packs of [1, 2, 50]) {
           const res = await agent
             .post('/api/createCheckoutSession')
-            .send({ coin_id: 'coins-200', coin_amount: asked });
+            .send({ coin_id: 'coins-200', coin_amount: packs });
           expect(res.status).toBe(200);
           expect(res.body.content).toMatch(/^https:\/\/checkout\.stripe\.com\//);
           expect(spy.mock.lastCall?.[0]).toMatchObject({ packs });
         }
         expect(spy.mock.lastCall?.[0].successUrl).toMatch(/\/stripe\/success\/\{CHECKOUT_SESSION_ID\}$/);
+        spy.mockClear();
+        for (const asked of [0, 51, -1, 1.5, 2.6, 99, '2', 'ten', '', null, true, [2], { n: 2 }]) {
+          const res = await agent
+            .post('/api/createCheckoutSession')
+            .send({ coin_id: 'coins-200', coin_amount: asked });
+          expect([asked, res.status, res.body]).toEqual([
+            asked,
+            400,
+            {
+              message: 'error',
+              content:
+                asked === null ? Messages.missingFields : 'coin_amount must be a whole number from 1 to 50',
+            },
+          ]);
+        }
+        expect(spy).not.toHaveBeenCalled();
       } finally {
         spy.mockRestore();
       }
@@ -64,7 +77,7 @@ describe('billing with stripe-mock and signed webhooks', () => {
         .post('/api/createCheckoutSession')
         .send({ coin_id: 'coins-200', coin_amount: 'ten' });
       expect(text.status).toBe(400);
-      expect(text.body.content).toBe('coin_amount must be a number');
+      expect(text.body.content).toBe('coin_amount must be a whole number from 1 to 50');
       expect(
         (
           await request(t.url)
@@ -76,19 +89,85 @@ describe('billing with stripe-mock and signed webhooks', () => {
   });
 
   describe('webhook', () => {
-    it('credits 200 coins per pack once, however often the event is replayed', async () => {
-      const { username } = await signIn(t);
+    it('credits 200 coins per pack once, however often the event is replayed, and says so', async () => {
+      const buyer = await signIn(t);
+      await markEmailVerified(t, buyer.username);
+      const sessionId = await startCheckout(t, buyer, 2);
       const session = {
-        id: `cs_${username}`,
+        id: sessionId,
         payment_status: 'paid',
-        customer: `cus_${username}`,
-        metadata: { userId: await userId(username), username, packs: '2' },
+        customer: `cus_${buyer.username}`,
+        metadata: { userId: await userId(buyer.username), username: buyer.username, packs: '2' },
       };
       const event = signedEvent('checkout.session.completed', session);
-      for (let i = 0; i < 10; i += 1) expect((await postWebhook(event)).status).toBe(200);
+      const first = await postWebhook(event);
+      expect(first.status).toBe(200);
+      expect(first.body.content).toEqual({ credited: 400, alreadyCredited: false });
+      // Replays answer what happened: nothing more was credited (they said "credited: 400" again).
+      for (let i = 0; i < 5; i += 1) {
+        const replay = await postWebhook(event);
+        expect(replay.status).toBe(200);
+        expect(replay.body.content).toEqual({ credited: 0, alreadyCredited: true });
+      }
       // A second delivery of the same payment under another event id changes nothing either.
-      expect((await postWebhook(signedEvent('checkout.session.completed', session))).status).toBe(200);
-      expect(await balanceOf(username)).toBe(400);
+      const again = await postWebhook(signedEvent('checkout.session.completed', session));
+      expect(again.body.content).toEqual({ credited: 0, alreadyCredited: true });
+      expect(await balanceOf(buyer.username)).toBe(400);
+    });
+
+    it('credits parallel duplicate deliveries once, and only one of them says it credited', async () => {
+      const buyer = await signIn(t);
+      await markEmailVerified(t, buyer.username);
+      const sessionId = await startCheckout(t, buyer, 3);
+      const session = {
+        id: sessionId,
+        payment_status: 'paid',
+        metadata: { userId: await userId(buyer.username), packs: '3' },
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => postWebhook(signedEvent('checkout.session.completed', session))),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+      const credited = answers.map((a) => a.body.content.credited).sort((a, b) => b - a);
+      expect(credited).toEqual([600, 0, 0, 0, 0, 0, 0, 0]);
+      expect(await balanceOf(buyer.username)).toBe(600);
+    });
+
+    it('credits nothing for a signed event naming a checkout this server never created (answered 200, so Stripe stops)', async () => {
+      const { username } = await signIn(t);
+      const forged = signedEvent('checkout.session.completed', {
+        id: `cs_test_invented_${username}`,
+        payment_status: 'paid',
+        metadata: { userId: await userId(username), username, packs: '50' },
+      });
+      for (let i = 0; i < 3; i += 1) {
+        const res = await postWebhook(forged);
+        expect(res.status).toBe(200);
+        expect(res.body.content).toEqual({
+          credited: 0,
+          alreadyCredited: false,
+          ignored: 'unknown_checkout',
+        });
+      }
+      expect(await balanceOf(username)).toBe(0);
+      expect((await t.app.get(LedgerService).history(await userId(username))).total).toBe(0);
+    });
+
+    it("credits the user and packs recorded at checkout, whatever the event's metadata claims", async () => {
+      const buyer = await signIn(t);
+      const thief = await signIn(t);
+      await markEmailVerified(t, buyer.username);
+      const sessionId = await startCheckout(t, buyer, 1);
+      const res = await postWebhook(
+        signedEvent('checkout.session.completed', {
+          id: sessionId,
+          payment_status: 'paid',
+          metadata: { userId: await userId(thief.username), username: thief.username, packs: '50' },
+        }),
+      );
+      expect(res.body.content).toEqual({ credited: 200, alreadyCredited: false });
+      expect(await balanceOf(buyer.username)).toBe(200);
+      expect(await balanceOf(thief.username)).toBe(0);
     });
 
     it("tells the success page what the caller's checkout credited: null until the webhook, then the coins; 404 for an unknown or another user's session", async () => {
@@ -151,8 +230,11 @@ describe('billing with stripe-mock and signed webhooks', () => {
     });
 
     it('waits for an asynchronous payment, and credits once whatever the order of events', async () => {
-      const { username } = await signIn(t);
-      const base = { id: `cs_async_${username}`, metadata: { userId: await userId(username), packs: '1' } };
+      const buyer = await signIn(t);
+      const { username } = buyer;
+      await markEmailVerified(t, username);
+      const sessionId = await startCheckout(t, buyer, 1);
+      const base = { id: sessionId, metadata: { userId: await userId(username), packs: '1' } };
       const succeeded = signedEvent('checkout.session.async_payment_succeeded', {
         ...base,
         payment_status: 'paid',
@@ -161,19 +243,29 @@ describe('billing with stripe-mock and signed webhooks', () => {
         ...base,
         payment_status: 'unpaid',
       });
-      expect((await postWebhook(completedUnpaid)).status).toBe(200);
+      const unpaid = await postWebhook(completedUnpaid);
+      expect(unpaid.status).toBe(200);
+      expect(unpaid.body.content).toEqual({ credited: 0, alreadyCredited: false, ignored: 'unpaid' });
       expect(await balanceOf(username)).toBe(0);
-      await postWebhook(succeeded);
+      expect((await postWebhook(succeeded)).body.content).toEqual({ credited: 200, alreadyCredited: false });
       await postWebhook(signedEvent('checkout.session.completed', { ...base, payment_status: 'paid' }));
-      await postWebhook(succeeded);
+      expect((await postWebhook(succeeded)).body.content).toEqual({ credited: 0, alreadyCredited: true });
+      expect((await postWebhook(completedUnpaid)).body.content).toEqual({
+        credited: 0,
+        alreadyCredited: true,
+        ignored: 'unpaid',
+      });
       expect(await balanceOf(username)).toBe(200);
     });
 
     it('pushes the new balance and records the purchase in the activity log', async () => {
-      const { username } = await signIn(t);
+      const buyer = await signIn(t);
+      const { username } = buyer;
+      await markEmailVerified(t, username);
+      const sessionId = await startCheckout(t, buyer, 3);
       await postWebhook(
         signedEvent('checkout.session.completed', {
-          id: `cs_log_${username}`,
+          id: sessionId,
           payment_status: 'paid',
           metadata: { userId: await userId(username), packs: '3' },
         }),
@@ -190,13 +282,16 @@ describe('billing with stripe-mock and signed webhooks', () => {
 
   describe('billing portal', () => {
     it('opens the portal for the customer of the first purchase', async () => {
-      const { agent, username } = await signIn(t);
+      const buyer = await signIn(t);
+      const { agent, username } = buyer;
       const none = await agent.post('/api/createPortalSession').send({ username });
       expect(none.status).toBe(404);
       expect(none.body.content).toBe('No billing account yet: buy coins first.');
+      await markEmailVerified(t, username);
+      const sessionId = await startCheckout(t, buyer, 1);
       await postWebhook(
         signedEvent('checkout.session.completed', {
-          id: `cs_portal_${username}`,
+          id: sessionId,
           payment_status: 'paid',
           customer: 'cus_portal',
           metadata: { userId: await userId(username), packs: '1' },
@@ -204,7 +299,7 @@ describe('billing with stripe-mock and signed webhooks', () => {
       );
       const res = await agent
         .post('/api/createPortalSession')
-        .send({ username, session_id: `cs_portal_${username}`, cart: 1 });
+        .send({ username, session_id: sessionId, cart: 1 });
       expect(res.status).toBe(200);
       expect(res.body.content).toMatch(/^https:\/\//);
     });

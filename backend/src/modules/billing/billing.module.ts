@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AccountBalances } from './account-balances';
 import { BillingController } from './billing.controller';
+import { CheckoutRecords, CheckoutSession, CheckoutSessionSchema } from './checkout-records';
 import { CreditApproval, CreditApprovalSchema } from './credit-approval.schema';
 import { JobLiveness } from './job-liveness';
 import { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
@@ -37,6 +38,7 @@ import {
       { name: PatreonRedemption.name, schema: PatreonRedemptionSchema },
       { name: CreditApproval.name, schema: CreditApprovalSchema },
       { name: AllowanceClaim.name, schema: AllowanceClaimSchema },
+      { name: CheckoutSession.name, schema: CheckoutSessionSchema },
     ]),
   ],
   controllers: [
@@ -48,6 +50,7 @@ import {
   ],
   providers: [
     AccountBalances,
+    CheckoutRecords,
     LedgerService,
     JobLiveness,
     PaymentsService,

@@ -36,7 +36,8 @@ export interface LedgerChange {
 }
 
 export type LedgerOutcome =
-  | { ok: true; entry: LedgerEntryDoc; balance: number }
+  /** `appliedNow`: this call moved the balance (false when an earlier call under the key had). */
+  | { ok: true; entry: LedgerEntryDoc; balance: number; appliedNow: boolean }
   | { ok: false; reason: 'insufficient_funds' | 'no_account' };
 
 /** How long a reservation is held before recovery asks whether its job still lives. */
@@ -220,7 +221,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     const { entry } = await this.insert(input, 'pending');
     if (entry.state === 'applied') {
       const balance = entry.balanceAfter ?? (await this.balances.balanceOf(input.userId)) ?? 0;
-      return { ok: true, entry, balance };
+      return { ok: true, entry, balance, appliedNow: false };
     }
     if (entry.state === 'rejected') return { ok: false, reason: 'insufficient_funds' };
     return this.complete(entry);
@@ -263,7 +264,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     const change = await this.balances.apply(userId, String(entry._id), entry.amount);
     switch (change.status) {
       case 'applied':
-        return this.finalize(entry, change.balance, change.version);
+        return this.finalize(entry, change.balance, change.version, true);
       case 'already':
         return this.finalize(entry, change.balance);
       case 'no_account':
@@ -275,7 +276,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
         // not apply it later, when the balance may have grown, behind a 'rejected' entry.
         if ((await this.voidIfUnapplied(entry)) === 'applied') {
           const balance = (await this.balances.balanceOf(userId)) ?? 0;
-          return { ok: true, entry: { ...entry, state: 'applied' }, balance };
+          return { ok: true, entry: { ...entry, state: 'applied' }, balance, appliedNow: false };
         }
         return { ok: false, reason: 'insufficient_funds' };
       }
@@ -290,6 +291,7 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     entry: LedgerEntryDoc,
     balance: number | null,
     version?: number,
+    appliedNow = false,
   ): Promise<LedgerOutcome> {
     const applied: LedgerEntryDoc = { ...entry, state: 'applied', balanceAfter: balance ?? 0 };
     if (version !== undefined) applied.version = version;
@@ -300,12 +302,12 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(
         `entry ${entry._id} applied, announcement left to recovery: ${(err as Error).message}`,
       );
-      return { ok: true, entry: applied, balance: balance ?? 0 };
+      return { ok: true, entry: applied, balance: balance ?? 0, appliedNow };
     }
     const set: Partial<LedgerEntry> = { state: 'applied', appliedAt: new Date() };
     if (version !== undefined) Object.assign(set, { balanceAfter: balance ?? 0, version });
     await this.marks.updateOne({ _id: entry._id, state: 'pending' }, { $set: set });
-    return { ok: true, entry: applied, balance: balance ?? 0 };
+    return { ok: true, entry: applied, balance: balance ?? 0, appliedNow };
   }
 
   private async reject(

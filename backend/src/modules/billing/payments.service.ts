@@ -11,17 +11,14 @@ import {
   COIN_PRODUCT_ID,
   PaymentMessages,
   COINS_PER_PACK,
-  PACKS_MAX,
-  PACKS_MIN,
-  clampPacks,
   plural,
   type CheckoutOutcome,
+  type PaymentEventOutcome,
 } from '@studio/contracts';
-import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { REDIS } from '../../infrastructure/redis.module';
 import { AccountsRepository } from '../accounts';
 import { assertActingAs, type AuthUser } from '../auth';
+import { CheckoutRecords } from './checkout-records';
 import { LedgerService } from './ledger.service';
 import { PaymentsPort, type VerifiedPaymentEvent } from './payments.port';
 import { TestCheckoutSessions } from './test-checkout-sessions';
@@ -30,13 +27,6 @@ export const PAYMENT_PROVIDER_ACTOR = { username: 'stripe' };
 
 /** The ledger key of a checkout's purchase: one credit per Stripe session, however often it is told. */
 const purchaseKey = (sessionId: string) => `stripe-checkout:${sessionId}`;
-
-/** The Redis key saying a checkout session was started by this user here (tests stage one with it). */
-export const checkoutOwnerKey = (prefix: string, userId: string, sessionId: string) =>
-  `${prefix}:checkout-owner:{${userId}}:${sessionId}`;
-
-/** Stripe ends an open checkout session after at most 24 hours; its owner is kept a while longer. */
-const CHECKOUT_OWNER_TTL_SECONDS = 3 * 86_400;
 
 /** Buying coins: checkout, crediting on the provider's word (webhook), the billing portal. */
 @Injectable()
@@ -48,27 +38,17 @@ export class PaymentsService {
     private readonly ledger: LedgerService,
     private readonly accounts: AccountsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    private readonly checkouts: CheckoutRecords,
     private readonly testCheckout: TestCheckoutSessions,
   ) {}
-
-  /** Marks a checkout session as the user's own (per user, so one id can never name another's). */
-  private ownerKey(userId: string, sessionId: string): string {
-    return checkoutOwnerKey(this.config.REDIS_PREFIX, userId, sessionId);
-  }
 
   get configured(): boolean {
     return this.payments.configured;
   }
 
-  async startCheckout(
-    user: AuthUser,
-    coinId: string,
-    requestedPacks: number,
-    origin: string,
-  ): Promise<string> {
+  /** `packs` is already a whole number within PACKS_MIN..PACKS_MAX (CheckoutDto refuses others). */
+  async startCheckout(user: AuthUser, coinId: string, packs: number, origin: string): Promise<string> {
     if (coinId !== COIN_PRODUCT_ID) throw new BadRequestException(`Unknown coin product: ${coinId}`);
-    const packs = clampPacks(requestedPacks);
     const account = await this.accounts.findById(user.id);
     // Card payments only from a verified address (the link mailed at registration); a server
     // without Stripe says that first (503 from the adapter).
@@ -84,16 +64,10 @@ export class PaymentsService {
       successUrl: `${base}/stripe/success/{CHECKOUT_SESSION_ID}`,
       cancelUrl: `${base}/stripe/canceled`,
     });
-    await this.redis.set(this.ownerKey(user.id, session.id), '1', 'EX', CHECKOUT_OWNER_TTL_SECONDS);
-    if (this.testCheckout.enabled) {
-      // Local test payments: the stand-in has no payment page; the site's test page plays it.
-      return this.testCheckout.remember(
-        session.id,
-        { userId: user.id, username: user.username, packs },
-        base,
-      );
-    }
-    return session.url;
+    // Recorded before anyone has the address: the webhook credits only what is recorded here.
+    await this.checkouts.record({ sessionId: session.id, userId: user.id, packs });
+    // Local test payments: the stand-in has no payment page; the site's test page plays it.
+    return this.testCheckout.enabled ? this.testCheckout.pageOf(session.id, base) : session.url;
   }
 
   async portal(
@@ -110,11 +84,15 @@ export class PaymentsService {
     return this.payments.createPortal(customer, `${this.publicUrl(origin)}/profile`);
   }
 
-  /** Applies a verified provider event. Replays and reorderings credit exactly once. */
+  /**
+   * Applies a verified provider event: credits a checkout this server created, to the user and for
+   * the packs recorded at checkout, exactly once. Replays and reorderings credit nothing more and
+   * say so (`alreadyCredited`).
+   */
   async handleWebhook(
     rawBody: Buffer | undefined,
     signature: string | undefined,
-  ): Promise<{ credited: number }> {
+  ): Promise<PaymentEventOutcome> {
     if (!rawBody || !signature) throw new BadRequestException('Missing signature');
     let event: VerifiedPaymentEvent;
     try {
@@ -123,33 +101,51 @@ export class PaymentsService {
       if ((err as { status?: number }).status === 503) throw err;
       throw new BadRequestException('Invalid signature');
     }
-    if (event.type !== 'checkout.completed') return { credited: 0 };
+    if (event.type !== 'checkout.completed') return nothing('not_checkout');
     const { checkout } = event;
-    if (!checkout.paid) return { credited: 0 }; // async payment: credited on async_payment_succeeded
-    const packs = checkout.packs;
-    if (!Number.isInteger(packs) || packs < PACKS_MIN || packs > PACKS_MAX) {
-      this.logger.error(`checkout ${checkout.sessionId} has an invalid pack count ${packs}`);
-      return { credited: 0 };
+    // A correctly signed event for a session this server never created credits nothing. It is
+    // still answered 200: the signature holds, so it comes from whoever has the secret, and an
+    // error would only make Stripe deliver it again for days; the log line is the alarm.
+    const record = await this.checkouts.find(checkout.sessionId);
+    if (!record) {
+      this.logger.warn(
+        `signed event ${event.eventId} names checkout ${checkout.sessionId}, not created here`,
+      );
+      return nothing('unknown_checkout');
     }
-    const account = await this.accounts.findById(checkout.userId);
+    if (!checkout.paid) {
+      // An async payment is credited on async_payment_succeeded, which may have come first.
+      const purchase = await this.ledger.appliedEntry(record.userId, purchaseKey(record.sessionId));
+      return { ...nothing('unpaid'), alreadyCredited: purchase !== null };
+    }
+    if (checkout.userId !== record.userId || checkout.packs !== record.packs) {
+      this.logger.warn(
+        `event ${event.eventId} for checkout ${record.sessionId} claims user ${checkout.userId} and ` +
+          `${checkout.packs} packs; crediting what was recorded (${record.userId}, ${record.packs})`,
+      );
+    }
+    const account = await this.accounts.findById(record.userId);
     if (!account) {
-      this.logger.error(`checkout ${checkout.sessionId} names an unknown user ${checkout.userId}`);
-      return { credited: 0 };
+      this.logger.error(`checkout ${record.sessionId}: its account ${record.userId} no longer exists`);
+      return nothing('no_account');
     }
     if (checkout.customerId && !account.stripeCustomerId) {
       await this.accounts.setStripeCustomer(account.id, checkout.customerId);
     }
-    const coins = packs * COINS_PER_PACK;
+    const coins = record.packs * COINS_PER_PACK;
     const outcome = await this.ledger.credit({
-      key: purchaseKey(checkout.sessionId),
+      key: purchaseKey(record.sessionId),
       userId: account.id,
       username: account.username,
       kind: 'purchase',
       amount: coins,
-      reason: `Bought ${plural(packs, 'pack')} of ${COINS_PER_PACK} coins`,
+      reason: `Bought ${plural(record.packs, 'pack')} of ${COINS_PER_PACK} coins`,
       actor: PAYMENT_PROVIDER_ACTOR,
     });
-    return { credited: outcome.ok ? coins : 0 };
+    if (!outcome.ok) return nothing('no_account');
+    return outcome.appliedNow
+      ? { credited: coins, alreadyCredited: false }
+      : { credited: 0, alreadyCredited: true };
   }
 
   /**
@@ -163,7 +159,7 @@ export class PaymentsService {
   async checkoutOutcome(user: AuthUser, sessionId: string): Promise<CheckoutOutcome> {
     const purchase = await this.ledger.appliedEntry(user.id, purchaseKey(sessionId));
     if (purchase) return { sessionId, credited: purchase.amount };
-    if (!(await this.redis.exists(this.ownerKey(user.id, sessionId)))) {
+    if (!(await this.checkouts.ownedBy(user.id, sessionId))) {
       throw new NotFoundException(PaymentMessages.checkoutNotFound);
     }
     return { sessionId, credited: null };
@@ -173,3 +169,9 @@ export class PaymentsService {
     return (this.config.PUBLIC_URL ?? origin).replace(/\/$/, '');
   }
 }
+
+const nothing = (ignored: NonNullable<PaymentEventOutcome['ignored']>): PaymentEventOutcome => ({
+  credited: 0,
+  alreadyCredited: false,
+  ignored,
+});

@@ -1,51 +1,35 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import type Redis from 'ioredis';
 import Stripe from 'stripe';
 import { PACK_PRICE_CENTS, PaymentMessages } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { REDIS } from '../../infrastructure/redis.module';
 import type { AuthUser } from '../auth';
-
-/** The test page keeps a checkout this long (Stripe's own sessions expire after 24 hours). */
-const TEST_CHECKOUT_TTL_SECONDS = 86_400;
-
-interface TestCheckoutRecord {
-  userId: string;
-  username: string;
-  packs: number;
-}
+import { CheckoutRecords, type CheckoutRecord } from './checkout-records';
 
 /**
  * Local test payments (STRIPE_TEST_CHECKOUT): the session is created at the stand-in (stripe-mock),
- * which neither shows a payment page nor sends webhooks. This keeps what the checkout was for, so
- * the site's own test page can stand in for Stripe's page, and its Pay button for Stripe's webhook.
+ * which neither shows a payment page nor sends webhooks. The site's own test page stands in for
+ * Stripe's page, and its Pay button for Stripe's webhook, for the checkouts recorded at creation.
  */
 @Injectable()
 export class TestCheckoutSessions {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis,
+    private readonly checkouts: CheckoutRecords,
   ) {}
 
   get enabled(): boolean {
     return this.config.STRIPE_TEST_CHECKOUT;
   }
 
-  private key(sessionId: string): string {
-    return `${this.config.REDIS_PREFIX}:test-checkout:${sessionId}`;
-  }
-
-  /** Records a checkout made at the stand-in; returns the address of the test page for it. */
-  async remember(sessionId: string, record: TestCheckoutRecord, base: string): Promise<string> {
-    await this.redis.set(this.key(sessionId), JSON.stringify(record), 'EX', TEST_CHECKOUT_TTL_SECONDS);
+  /** The address of the test page for a checkout made at the stand-in. */
+  pageOf(sessionId: string, base: string): string {
     return `${base}/stripe/test-checkout/${sessionId}`;
   }
 
   /** The caller's own test checkout; 404 for an unknown id, another user's, or with the mode off. */
-  async ownedBy(user: AuthUser, sessionId: string): Promise<TestCheckoutRecord> {
-    const raw = this.enabled ? await this.redis.get(this.key(sessionId)) : null;
-    const record = raw ? (JSON.parse(raw) as TestCheckoutRecord) : null;
-    if (!record || record.userId !== user.id) throw new NotFoundException(PaymentMessages.checkoutNotFound);
+  async ownedBy(user: AuthUser, sessionId: string): Promise<CheckoutRecord> {
+    const record = this.enabled ? await this.checkouts.ownedBy(user.id, sessionId) : null;
+    if (!record) throw new NotFoundException(PaymentMessages.checkoutNotFound);
     return record;
   }
 
@@ -53,15 +37,15 @@ export class TestCheckoutSessions {
    * The event Stripe sends when such a checkout is paid, signed with the webhook secret: it goes
    * through the same verification and crediting as a real one.
    */
-  signedCompletion(sessionId: string, record: TestCheckoutRecord): { payload: Buffer; signature: string } {
+  signedCompletion(record: CheckoutRecord, username: string): { payload: Buffer; signature: string } {
     const payload = JSON.stringify({
-      id: `evt_test_${sessionId}`,
+      id: `evt_test_${record.sessionId}`,
       object: 'event',
       type: 'checkout.session.completed',
       livemode: false,
       data: {
         object: {
-          id: sessionId,
+          id: record.sessionId,
           object: 'checkout.session',
           mode: 'payment',
           livemode: false,
@@ -70,7 +54,7 @@ export class TestCheckoutSessions {
           client_reference_id: record.userId,
           amount_total: record.packs * PACK_PRICE_CENTS,
           currency: 'usd',
-          metadata: { userId: record.userId, username: record.username, packs: String(record.packs) },
+          metadata: { userId: record.userId, username, packs: String(record.packs) },
         },
       },
     });

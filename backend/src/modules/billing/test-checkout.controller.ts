@@ -43,11 +43,11 @@ export class TestCheckoutController {
   @ApiOperation({
     summary: 'Local test payments only: pay a test checkout (delivers the signed completion event)',
   })
-  @ApiOkResponse({ description: '{message, content: {credited}}' })
+  @ApiOkResponse({ description: '{message, content: {credited, alreadyCredited, ignored?}}' })
   @ApiNotFoundResponse({ description: PaymentMessages.checkoutNotFound })
   async pay(@CurrentUser() user: AuthUser, @Param() params: CheckoutSessionParams) {
     const record = await this.sessions.ownedBy(user, params.sessionId);
-    const event = this.sessions.signedCompletion(params.sessionId, record);
+    const event = this.sessions.signedCompletion(record, user.username);
     // The webhook's own path: signature check, then one ledger credit per session (a second
     // press, or a replay, finds the purchase already applied).
     return ok(await this.payments.handleWebhook(event.payload, event.signature));

@@ -47,9 +47,12 @@ describe('local test payments (STRIPE_TEST_CHECKOUT, real stripe-mock, FerretDB,
 
     const paid = await buyer.agent.post(`/api/stripe/test-checkout/${sessionId}/pay`);
     expect(paid.status).toBe(200);
+    expect(paid.body.content).toEqual({ credited: 400, alreadyCredited: false });
     expect(await balanceOf(buyer)).toBe(400);
-    // A second press (a replayed event) moves no money.
-    expect((await buyer.agent.post(`/api/stripe/test-checkout/${sessionId}/pay`)).status).toBe(200);
+    // A second press (a replayed event) moves no money, and says so.
+    const again = await buyer.agent.post(`/api/stripe/test-checkout/${sessionId}/pay`);
+    expect(again.status).toBe(200);
+    expect(again.body.content).toEqual({ credited: 0, alreadyCredited: true });
     expect(await balanceOf(buyer)).toBe(400);
     expect((await buyer.agent.get(`/api/checkout/${sessionId}`)).body.content).toEqual({
       sessionId,

@@ -132,6 +132,26 @@ describe('free allowance after email verification (real FerretDB, Redis, mail ca
     expect(await balanceOf(throwaway)).toBe(0);
   });
 
+  it("gives Yahoo's disposable -keyword addresses of one mailbox one allowance between them", async () => {
+    const name = uniqueName('ya').toLowerCase();
+    const plain = await signUp(t, `${name}@yahoo.com`);
+    await verifyFrom(t, plain.email, '198.51.100.35');
+    await eventually(async () => expect(await balanceOf(plain)).toBe(COINS));
+
+    for (const [alias, from] of [
+      [`${name}-shop@yahoo.com`, '198.51.100.36'],
+      [`${name.toUpperCase()}-news@Yahoo.com`, '198.51.100.37'],
+      [`${name}-a+b@yahoo.com`, '198.51.100.38'],
+    ] as const) {
+      const other = await signUp(t, alias);
+      const { res } = await verifyFrom(t, other.email, from);
+      expect(res.status).toBe(200);
+      const again = await t.app.get(WelcomeAllowance).grant(await userIdOf(other.username), from, new Date());
+      expect([alias, again]).toEqual([alias, { granted: false, reason: 'address_used' }]);
+      expect(await balanceOf(other)).toBe(0);
+    }
+  });
+
   it('grants nothing before the address is verified', async () => {
     const user = await signUp(t, `${uniqueName('di')}@example.com`.toLowerCase());
     const outcome = await t.app
@@ -146,6 +166,17 @@ describe('mailbox rules of the allowance', () => {
   it('treats case, +tags and Gmail dots as one mailbox', () => {
     expect(mailboxOf('A.Lice+promo@GoogleMail.com')).toBe('alice@gmail.com');
     expect(mailboxOf('a.lice+x@example.com')).toBe('a.lice@example.com');
+  });
+
+  it("drops Yahoo's -keyword on Yahoo's domains only, and knows the other providers' aliases", () => {
+    expect(mailboxOf('alice-shop@yahoo.com')).toBe('alice@yahoo.com');
+    expect(mailboxOf('Alice-Shop-2@Yahoo.co.jp')).toBe('alice@yahoo.co.jp');
+    expect(mailboxOf('alice-x@ymail.com')).toBe('alice@ymail.com');
+    expect(mailboxOf('alice-x@rocketmail.com')).toBe('alice@rocketmail.com');
+    expect(mailboxOf('alice-x@example.com')).toBe('alice-x@example.com');
+    expect(mailboxOf('alice+x@outlook.com')).toBe('alice@outlook.com');
+    expect(mailboxOf('alice+x@icloud.com')).toBe('alice@icloud.com');
+    expect(mailboxOf('alice@yandex.com')).toBe(mailboxOf('alice@ya.ru'));
   });
 
   it('knows throwaway-mail domains from the maintained list', () => {

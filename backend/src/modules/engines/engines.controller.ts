@@ -6,20 +6,21 @@ import {
   Headers,
   HttpCode,
   Inject,
+  NotFoundException,
   Post,
   Req,
-  ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiForbiddenResponse,
+  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiServiceUnavailableResponse,
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { Messages } from '@studio/contracts';
 import { verifyReplicateWebhook } from '@studio/inference';
 import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
@@ -58,7 +59,7 @@ export class EnginesController {
   @ApiOperation({ summary: "Replicate's prediction webhook (signature checked on the raw body)" })
   @ApiBadRequestResponse({ description: 'Not a prediction' })
   @ApiUnauthorizedResponse({ description: 'Missing or invalid signature' })
-  @ApiServiceUnavailableResponse({ description: 'Replicate webhooks are not configured' })
+  @ApiNotFoundResponse({ description: 'Replicate webhooks are not configured on this server' })
   async replicateWebhook(
     @Req() req: RawBodyRequest,
     @Body() body: unknown,
@@ -67,7 +68,8 @@ export class EnginesController {
     @Headers('webhook-signature') signature?: string,
   ) {
     const secret = this.config.REPLICATE_WEBHOOK_SECRET;
-    if (!secret) throw new ServiceUnavailableException('Replicate webhooks are not configured');
+    // Not configured: the route is as good as absent (404), not a server fault (503).
+    if (!secret) throw new NotFoundException(Messages.notFound);
     const check = verifyReplicateWebhook(
       secret,
       { id, timestamp, signature },

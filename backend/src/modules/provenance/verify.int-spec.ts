@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import request from 'supertest';
 import sharp from 'sharp';
-import type { JobView, VerifyResult } from '@studio/contracts';
+import { VerifyMessages, type JobView, type VerifyResult } from '@studio/contracts';
 import { ProvenanceMarker } from '@studio/inference';
 import {
   downloadBytes,
@@ -16,7 +17,7 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { fixture } from '../../../test/fixtures';
+import { fixture, zeroPng } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
 
@@ -27,6 +28,17 @@ const PYTHON = path.join(ROOT, '.tools', 'provenance', 'bin', 'python');
 async function makeChain(dir: string, name: string) {
   await run('bash', [path.join(ROOT, 'deploy', 'local', 'make-signing-cert.sh'), dir, name]);
   return { certChain: path.join(dir, 'chain.pem'), privateKey: path.join(dir, 'signer.key') };
+}
+
+/** The data of a PNG's chunks of one type (caBX: the C2PA manifest store), read from the file. */
+function pngChunks(png: Buffer, type: string): Buffer[] {
+  const found: Buffer[] = [];
+  for (let at = 8; at + 12 <= png.length;) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === type) found.push(png.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+  }
+  return found;
 }
 
 /** A valid PNG whose header claims width x height (the pixels are never there): a pixel bomb. */
@@ -48,6 +60,7 @@ describe('provenance: every output marked, and the public verify page (real app,
   let foreign: ProvenanceMarker;
   let aliceOutput: Buffer;
   let aliceJob: JobView;
+  let chainDir: string;
   const adminName = uniqueName('boss');
 
   const verify = (data: Buffer, name: string, as?: Client) =>
@@ -55,7 +68,8 @@ describe('provenance: every output marked, and the public verify page (real app,
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'verify-int-'));
-    const ours = await makeChain(path.join(dir, 'ours'), 'Studio');
+    chainDir = path.join(dir, 'ours');
+    const ours = await makeChain(chainDir, 'Studio');
     foreign = new ProvenanceMarker({
       python: PYTHON,
       ...(await makeChain(path.join(dir, 'other'), 'Other')),
@@ -117,6 +131,29 @@ describe('provenance: every output marked, and the public verify page (real app,
     const text = JSON.stringify(body);
     expect(text).not.toContain(alice.username);
     expect(text).not.toContain(aliceJob._id);
+  }, 60_000);
+
+  it("keeps the clone's manifest to what C2PA requires (a few KB, no thumbnail, no root certificate), read as valid by a separate c2pa reader", async () => {
+    const [store, ...more] = pngChunks(aliceOutput, 'caBX');
+    expect(more).toHaveLength(0);
+    const signerCert = new X509Certificate(await readFile(path.join(chainDir, 'signer.pem'))).raw;
+    const rootCert = new X509Certificate(await readFile(path.join(chainDir, 'ca.pem'))).raw;
+    // what it must hold: the claim, the actions, the input by hash and the hard binding (under
+    // 2.5 KB), and the signature: the signer's certificate, ES256, COSE headers, c2pa-rs's 1 KB reserve
+    expect(store.length).toBeLessThan(signerCert.length + 1200 + 2560);
+    expect(store.includes(signerCert)).toBe(true);
+    expect(store.includes(rootCert)).toBe(false);
+    expect(store.includes('c2pa.thumbnail')).toBe(false);
+    // another process, another signer identity: the file is intact and signed, by someone else
+    const file = path.join(dir, 'stored-clone.png');
+    await writeFile(file, aliceOutput);
+    expect(await foreign.readManifest(file)).toMatchObject({
+      state: 'foreign',
+      validationState: 'Valid',
+      failures: [],
+      action: 'c2pa.edited',
+      tool: 'Clones',
+    });
   }, 60_000);
 
   it('finds the watermark when the manifest was stripped (re-encoded to a smaller JPEG)', async () => {
@@ -208,6 +245,38 @@ describe('provenance: every output marked, and the public verify page (real app,
     expect(big.length).toBeGreaterThan(15 * 1024 * 1024);
     const tooBig = await verify(big, 'big.png');
     expect(tooBig.status).toBe(413);
+  }, 60_000);
+
+  it('refuses the 36 MP pixel bomb of issue 35 from its header, within the budget of the largest output (413)', async () => {
+    // 140 KB: a PNG declaring 6000x6000 RGBA of zeros (under the tools' 40 MP cap); it drove the
+    // reader past 9 GB before
+    const bomb = await zeroPng(6000, 6000);
+    expect(bomb.length).toBeLessThan(200_000);
+    const res = await verify(bomb, 'bomb.png');
+    expect(res.status).toBe(413);
+    expect(res.body.content).toBe(VerifyMessages.imageTooLarge);
+  }, 60_000);
+
+  it('reads a picture at the pixel budget (4096x4096 of zeros) within the reader’s memory ceiling, and keeps answering', async () => {
+    // the reader used to enlarge such a plane up to 6.4 times while scanning scales (a 2.7 GB
+    // array here), past its memory ceiling
+    const res = await verify(await zeroPng(4096, 4096), 'flat.png');
+    expect(res.status).toBe(200);
+    expect(res.body.content.watermark.state).toBe('none');
+    const again = await verify(aliceOutput, 'again.png');
+    expect(again.status).toBe(200);
+    expect(again.body.content.watermark.state).toBe('ours');
+  }, 120_000);
+
+  it('refuses a video whose frames are over the budget (8K) from ffprobe’s answer, before decoding (413)', async () => {
+    const video = path.join(dir, 'eight-k.mp4');
+    await run('ffmpeg', [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=gray:s=7680x4320:r=1', '-frames:v', '2'],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', video],
+    ]);
+    const res = await verify(await readFile(video), 'eight-k.mp4');
+    expect(res.status).toBe(413);
+    expect(res.body.content).toBe(VerifyMessages.videoFrameTooLarge);
   }, 60_000);
 
   it('is rate-limited per address (429 past VERIFY_RATE_PER_MINUTE)', async () => {

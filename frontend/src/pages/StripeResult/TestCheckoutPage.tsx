@@ -3,6 +3,7 @@ import {
   PACK_PRICE_USD,
   PaymentMessages,
   formatCount,
+  type PaymentEventOutcome,
   type TestCheckoutDetails,
 } from '@studio/contracts';
 import { Alert, Button, Card, Descriptions, Result, Space, Spin, Typography } from 'antd';
@@ -47,7 +48,7 @@ export function TestCheckoutPage() {
 
   const pay = async () => {
     setBusy(true);
-    const result = await apiPost<{ credited: number }>(
+    const result = await apiPost<PaymentEventOutcome>(
       `/stripe/test-checkout/${encodeURIComponent(session)}/pay`,
     );
     if (result.ok) {
