@@ -79,6 +79,8 @@ export const SAFETY_REASONS = {
     'The result looked sexual and was withheld: Magic Brush never makes sexual pictures of a real person. Your coins were refunded.',
   minor_face:
     'The result shows a face that may be under 18: it is held for a moderator to look at before you can see it.',
+  check_failed:
+    'The safety check of the result could not run, so the result was not kept. Your coins were refunded; please try again.',
 } as const;
 export type SafetyReason = keyof typeof SAFETY_REASONS;
 

@@ -14,6 +14,7 @@ import type { RunContext } from '@studio/inference';
 import { AccountsRepository } from '../accounts';
 import { EngineRegistry } from '../engines';
 import { ContentItem } from '../folders';
+import { ContentClassifierPort, ContentSafety } from '.';
 import { Job } from '../generation';
 import {
   balanceOf,
@@ -26,13 +27,22 @@ import {
   type Client,
 } from '../../../test/clients';
 import { fixture, rectangleMask } from '../../../test/fixtures';
-import { marked, NEUTRAL_SCORES } from '../../../test/marked-classifier';
+import { marked, MarkedImageClassifier, NEUTRAL_SCORES } from '../../../test/marked-classifier';
 import { ScriptedEngine } from '../../../test/scripted-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
 const TOKEN = 'metrics-token-for-safety-tests';
 
 /** A generation engine (a GPU server's stand-in) whose picture carries the minor-face mark. */
+/** A classifier that cannot run (its model failed to load, its engine thread died...). */
+class BrokenClassifier extends ContentClassifierPort {
+  calls = 0;
+  inspect(): Promise<never> {
+    this.calls += 1;
+    return Promise.reject(new Error('classifier model failed to load'));
+  }
+}
+
 class MarkedGenerator extends ScriptedEngine {
   constructor(private readonly picture: Buffer) {
     super();
@@ -162,6 +172,30 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
       expect(lines.map((l) => l.message)).toContain('Withheld Magic Brush: sexual_output.');
       expect(await metric('withheld', 'sexual_output')).toBeGreaterThanOrEqual(1);
     });
+  }, 120_000);
+
+  it('a content check that cannot run fails the job once, refunded, with its reason code: never retried, never left running', async () => {
+    const broken = new BrokenClassifier();
+    t.app.get(ContentSafety).override(broken);
+    try {
+      const user = await newcomer(5);
+      const res = await inpaint(user, face);
+      expect(res.status).toBe(422);
+      expect(res.body.content).toBe(SAFETY_REASONS.check_failed);
+      const [job] = (await user.agent.get('/api/jobs')).body.content as JobView[];
+      expect(job).toMatchObject({ state: 'failed', error: SAFETY_REASONS.check_failed });
+      expect(await balanceOf(user)).toBe(5);
+      expect(broken.calls).toBe(1); // not retried (JOB_ATTEMPTS is 3)
+      const record = await jobs().findById(job._id).lean();
+      expect(record!.safety).toMatchObject({ reason: 'check_failed' });
+      expect(await items().countDocuments({ jobId: job._id })).toBe(0);
+      await eventually(async () => {
+        const lines = await safetyLines(user.username);
+        expect(lines.map((l) => l.message)).toContain(`Withheld ${TOOL_LABELS.inpaint}: check_failed.`);
+      });
+    } finally {
+      t.app.get(ContentSafety).override(new MarkedImageClassifier());
+    }
   }, 120_000);
 
   it('stores the class scores of every input and output with the job and the item', async () => {

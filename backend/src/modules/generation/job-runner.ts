@@ -193,7 +193,9 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       await progress.flush();
       if (dropped()) return;
       // Nobody sees an output before the content check has (on the engine pool, like the work).
-      const verdict = await this.judge(job, images);
+      const verdict = await this.judge(job, images).catch((err: unknown) => {
+        throw new ContentCheckFailedError(err);
+      });
       if (dropped()) return;
       if (verdict.kind === 'withhold') {
         await this.recordDecision(job, 'withheld', verdict);
@@ -207,11 +209,15 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     } catch (err) {
       await progress.flush();
       if (dropped()) return;
-      // A dead engine thread (out of memory, exit) would most likely die again: no retry.
+      // A dead engine thread (out of memory, exit) would most likely die again: no retry. A content
+      // check that failed after the work is not retried either (a retry would redo the whole work):
+      // the job fails at once, refunded, with its reason code.
       const permanent =
         err instanceof EngineInputError ||
         err instanceof CapabilityUnavailableError ||
-        err instanceof EngineCrashedError;
+        err instanceof EngineCrashedError ||
+        err instanceof ContentCheckFailedError;
+      if (err instanceof ContentCheckFailedError) await this.recordCheckFailure(job, err);
       const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
         this.logger.warn(`job ${job._id} attempt ${bullJob.attemptsMade + 1} failed: ${String(err)}`);
@@ -313,6 +319,19 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     };
     await this.jobs.updateOne({ _id: job._id }, { $set: { safety } });
     return verdict;
+  }
+
+  private async recordCheckFailure(job: JobRecord, err: ContentCheckFailedError): Promise<void> {
+    await this.jobs.updateOne({ _id: job._id }, { $set: { 'safety.reason': 'check_failed' } });
+    await this.safetyLog.record({
+      userId: String(job.owner),
+      username: job.username,
+      action: 'withheld',
+      reason: 'check_failed',
+      tool: job.tool,
+      jobId: String(job._id),
+      detail: `content check failed: ${String(err.cause)}`,
+    });
   }
 
   private async recordDecision(
@@ -456,7 +475,15 @@ function titleOf(job: JobRecord, index: number, count: number): string {
   return count > 1 ? `${name} ${index + 1}` : name;
 }
 
+/** The content check of a job's outputs threw (classifier or engine pool): the job fails, refunded. */
+class ContentCheckFailedError extends Error {
+  constructor(cause: unknown) {
+    super(`content check failed: ${String(cause)}`, { cause });
+  }
+}
+
 function userMessage(err: unknown): string {
+  if (err instanceof ContentCheckFailedError) return SAFETY_REASONS.check_failed;
   if (err instanceof EngineInputError) return err.message;
   if (err instanceof CapabilityUnavailableError) return JobMessages.engineUnavailable;
   if (err instanceof EngineCrashedError) return JobMessages.engineCrashed;
