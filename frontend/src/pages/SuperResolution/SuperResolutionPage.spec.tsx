@@ -1,6 +1,6 @@
 import { JobSocketEvents, Messages } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { callsTo, mockFetch, sessionAnswer } from '../../test/fetchMock';
+import { callsTo, mockFetch, sentJobRef, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, deferred, jobView, pickImage, pushJobEvent, submitAnswer } from '../../test/jobs';
 import { expectLiveToolNotices, operationsAnswer } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
@@ -117,9 +117,10 @@ describe('SuperResolutionPage', () => {
 
   it('announces a job that failed while the request waited once, from the tray', async () => {
     const answer = deferred();
-    await open(10, { 'POST /api/superResolution': answer.responder });
+    const { fetchMock } = await open(10, { 'POST /api/superResolution': answer.responder });
     await upscale();
-    const job = jobView({ tool: 'superResolution', state: 'queued' });
+    const [request] = callsTo(fetchMock, 'POST /api/superResolution');
+    const job = { ...jobView({ tool: 'superResolution', state: 'queued' }), ref: sentJobRef(request) };
     pushJobEvent(JobSocketEvents.queued, { job, position: 1 });
     pushJobEvent(JobSocketEvents.failed, {
       job: { ...job, state: 'failed', error: 'The image could not be upscaled', refunded: 2 },
