@@ -113,8 +113,9 @@ describe('two tabs on one tool, and the credit history of an upscale', () => {
     await tabA.getByLabel('Find a user').fill(username);
     await tabA.getByLabel('Find a user').press('Enter');
     await tabA.getByTestId(`user-${username}`).click();
-    const table = tabA.locator('.ant-table-tbody').last();
-    await table.locator('tr', { hasText: 'capture' }).first().waitFor();
+    // The user's credit history: the table with the job's capture row.
+    const table = tabA.locator('.ant-table-tbody', { has: tabA.locator('tr', { hasText: 'capture' }) });
+    await table.waitFor();
     const text = await table.innerText();
     expect(text).not.toContain('NaN');
     // Every figure of the Amount and Balance columns (3rd and 4th) on one line.

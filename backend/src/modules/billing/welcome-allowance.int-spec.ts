@@ -94,11 +94,11 @@ describe('free allowance after email verification (real FerretDB, Redis, mail ca
       (await client.agent.get('/api/billing/allowance')).body.content as AllowanceStatus;
     const first = await signUp(t, `${uniqueName('cy')}@example.com`.toLowerCase());
     expect(await statusOf(first)).toEqual({ state: 'unverified', coins: COINS });
-    await verifyFrom(t, first.email, '198.51.100.30');
+    await verifyFrom(t, first.email, '198.51.100.77');
     await eventually(async () => expect(await statusOf(first)).toEqual({ state: 'granted', coins: COINS }));
 
     const second = await signUp(t, `${uniqueName('cy2')}@example.com`.toLowerCase());
-    await verifyFrom(t, second.email, '198.51.100.30');
+    await verifyFrom(t, second.email, '198.51.100.77');
     await eventually(async () =>
       expect(await statusOf(second)).toEqual({ state: 'refused', coins: COINS, reason: 'address_today' }),
     );

@@ -70,7 +70,12 @@ describe('SuperResolutionPage', () => {
       scale: 2,
     });
 
-    const job = jobView({ tool: 'superResolution', state: 'running', cost: 2 });
+    // The job as the server pushes it while the request waits, with the request's mark.
+    const job = {
+      ...jobView({ tool: 'superResolution', state: 'running', cost: 2 }),
+      ref: sentJobRef(request),
+    };
+    pushJobEvent(JobSocketEvents.queued, { job: { ...job, state: 'queued' }, position: 1 });
     pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'superResolution', progress: 65 });
     expect(within(modal).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '65');
     // Before a message exists a click does not close it.
