@@ -89,16 +89,21 @@ describe('on a phone: toasts cover no control, the Account page fits, the tray c
     ['account', '/account'],
   ];
 
-  it.each(pages)("a job's end on the %s page: its toast covers no control", async (label, path) => {
-    await settle(path || `/profile/bulkInpaints/${folderId}`);
-    expect(await markUncoveredControls(page)).toBeGreaterThan(0);
-    await cloneInBackground();
-    await toast(page, 'Clones ready').waitFor();
-    const covered = await controlsUnderToasts(page);
-    await screenshot(page, `phone-toast-${label}`);
-    expect(covered).toEqual([]);
-    await dismissToasts(page);
-  });
+  it.each(pages)(
+    "a job's end on the %s page: its toast covers no control",
+    async (label, path) => {
+      await settle(path || `/profile/bulkInpaints/${folderId}`);
+      expect(await markUncoveredControls(page)).toBeGreaterThan(0);
+      await cloneInBackground();
+      await toast(page, 'Clones ready').waitFor({ timeout: 90_000 });
+      const covered = await controlsUnderToasts(page);
+      await screenshot(page, `phone-toast-${label}`);
+      expect(covered).toEqual([]);
+      await dismissToasts(page);
+      // A cold app's first jobs wait for its workers to start on a busy machine.
+    },
+    150_000,
+  );
 
   it("a tool's own job end in its dialog: the toast covers neither Compare nor Run again", async () => {
     await settle('/');
@@ -108,13 +113,13 @@ describe('on a phone: toasts cover no control, the Account page fits, the tray c
       buffer: await squarePng(48, '#a58'),
     });
     await markUncoveredControls(page);
-    await toast(page, 'Clones ready').waitFor();
+    await toast(page, 'Clones ready').waitFor({ timeout: 90_000 });
     const covered = await controlsUnderToasts(page);
     await screenshot(page, 'phone-toast-clone-dialog');
     expect(covered).toEqual([]);
     await page.keyboard.press('Escape');
     await dismissToasts(page);
-  });
+  }, 150_000);
 
   it('a validation error on Change password covers no control', async () => {
     await settle('/account');
@@ -122,7 +127,11 @@ describe('on a phone: toasts cover no control, the Account page fits, the tray c
     await page.getByLabel('New password', { exact: true }).fill('amber-river-castle-42');
     await page.getByLabel('Repeat the new password').fill('amber-river-castle-42');
     const save = page.getByRole('button', { name: /Change password/ });
-    await save.scrollIntoViewIfNeeded();
+    // The button low on the screen (the form scrolled up to it), where a floating toast would land.
+    await save.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      window.scrollBy({ top: box.top + box.height / 2 - 700, behavior: 'instant' as ScrollBehavior });
+    });
     await markUncoveredControls(page);
     await save.click();
     await page.locator('.ant-notification-notice-error').waitFor();
@@ -158,7 +167,7 @@ describe('on a phone: toasts cover no control, the Account page fits, the tray c
 
   it('the Account page is no wider than the phone (sessions included)', async () => {
     await settle('/account');
-    await page.getByTestId('session').first().waitFor();
+    await page.getByText('This device').first().waitFor();
     const widths = await page.evaluate(() => ({
       page: document.documentElement.scrollWidth,
       window: window.innerWidth,
