@@ -19,6 +19,7 @@ import {
   Messages,
   PromptMessages,
   TOOL_LABELS,
+  chargeReason,
   type ApiResponse,
   type JobSubmitContent,
   type JobTool,
@@ -54,6 +55,8 @@ export interface JobRequest {
   /** Priced units (images made, or seconds of video). */
   units: number;
   params?: JobParams;
+  /** The submission's mark from the browser (JobRef), echoed on the job to its owner. */
+  ref?: string;
 }
 
 /** Images as job inputs. */
@@ -168,7 +171,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       userId: user.id,
       username: user.username,
       amount: cost,
-      reason: `${TOOL_LABELS[request.tool]} (${request.units} ${request.tool === 'faceSwapVideo' ? 's of video' : request.units === 1 ? 'image' : 'images'})`,
+      reason: chargeReason(request.tool, request.units, request.params?.scale),
       jobId: id,
       tool: request.tool,
     });
@@ -192,6 +195,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       attempts: 0,
       settled: false,
       createdAt: new Date(),
+      ...(request.ref ? { ref: request.ref } : {}),
     };
   }
 
