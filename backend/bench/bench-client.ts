@@ -56,3 +56,36 @@ export async function submitImageJob(
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
   return body.content.job._id;
 }
+
+/**
+ * The app in this (child) process, listening on a free port, with `users` users holding `credits`
+ * each; sends `{port, cookie, cookies}` to the parent (`cookie` is the first user's). Rate limits
+ * are lifted so the load measures the uploads; `env` adds settings.
+ */
+export async function serveBenchApp(
+  prefix: string,
+  credits: number,
+  users = 1,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const { createApp } = await import('../api/src/create-app');
+  const { loadConfig } = await import('../src/config/app-config');
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    PASSWORD_SCRYPT_LOG_N: '10',
+    JOB_RATE_LIMIT_PER_MINUTE: '100000',
+    VERIFY_RATE_PER_MINUTE: '100000',
+    AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+    REDIS_PREFIX: `bench${prefix}${Date.now().toString(36)}`,
+    ...env,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const cookies: string[] = [];
+  for (let i = 0; i < users; i++) {
+    cookies.push((await benchUser(app, `http://127.0.0.1:${port}`, `${prefix}${i}x`, credits)).cookie);
+  }
+  process.send!({ port, cookie: cookies[0], cookies });
+}

@@ -8,10 +8,11 @@
  */
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { serveBenchApp } from './bench-client';
+import { peakDuring, rssOf } from './process-memory';
 
 const MB = 1024 * 1024;
 const ROLE = process.env.UPLOADS_BENCH_ROLE;
@@ -19,25 +20,6 @@ const ROLE = process.env.UPLOADS_BENCH_ROLE;
 interface Ready {
   port: number;
   cookie: string;
-}
-
-/** The app under test, in this (child) process: one user with credits; the video flag stays off. */
-async function serveApp(): Promise<void> {
-  const { createApp } = await import('../api/src/create-app');
-  const { loadConfig } = await import('../src/config/app-config');
-  const { benchUser } = await import('./bench-client');
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    PASSWORD_SCRYPT_LOG_N: '10',
-    JOB_RATE_LIMIT_PER_MINUTE: '100000',
-    REDIS_PREFIX: `benchup${Date.now().toString(36)}`,
-  });
-  const app = await createApp(config);
-  await app.listen(0, '127.0.0.1');
-  const port = (app.getHttpServer().address() as AddressInfo).port;
-  const { cookie } = await benchUser(app, `http://127.0.0.1:${port}`, 'up', 1000);
-  process.send!({ port, cookie } satisfies Ready);
 }
 
 /** The raw baseline: a bare http server that reads every byte, keeps none, and answers 200. */
@@ -61,23 +43,6 @@ function startChild(role: 'app' | 'raw'): Promise<{ child: ChildProcess; ready: 
     child.once('message', (ready) => resolve({ child, ready: ready as Ready }));
     child.once('exit', (code) => reject(new Error(`${role} server exited with ${code}`)));
   });
-}
-
-const rssOf = (pid: number) => {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : 0;
-};
-
-/** Peak RSS of `pid` while `load` runs, sampled every 5 ms. */
-async function peakDuring(pid: number, load: () => Promise<unknown>): Promise<number> {
-  let peak = rssOf(pid);
-  const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 5);
-  try {
-    await load();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(peak, rssOf(pid));
 }
 
 interface Part {
@@ -215,7 +180,7 @@ async function main(): Promise<void> {
 }
 
 if (ROLE === 'app') {
-  serveApp().catch((err) => {
+  serveBenchApp('up', 1000).catch((err) => {
     console.error(err);
     process.exit(1);
   });

@@ -33,6 +33,8 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 # the embedded database alone: reads at 10k and BENCH_DOCS (default 1M) documents
 [[ " $parts " == *" database "* ]] && node -r ts-node/register backend/bench/database.bench.ts
 [[ " $parts " == *" uploads "* ]] && node -r ts-node/register backend/bench/uploads.bench.ts
+# decoding budgets: memory of the API's process tree under data-URL uploads and pixel bombs (issue 35)
+[[ " $parts " == *" decode "* ]] && node -r ts-node/register backend/bench/decode-budget.bench.ts
 # CPU per password hash at the configured scrypt cost (no services needed)
 [[ " $parts " == *" password "* ]] && node -r ts-node/register backend/bench/password-hash.bench.ts
 # fair share: user B's one job behind user A's backlog of 6 clone jobs, beside B alone on an idle queue

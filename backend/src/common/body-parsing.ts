@@ -1,15 +1,12 @@
-import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import express from 'express';
-import { API_PREFIX, JobMessages, Messages, UPLOAD_LIMITS } from '@studio/contracts';
+import { API_PREFIX, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { failure } from './api-response';
-
-/** JSON bodies that carry one image as a data URL (base64 is 4/3 of the bytes, plus the fields). */
-export const IMAGE_JSON_BODY_LIMIT = `${Math.ceil((UPLOAD_LIMITS.imageBytes * 4) / 3 / 1024) + 64}kb`;
 
 /**
  * Tool routes that also take their image as a data URL in JSON (the spec's super resolution
- * request): the global parser leaves these bodies to the route's upload interceptor.
+ * request): the global parser leaves these bodies to the route's upload interceptor, which streams
+ * their images to files (generation/json-upload.ts).
  */
 const JSON_UPLOAD_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/superResolution`.toLowerCase()]);
 
@@ -80,22 +77,3 @@ function refuseNow(res: Response): void {
 }
 
 const isJson = (req: Request) => Boolean(req.is('json'));
-
-/**
- * Reads a JSON body now, at most `limit` (body-parser's own reader: declared lengths over the
- * limit are refused before a byte is read). For routes that take files, whose JSON form carries an
- * image: the upload interceptor calls it once the route's checks and the user's upload slot allow
- * it, so such bodies are accounted like multipart ones instead of being read by a global parser.
- */
-export function readJsonBody(req: Request, res: Response, limit: string): Promise<void> {
-  const parse = express.json({ limit });
-  return new Promise((resolve, reject) =>
-    parse(req, res, (err?: unknown) => {
-      if (!err) return resolve();
-      const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') reject(new PayloadTooLargeException(Messages.payloadTooLarge));
-      else if (type === 'entity.parse.failed') reject(new BadRequestException(Messages.malformedJson));
-      else reject(new BadRequestException(JobMessages.badUpload));
-    }),
-  );
-}

@@ -188,6 +188,25 @@ export const UPLOAD_LIMITS = {
   bulkExtraImages: 20,
 } as const;
 
+/**
+ * What any decoder may be asked to decode from a file someone sent (uploads, the verify page,
+ * a GPU server's answer), read from the file's header and refused before decoding, and the memory
+ * ceiling of the processes that decode (issue 35: a 140 KB PNG declaring 6000x6000 drove the
+ * provenance reader past 9 GB).
+ */
+export const DECODE_LIMITS = {
+  /** Pixels of an output a GPU server sends back, and of an image sent to the verify page: no
+   * output of this studio is larger (a 4x super resolution of a 1024 px input), so nothing larger
+   * can carry its marks as made. */
+  outputImagePixels: 4096 * 4096,
+  /** Pixels of one video frame (tools and verify): 4K UHD. Frames are decoded one at a time. */
+  videoFramePixels: 3840 * 2160,
+  /** Address space of the provenance child process (its baseline maps about 350 MB). */
+  provenanceMemoryMb: 2048,
+  /** Address space of each ffmpeg and ffprobe process started on an upload. */
+  ffmpegMemoryMb: 2048,
+} as const;
+
 export const JobMessages = {
   notFound: 'Job not found',
   consentRequired: 'Confirm that you have the consent of the person whose face you use',
@@ -195,6 +214,7 @@ export const JobMessages = {
   faceImageRequired: 'Choose a face image and a target image',
   badImage: 'The file is not a JPEG, PNG or WebP image',
   imageTooLarge: 'The image is too large',
+  videoFrameTooLarge: 'The video’s frames are too large (at most 3840x2160)',
   noFaceSource: 'No face found in the face image',
   noFaceTarget: 'No face found in the target image',
   noFaceVideo: 'No face found in the video',

@@ -29,7 +29,9 @@ export const VerifyMessages = {
   fileRequired: 'Choose an image or a video to check',
   notMedia: 'The file is not a JPEG, PNG or WebP image or an MP4, MOV or WebM video',
   tooLarge: 'The file is too large to check',
-  imageTooLarge: 'The image has too many pixels to check',
+  imageTooLarge:
+    'The image has too many pixels to check (at most 4096x4096, the largest output this studio makes)',
+  videoFrameTooLarge: 'The video’s frames are too large to check (at most 3840x2160)',
   unavailable: 'Checking files is not available right now',
 } as const;
 

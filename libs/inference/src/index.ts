@@ -40,5 +40,6 @@ export {
   VIDEO_DURATION_TOLERANCE_SECONDS,
   VIDEO_MAX_FPS,
 } from './video-swap';
+export { CAPPED_FFMPEG, CAPPED_FFPROBE, DecodeBudgetError, isVideoFrameTooLarge } from './decoders';
 export type { VideoInfo, VideoFaceSwapOptions, VideoFaceSwapResult } from './video-swap';
 export * from './remote';

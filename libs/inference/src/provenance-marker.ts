@@ -4,6 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { DECODE_LIMITS } from '@studio/contracts';
+import { DecodeBudgetError } from './decoders';
 import { AI_GENERATED_MARK, IPTC_TRAINED_ALGORITHMIC_MEDIA, IPTC_COMPOSITE_WITH_AI } from './provenance';
 
 /** The child process's script (libs/inference/src/watermark; the same path from src and dist). */
@@ -16,13 +18,17 @@ export interface ProvenanceOptions {
   certChain: string;
   privateKey: string;
   alg?: string;
-  /** Pixels an image to inspect may decode to (Pillow's decompression-bomb limit). */
+  /** Pixels an image to mark or inspect may declare; more is refused from the header. */
   maxPixels?: number;
   /**
    * Sign as before issue 39, with c2pa-rs's defaults: a claim thumbnail (a JPEG of the output at
    * 1024 px, 0.6-1 MB) and the chain as configured, root included. The provenance bench's baseline.
    */
   c2paDefaults?: boolean;
+  /** Pixels of one video frame; more is refused from ffprobe's answer, before decoding. */
+  maxFramePixels?: number;
+  /** The process's memory ceiling (address space, MB; the ffmpeg it starts get their own). */
+  memoryMb?: number;
 }
 
 /** An input the output was made from: only its hash and kind go into the manifest. */
@@ -144,6 +150,8 @@ export class ProvenanceMarker {
       this.options.privateKey,
       this.options.alg ?? 'es256',
       String(this.options.maxPixels ?? 40_000_000),
+      String(this.options.maxFramePixels ?? DECODE_LIMITS.videoFramePixels),
+      String(this.options.memoryMb ?? DECODE_LIMITS.provenanceMemoryMb),
       ...(this.options.c2paDefaults ? ['--c2pa-defaults'] : []),
     ];
     const child = spawn(this.options.python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -162,6 +170,7 @@ export class ProvenanceMarker {
           ok?: boolean;
           result?: unknown;
           error?: string;
+          overBudget?: boolean;
         };
         if (message.ready) {
           started = true;
@@ -172,6 +181,7 @@ export class ProvenanceMarker {
         if (!waiting) return;
         this.pending.delete(message.id!);
         if (message.ok) waiting.resolve(message.result);
+        else if (message.overBudget) waiting.reject(new DecodeBudgetError(`provenance: ${message.error}`));
         else waiting.reject(new Error(`provenance: ${message.error}`));
       });
       const fail = (err: Error) => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import ffmpeg from 'fluent-ffmpeg';
 import { JobMessages, VIDEO_MAX_SECONDS } from '@studio/contracts';
+import { CAPPED_FFMPEG, CAPPED_FFPROBE, isVideoFrameTooLarge } from './decoders';
 import { EngineInputError, FaceSwapVideoRequest, RunContext } from './engine.port';
 import type { Box, DetectedFace, FaceAnalyzer } from './face-analyzer';
 import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace } from './face-swap';
@@ -56,6 +57,10 @@ const X264_CRF = 20;
 const AAC_BITRATE = '160k';
 
 const PROGRESS = { extracted: 0.1, swapped: 0.9 } as const;
+
+// every ffmpeg and ffprobe this module starts runs under the decoders' memory ceiling
+ffmpeg.setFfmpegPath(CAPPED_FFMPEG);
+ffmpeg.setFfprobePath(CAPPED_FFPROBE);
 
 /**
  * Measures a video with ffprobe: duration, displayed size, frame rate and count, audio. A file
@@ -162,6 +167,7 @@ export async function swapFaceInVideo(
   if (isVideoTooLong(input.durationSeconds)) {
     throw new EngineInputError('bad_request', JobMessages.videoTooLong);
   }
+  if (isVideoFrameTooLarge(input)) throw new EngineInputError('bad_request', JobMessages.videoFrameTooLarge);
   const source = await decodeRgb(request.face);
   signal?.throwIfAborted();
   // The face image is searched as the image swap searches it (tiles: small faces too).
@@ -362,10 +368,9 @@ export function runFfmpeg(
  * that do not state a duration). Demuxing only: fast even for long files.
  */
 async function scanPackets(videoPath: string): Promise<{ durationSeconds?: number; packets?: number }> {
-  const ffprobePath = process.env.FFPROBE_PATH || 'ffprobe';
   const args = ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time'];
   try {
-    const { stdout } = await promisify(execFile)(ffprobePath, [...args, '-of', 'csv=p=0', videoPath], {
+    const { stdout } = await promisify(execFile)(CAPPED_FFPROBE, [...args, '-of', 'csv=p=0', videoPath], {
       maxBuffer: 64 * 1024 * 1024,
     });
     let first = Infinity;

@@ -39,12 +39,12 @@ import {
   type FeatureFlags,
   type JobTool,
 } from '@studio/contracts';
-import { IMAGE_JSON_BODY_LIMIT, readJsonBody } from '../../common/body-parsing';
 import { TakesFiles } from '../../common/request-origin';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type AuthUser, sessionAccount } from '../auth';
 import { OperationsService } from '../operations';
 import { EngineRegistry } from '../engines';
+import { readJsonUpload } from './json-upload';
 
 /** One uploaded file, streamed to a temp file that lives as long as its request. */
 export interface UploadedFile {
@@ -170,7 +170,8 @@ export class UploadPreflightGuard implements CanActivate {
 }
 
 /**
- * Reads a multipart body as it arrives: files stream to a folder of their own (never into memory),
+ * Reads a multipart or JSON body as it arrives: files (JSON: data URLs) stream to a folder of their
+ * own (never into memory),
  * every byte is counted against the request cap, and any limit or unknown file field stops the read
  * at once. The folder is removed when the response closes (answered, failed or abandoned).
  */
@@ -189,18 +190,10 @@ export class UploadInterceptor implements NestInterceptor {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    if (req.is('json')) {
-      // A data-URL image in JSON: read only now, after the checks and the upload slot.
-      return from(
-        whileNotIdle(req, this.idleMs, readJsonBody(req, res, IMAGE_JSON_BODY_LIMIT))
-          .catch((err: unknown) => {
-            closeAfterAnswer(req, res);
-            throw err;
-          })
-          .then(() => lastValueFrom(next.handle(), { defaultValue: undefined })),
-      );
-    }
-    if (!req.is('multipart')) return next.handle();
+    const json = req.is('json');
+    // a JSON body the app's parser already took (a route without JSON images): nothing to stream
+    if (json && (req as Request & { _body?: boolean })._body) return next.handle();
+    if (!json && !req.is('multipart')) return next.handle();
     const rule = this.reflector.get<UploadRule>(UPLOAD_RULE, context.getHandler());
     const dir = join(uploadTempRoot(this.config), randomUUID());
     const removeDir = () => void rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -212,7 +205,9 @@ export class UploadInterceptor implements NestInterceptor {
           // Gone before this point, the request would never close again: nothing would end the
           // read below nor remove the folder.
           if (res.closed) throw new BadRequestException(JobMessages.uploadAborted);
-          const { fields, files } = await receive(req, rule, dir, this.idleMs);
+          // a JSON body's data-URL images stream to files as multipart files do
+          const read = json ? readJsonUpload(req, rule, dir) : readMultipart(req, rule, dir);
+          const { fields, files } = await whileNotIdle(req, this.idleMs, read);
           req.body = fields;
           (req as Request & { files: UploadedFile[] }).files = files;
         } catch (err) {
@@ -269,15 +264,6 @@ function whileNotIdle<T>(req: Request, idleMs: number, reading: Promise<T>): Pro
 }
 
 /** Fields and files of one multipart body, or the first limit it broke (nothing more is read). */
-function receive(
-  req: Request,
-  rule: UploadRule,
-  dir: string,
-  idleMs: number,
-): Promise<{ fields: Record<string, string>; files: UploadedFile[] }> {
-  return whileNotIdle(req, idleMs, readMultipart(req, rule, dir));
-}
-
 function readMultipart(
   req: Request,
   rule: UploadRule,

@@ -41,7 +41,7 @@ import { FaceSwapChecks } from './face-swap-check';
 import { JobHistory } from './job-history.service';
 import { GenerationService, imageInputs } from './generation.service';
 import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
-import { decodeDataUrl, normalizeImage } from './image-input';
+import { normalizeImage } from './image-input';
 
 const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
 const isCloneFile = (name: string) => name === 'original' || CLONE_FIELD.test(name);
@@ -129,7 +129,7 @@ export class GenerationController {
     @Body() dto: SuperResolutionDto,
     @UploadedFiles() files: UploadedFile[] = [],
   ) {
-    const upload = fileNamed(files, 'original') ?? decodeDataUrl(dto.original);
+    const upload = fileNamed(files, 'original');
     const image = await normalizeImage(upload);
     const scale = Number(dto.scale ?? 2) as SuperResolutionScale;
     const job = await this.generation.submit(user, {

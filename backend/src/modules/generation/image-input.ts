@@ -57,15 +57,6 @@ export async function normalizeImage(
   }
 }
 
-const DATA_URL = /^data:image\/[a-z+.-]+;base64,/i;
-
-/** The spec's super resolution request sends the image as a data URL in JSON. */
-export function decodeDataUrl(value: unknown): Buffer | undefined {
-  if (typeof value !== 'string' || !DATA_URL.test(value)) return undefined;
-  const base64 = value.slice(value.indexOf(',') + 1);
-  return Buffer.from(base64, 'base64');
-}
-
 /**
  * The painted mask, checked like any image and brought to the size of the image it belongs to:
  * white (opaque, bright) means repaint, everything else keeps the original pixels.

@@ -1,5 +1,5 @@
 import { request as httpRequest, type ClientRequest } from 'node:http';
-import { JobMessages, UPLOAD_REQUEST_LIMITS } from '@studio/contracts';
+import { JobMessages, UPLOAD_LIMITS, UPLOAD_REQUEST_LIMITS } from '@studio/contracts';
 import { eventually, grantCredits, signIn, uniqueName } from '../../../test/clients';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { UploadSlots } from './generation-uploads';
@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../../../test/test-app';
  * accounted like a multipart upload: the user's upload slots are taken before its body is read,
  * so a request beyond them is refused at once instead of being parsed into memory first.
  */
-describe('JSON image uploads share the upload slots', () => {
+describe('JSON image uploads: the upload slots, and data URLs read as a stream', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ JOB_RATE_LIMIT_PER_MINUTE: '1000' });
@@ -63,4 +63,60 @@ describe('JSON image uploads share the upload slots', () => {
     expect(answer.status).toBe(400);
     for (const h of holding) h.req.destroy();
   });
+
+  /** The first answer to a request whose body is still being sent (the body is never finished). */
+  const answerOf = (req: ClientRequest) =>
+    new Promise<{ status: number; body: string }>((resolve) =>
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      }),
+    );
+
+  // Issue 35 point 4: the data URL is decoded as it streams, so a wrong declared type or an image
+  // past the cap is refused while the client is still sending (the body was read whole before).
+  it('refuses a data URL that does not declare a JPEG, PNG or WebP image as soon as its prefix arrives', async () => {
+    const user = await signIn(t, uniqueName('jsontype'));
+    await grantCredits(t, user.username, 100);
+    const req = trickleWith(user.cookie, '{"original":"data:text/html;base64,PGgxPg');
+    const answer = await answerOf(req);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).content).toBe(JobMessages.badImage);
+    req.destroy();
+  });
+
+  it('refuses a data URL as soon as its decoded bytes pass the image cap, before the body ends', async () => {
+    const user = await signIn(t, uniqueName('jsonsize'));
+    await grantCredits(t, user.username, 100);
+    // declares 24 MB (under the 128 MB request cap): 18 MB once decoded
+    const req = trickleWith(user.cookie, '{"original":"data:image/png;base64,', 24 * 1024 * 1024);
+    const answer = answerOf(req);
+    // base64 of zeros, 1 MB decoded a chunk, until the server answers (15 MB is the cap)
+    const chunk = Buffer.alloc(1024 * 1024).toString('base64');
+    let sent = 0;
+    let answered = false;
+    void answer.then(() => (answered = true));
+    // writes until the server answers (or 2 MB past the cap: the test then fails)
+    while (!answered && sent < UPLOAD_LIMITS.imageBytes + 2 * 1024 * 1024) {
+      if (!req.write(chunk)) {
+        await Promise.race([new Promise((resolve) => req.once('drain', resolve)), answer]);
+      }
+      sent += 1024 * 1024;
+    }
+    const { status, body } = await answer;
+    expect([status, JSON.parse(body).content]).toEqual([413, JobMessages.imageTooLarge]);
+    req.destroy();
+  });
+
+  /** A JSON upload declaring `length` bytes (within the request cap) that sends `start`. */
+  function trickleWith(cookie: string, start: string, length = 20 * 1024 * 1024): ClientRequest {
+    const req = httpRequest(new URL('/api/superResolution', t.url), {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', 'content-length': String(length) },
+    });
+    req.on('error', () => undefined); // destroyed at the end
+    req.write(start);
+    return req;
+  }
 });

@@ -1,7 +1,7 @@
 import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
-import { isVideoTooLong, probeVideo, type VideoInfo } from '@studio/inference';
+import { isVideoFrameTooLarge, isVideoTooLong, probeVideo, type VideoInfo } from '@studio/inference';
 
 export interface ProbedVideo {
   /** What ffprobe read: size, frame rate, duration. */
@@ -32,6 +32,8 @@ export async function probeUploadedVideo(
     throw new BadRequestException(JobMessages.badVideo);
   }
   if (isVideoTooLong(info.durationSeconds)) throw new BadRequestException(JobMessages.videoTooLong);
+  // ffprobe read the header only: frames over the budget are never decoded
+  if (isVideoFrameTooLarge(info)) throw new PayloadTooLargeException(JobMessages.videoFrameTooLarge);
   return { info, durationSeconds: info.durationSeconds };
 }
 

@@ -3,7 +3,13 @@ import { InjectModel } from '@nestjs/mongoose';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Model } from 'mongoose';
-import { TOOL_LABELS, UPLOAD_LIMITS, type JobTool, type VerifyResult } from '@studio/contracts';
+import {
+  DECODE_LIMITS,
+  TOOL_LABELS,
+  UPLOAD_LIMITS,
+  type JobTool,
+  type VerifyResult,
+} from '@studio/contracts';
 import {
   IPTC_COMPOSITE_WITH_AI,
   IPTC_TRAINED_ALGORITHMIC_MEDIA,
@@ -72,6 +78,8 @@ export class ProvenanceService implements OnModuleDestroy {
         privateKey: resolve(config.PROVENANCE_PRIVATE_KEY),
         alg: config.PROVENANCE_SIGNING_ALG,
         maxPixels: UPLOAD_LIMITS.imagePixels,
+        maxFramePixels: DECODE_LIMITS.videoFramePixels,
+        memoryMb: DECODE_LIMITS.provenanceMemoryMb,
       });
     } else {
       this.logger.warn(

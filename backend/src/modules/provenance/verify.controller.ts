@@ -24,8 +24,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { UPLOAD_LIMITS, VerifyMessages, type ApiResponse, type VerifyResult } from '@studio/contracts';
-import { isVideoTooLong, probeVideo } from '@studio/inference';
+import {
+  DECODE_LIMITS,
+  UPLOAD_LIMITS,
+  VerifyMessages,
+  type ApiResponse,
+  type VerifyResult,
+} from '@studio/contracts';
+import { DecodeBudgetError, isVideoFrameTooLarge, isVideoTooLong, probeVideo } from '@studio/inference';
 import { ok } from '../../common/api-response';
 import { TakesFiles } from '../../common/request-origin';
 import { Public, type AuthUser, RateLimit } from '../auth';
@@ -36,7 +42,8 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);
 /**
  * The public verify page's API: anyone may send one image or video and learn whether it carries
  * this studio's C2PA manifest and watermark. Rate-limited per address; uploads capped as the
- * tools' uploads are (images 15 MB and 40 MP, videos 100 MB and 30 s).
+ * tools' uploads are (images 15 MB, videos 100 MB and 30 s) and by the decoding budget read from the
+ * header before anything is decoded (images 4096x4096, the largest output; video frames 4K).
  */
 @ApiTags('provenance')
 @Controller('verify')
@@ -70,7 +77,11 @@ export class VerifyController {
     try {
       const file = await receive(req, join(dir, 'upload'));
       const kind = await checkMedia(file);
-      const result = await this.provenance.verify(req.user, { path: file, kind });
+      const result = await this.provenance.verify(req.user, { path: file, kind }).catch((err: unknown) => {
+        // the reader's own header check (a second line behind checkMedia's)
+        if (err instanceof DecodeBudgetError) throw new PayloadTooLargeException(VerifyMessages.tooLarge);
+        throw err;
+      });
       if (!result) throw new ServiceUnavailableException(VerifyMessages.unavailable);
       return ok(result);
     } finally {
@@ -132,13 +143,14 @@ async function checkMedia(path: string): Promise<'image' | 'video'> {
   const isMp4 = head.subarray(4, 8).toString('latin1') === 'ftyp';
   const isWebm = head.readUInt32BE(0) === 0x1a45dfa3;
   if (isMp4 || isWebm) {
-    let duration: number;
+    let video: Awaited<ReturnType<typeof probeVideo>>;
     try {
-      duration = (await probeVideo(path)).durationSeconds;
+      video = await probeVideo(path);
     } catch {
       throw new BadRequestException(VerifyMessages.notMedia);
     }
-    if (isVideoTooLong(duration)) throw new PayloadTooLargeException(VerifyMessages.tooLarge);
+    if (isVideoTooLong(video.durationSeconds)) throw new PayloadTooLargeException(VerifyMessages.tooLarge);
+    if (isVideoFrameTooLarge(video)) throw new PayloadTooLargeException(VerifyMessages.videoFrameTooLarge);
     return 'video';
   }
   let format: string | undefined;
@@ -155,6 +167,8 @@ async function checkMedia(path: string): Promise<'image' | 'video'> {
     throw new BadRequestException(VerifyMessages.notMedia);
   }
   if (size > UPLOAD_LIMITS.imageBytes) throw new PayloadTooLargeException(VerifyMessages.tooLarge);
-  if (pixels > UPLOAD_LIMITS.imagePixels) throw new PayloadTooLargeException(VerifyMessages.imageTooLarge);
+  if (pixels > DECODE_LIMITS.outputImagePixels) {
+    throw new PayloadTooLargeException(VerifyMessages.imageTooLarge);
+  }
   return 'image';
 }

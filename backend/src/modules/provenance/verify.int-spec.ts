@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import request from 'supertest';
 import sharp from 'sharp';
-import type { JobView, VerifyResult } from '@studio/contracts';
+import { VerifyMessages, type JobView, type VerifyResult } from '@studio/contracts';
 import { ProvenanceMarker } from '@studio/inference';
 import {
   downloadBytes,
@@ -17,7 +17,7 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { fixture } from '../../../test/fixtures';
+import { fixture, zeroPng } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
 
@@ -245,6 +245,38 @@ describe('provenance: every output marked, and the public verify page (real app,
     expect(big.length).toBeGreaterThan(15 * 1024 * 1024);
     const tooBig = await verify(big, 'big.png');
     expect(tooBig.status).toBe(413);
+  }, 60_000);
+
+  it('refuses the 36 MP pixel bomb of issue 35 from its header, within the budget of the largest output (413)', async () => {
+    // 140 KB: a PNG declaring 6000x6000 RGBA of zeros (under the tools' 40 MP cap); it drove the
+    // reader past 9 GB before
+    const bomb = await zeroPng(6000, 6000);
+    expect(bomb.length).toBeLessThan(200_000);
+    const res = await verify(bomb, 'bomb.png');
+    expect(res.status).toBe(413);
+    expect(res.body.content).toBe(VerifyMessages.imageTooLarge);
+  }, 60_000);
+
+  it('reads a picture at the pixel budget (4096x4096 of zeros) within the reader’s memory ceiling, and keeps answering', async () => {
+    // the reader used to enlarge such a plane up to 6.4 times while scanning scales (a 2.7 GB
+    // array here), past its memory ceiling
+    const res = await verify(await zeroPng(4096, 4096), 'flat.png');
+    expect(res.status).toBe(200);
+    expect(res.body.content.watermark.state).toBe('none');
+    const again = await verify(aliceOutput, 'again.png');
+    expect(again.status).toBe(200);
+    expect(again.body.content.watermark.state).toBe('ours');
+  }, 120_000);
+
+  it('refuses a video whose frames are over the budget (8K) from ffprobe’s answer, before decoding (413)', async () => {
+    const video = path.join(dir, 'eight-k.mp4');
+    await run('ffmpeg', [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=gray:s=7680x4320:r=1', '-frames:v', '2'],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', video],
+    ]);
+    const res = await verify(await readFile(video), 'eight-k.mp4');
+    expect(res.status).toBe(413);
+    expect(res.body.content).toBe(VerifyMessages.videoFrameTooLarge);
   }, 60_000);
 
   it('is rate-limited per address (429 past VERIFY_RATE_PER_MINUTE)', async () => {

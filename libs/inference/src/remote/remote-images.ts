@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { JobMessages } from '@studio/contracts';
+import { DECODE_LIMITS, JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
 import { EncodedImage, EngineInputError } from '../engine.port';
 import { markAiGenerated } from '../provenance';
 import { A1111Error } from './a1111-error';
@@ -32,7 +32,7 @@ export const SWAP_JPEG_QUALITY = 92;
 export async function prepareImage(image: Buffer, maxSide: number): Promise<PreparedImage> {
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(image).metadata();
+    meta = await sharp(image, { limitInputPixels: UPLOAD_LIMITS.imagePixels }).metadata();
   } catch (error) {
     throw new EngineInputError('bad_image', JobMessages.badImage, { cause: error });
   }
@@ -47,7 +47,7 @@ export async function prepareImage(image: Buffer, maxSide: number): Promise<Prep
     return { base64: image.toString('base64'), width: meta.width, height: meta.height };
   }
   try {
-    const { data, info } = await sharp(image)
+    const { data, info } = await sharp(image, { limitInputPixels: UPLOAD_LIMITS.imagePixels })
       .rotate()
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })
@@ -150,7 +150,8 @@ export interface FinishOptions {
 export async function finishImage(base64: string, options: FinishOptions): Promise<EncodedImage> {
   const bytes = decodeBase64(base64);
   try {
-    let pipeline = sharp(bytes);
+    // a server's answer is decoded within the largest output's budget (sharp's default is 268 MP)
+    let pipeline = sharp(bytes, { limitInputPixels: DECODE_LIMITS.outputImagePixels });
     const meta = await pipeline.metadata();
     const { size } = options;
     if (size && (meta.width !== size.width || meta.height !== size.height)) {

@@ -6,7 +6,12 @@ Speaks JSON lines on stdin/stdout (one request, one answer, in order). Files are
   {"id", "op": "read", "input", "format"}              (the manifest store as c2pa reads it)
 Marking = invisible watermark in the pixels (watermark.py), then a C2PA manifest signed with the
 configured certificate chain and key (c2pa-python, the c2pa-rs library's bindings).
-Started with: provenance_worker.py CERT_CHAIN_PEM PRIVATE_KEY_PEM [ALG] [MAX_PIXELS] [--c2pa-defaults]
+Started with: provenance_worker.py CERT_CHAIN_PEM PRIVATE_KEY_PEM [ALG] [MAX_PIXELS] [MAX_FRAME_PIXELS]
+  [MEMORY_MB] [--c2pa-defaults]
+Budgets: an image over MAX_PIXELS or a video frame over MAX_FRAME_PIXELS is refused from its header,
+before any decoding; the process (and the ffmpeg it starts, which inherit the limit) cannot map more
+than MEMORY_MB, so a reader that misjudges a file fails with MemoryError instead of taking the
+machine's memory.
 
 The manifest holds what C2PA requires and nothing heavier (docs/provenance.md): no claim thumbnail
 (not required by the specification; c2pa-rs's default is a JPEG of the output scaled to 1024 px,
@@ -20,6 +25,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -38,6 +44,19 @@ import watermark as wm
 MIME = {'png': 'image/png', 'jpeg': 'image/jpeg', 'webp': 'image/webp', 'mp4': 'video/mp4'}
 FORMAT_OF_PIL = {'PNG': 'png', 'JPEG': 'jpeg', 'WEBP': 'webp'}
 VIDEO_SAMPLE_FRAMES = 48
+BUDGET = {'pixels': 40_000_000, 'frame_pixels': 8_294_400}
+
+
+class OverBudget(ValueError):
+    """A file whose header declares more pixels than the budget: refused before decoding."""
+
+
+def _open_image(path):
+    img = Image.open(path)  # reads the header only
+    if img.width * img.height > BUDGET['pixels']:
+        img.close()
+        raise OverBudget(f'{img.width}x{img.height} is over the pixel budget')
+    return img
 
 
 class Studio:
@@ -89,7 +108,7 @@ class Studio:
                 'signMs': round((t2 - t1) * 1000, 1), 'manifestBytes': len(store)}
 
     def _mark_image(self, path, fmt, mark_id):
-        with Image.open(path) as img:
+        with _open_image(path) as img:
             img.load()
             info = dict(img.info)
             mode = 'RGBA' if img.mode in ('RGBA', 'LA', 'PA') or 'transparency' in info else 'RGB'
@@ -194,10 +213,17 @@ class Studio:
                 if r is None:
                     return {'found': False}
             else:
-                with Image.open(path) as img:
+                with _open_image(path) as img:
                     img.draft('RGB', (img.width, img.height))
-                    rgb = np.asarray(img.convert('RGB'))
+                    # only the window detection reads, converted (the decoded file is not copied)
+                    h, w = img.height, img.width
+                    side = wm.DETECT_WINDOW
+                    top, left = max(0, (h - side) // 2), max(0, (w - side) // 2)
+                    window = img.crop((left, top, min(w, left + side), min(h, top + side)))
+                    rgb = np.asarray(window.convert('RGB'))
                 r = wm.whiten(wm.luma_of(rgb))
+        except OverBudget:
+            raise
         except (OSError, ValueError, SyntaxError, subprocess.CalledProcessError, StopIteration):
             return {'found': False, 'unreadable': True}
         found = wm.detect_whitened(r)
@@ -215,8 +241,8 @@ class Studio:
                 frame = dec.stdout.read(size)
                 if len(frame) < size:
                     break
-                y = np.frombuffer(frame, np.uint8, w * h).reshape(h, w).astype(np.float32)
-                r = wm.whiten(y)
+                y = wm.detection_window(np.frombuffer(frame, np.uint8, w * h).reshape(h, w))
+                r = wm.whiten(y.astype(np.float32))
                 acc = r if acc is None else acc + r
                 n += 1
         finally:
@@ -254,7 +280,10 @@ def _probe(path):
     streams = json.loads(out)['streams']
     video = next(s for s in streams if s['codec_type'] == 'video')
     audio = any(s['codec_type'] == 'audio' for s in streams)
-    return int(video['width']), int(video['height']), video.get('r_frame_rate', '25/1'), audio
+    w, h = int(video['width']), int(video['height'])
+    if w * h > BUDGET['frame_pixels']:
+        raise OverBudget(f'{w}x{h} frames are over the pixel budget')
+    return w, h, video.get('r_frame_rate', '25/1'), audio
 
 
 def _active(store):
@@ -286,7 +315,14 @@ def main():
     key = open(args[1], 'rb').read()
     alg = args[2] if len(args) > 2 else 'es256'
     if len(args) > 3:
-        Image.MAX_IMAGE_PIXELS = int(args[3])
+        BUDGET['pixels'] = int(args[3])
+        Image.MAX_IMAGE_PIXELS = BUDGET['pixels']
+    if len(args) > 4:
+        BUDGET['frame_pixels'] = int(args[4])
+    if len(args) > 5:
+        # address space, inherited by the ffmpeg processes it starts (each gets its own)
+        ceiling = int(args[5]) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
     studio = Studio(chain, key, alg, c2pa_defaults='--c2pa-defaults' in sys.argv)
     out = sys.stdout
     out.write(json.dumps({'ready': True}) + '\n')
@@ -305,6 +341,8 @@ def main():
             else:
                 raise ValueError(f"unknown op {req['op']}")
             answer = {'id': req.get('id'), 'ok': True, 'result': result}
+        except OverBudget as err:
+            answer = {'id': req.get('id'), 'ok': False, 'overBudget': True, 'error': str(err)}
         except Exception as err:  # the caller decides; the process stays up for the next request
             answer = {'id': req.get('id'), 'ok': False, 'error': f'{type(err).__name__}: {err}',
                       'trace': traceback.format_exc(limit=3)}

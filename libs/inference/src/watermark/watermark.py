@@ -39,6 +39,11 @@ SYNC_Z_MIN = 7.0  # the sync peak's distance from the surface's mean, in standar
 CHASE_BITS = 8  # the least reliable bits tried flipped
 CHASE_FLIPS = 2  # at most this many at once
 MAX_BIT_ERRORS = 6  # a decoded codeword farther than this from the bits read is refused
+# Detection looks at a window of at most this many pixels a side, before and after rescaling: the
+# tile repeats, so a window holds the mark as well as the whole picture (a crop only shifts the
+# tile), and the work stays bounded. Without it a 6000 px picture was enlarged 6.4 times for a
+# short candidate period: one 38400 px float plane (5.5 GiB) and more for the fold.
+DETECT_WINDOW = 2048
 
 _rs = RSCodec(ECC_BYTES)
 
@@ -128,6 +133,13 @@ def luma_of(rgb: np.ndarray) -> np.ndarray:
     if rgb.ndim == 2:
         return rgb.astype(np.float32)
     return cv2.cvtColor(np.ascontiguousarray(rgb[..., :3]), cv2.COLOR_RGB2YCrCb)[..., 0].astype(np.float32)
+
+
+def detection_window(y: np.ndarray) -> np.ndarray:
+    """The centre of a plane, at most DETECT_WINDOW a side (a view, nothing copied)."""
+    h, w = y.shape[:2]
+    top, left = max(0, (h - DETECT_WINDOW) // 2), max(0, (w - DETECT_WINDOW) // 2)
+    return y[top:top + DETECT_WINDOW, left:left + DETECT_WINDOW]
 
 
 def whiten(y: np.ndarray, sigma: float = 3.0) -> np.ndarray:
@@ -239,8 +251,10 @@ def detect_whitened(r: np.ndarray) -> dict:
             if abs(factor - 1) < 1e-3:
                 scaled = r
             else:
+                # enlarged no further than the window: crop first (the tile only shifts)
+                side = max(TILE, int(DETECT_WINDOW / max(factor, 1.0)))
                 interp = cv2.INTER_CUBIC if factor > 1 else cv2.INTER_AREA
-                scaled = cv2.resize(r, None, fx=factor, fy=factor, interpolation=interp)
+                scaled = cv2.resize(r[:side, :side], None, fx=factor, fy=factor, interpolation=interp)
             mark, z, _ = _decode_folded(_fold(scaled))
             if z > best['sync'] and not best['found']:
                 best['sync'] = z
@@ -250,7 +264,7 @@ def detect_whitened(r: np.ndarray) -> dict:
 
 
 def detect_rgb(rgb: np.ndarray) -> dict:
-    return detect_whitened(whiten(luma_of(rgb)))
+    return detect_whitened(whiten(luma_of(detection_window(rgb))))
 
 
 def psnr(a: np.ndarray, b: np.ndarray) -> float:

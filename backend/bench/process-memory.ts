@@ -1,0 +1,44 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** Resident memory of one process (VmRSS), 0 when it is gone. */
+export function rssOf(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of a process and all its descendants (the provenance child, ffmpeg …). */
+export function treeRss(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const walk = (p: number): number => rssOf(p) + (children.get(p) ?? []).reduce((n, c) => n + walk(c), 0);
+  return walk(pid);
+}
+
+/** Peak of `measure(pid)` while `load` runs, sampled every 5 ms. */
+export async function peakDuring(
+  pid: number,
+  load: () => Promise<unknown>,
+  measure: (pid: number) => number = rssOf,
+): Promise<number> {
+  let peak = measure(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, measure(pid))), 5);
+  try {
+    await load();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, measure(pid));
+}
