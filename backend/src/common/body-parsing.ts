@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import express from 'express';
 import { API_PREFIX, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { failure } from './api-response';
