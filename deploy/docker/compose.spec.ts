@@ -18,6 +18,7 @@ const secrets = {
   ADMIN_PASSWORD: 'admin-password',
   MINIO_ROOT_PASSWORD: 'minio-password',
   PROVENANCE_CERT_DIR: '/srv/studio/provenance',
+  SMTP_URL: 'smtp://mail.example.com:587',
 };
 
 interface Service {

@@ -6,7 +6,8 @@
 # moto's S3; one job of each local tool through nginx, each output checked (in S3, C2PA manifest
 # valid, watermark found); the API image refused in production without a certificate.
 # Uses the services of `npm test` when TEST_MONGODB_URL, TEST_REDIS_URL and TEST_S3_ENDPOINT are
-# set (deploy/local/test.sh runs it after jest), else starts its own on IMAGE_TEST_*_PORT.
+# (and TEST_SMTP_URL, its mail catcher) are set (deploy/local/test.sh runs it after jest), else
+# starts its own on IMAGE_TEST_*_PORT.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/image-lib.sh"
 cd "$ROOT"
@@ -29,9 +30,10 @@ DATA="${IMAGE_TEST_DATA_DIR:-$ROOT/.data/image-test}"
 rm -rf "$DATA"
 mkdir -p "$DATA"
 trap stop_services EXIT INT TERM
-if [ -n "${TEST_MONGODB_URL:-}" ] && [ -n "${TEST_REDIS_URL:-}" ] && [ -n "${TEST_S3_ENDPOINT:-}" ]; then
+if [ -n "${TEST_MONGODB_URL:-}" ] && [ -n "${TEST_REDIS_URL:-}" ] && [ -n "${TEST_S3_ENDPOINT:-}" ] &&
+  [ -n "${TEST_SMTP_URL:-}" ]; then
   export IMAGE_TEST_MONGODB_URL="$TEST_MONGODB_URL" IMAGE_TEST_REDIS_URL="$TEST_REDIS_URL" \
-    IMAGE_TEST_S3_ENDPOINT="$TEST_S3_ENDPOINT"
+    IMAGE_TEST_S3_ENDPOINT="$TEST_S3_ENDPOINT" IMAGE_TEST_SMTP_URL="$TEST_SMTP_URL"
 else
   mongo_port="${IMAGE_TEST_MONGO_PORT:-27031}"
   redis_port="${IMAGE_TEST_REDIS_PORT:-6394}"
@@ -39,6 +41,10 @@ else
   start_ferretdb "$mongo_port" "$DATA/ferretdb"
   start_redis "$redis_port" "$DATA/redis"
   start_moto "$s3_port"
+  ensure_mailcatcher
+  smtp_port="${IMAGE_TEST_SMTP_PORT:-12127}"
+  start_mailcatcher "$smtp_port" "$((smtp_port + 1))"
+  export IMAGE_TEST_SMTP_URL="smtp://127.0.0.1:$smtp_port"
   export IMAGE_TEST_MONGODB_URL="mongodb://127.0.0.1:$mongo_port" IMAGE_TEST_REDIS_URL="redis://127.0.0.1:$redis_port" \
     IMAGE_TEST_S3_ENDPOINT="http://127.0.0.1:$s3_port"
 fi

@@ -285,6 +285,14 @@ export const configSchema = z
         });
       }
     }
+    if (cfg.NODE_ENV === 'production' && !cfg.SMTP_URL) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['SMTP_URL'],
+        message:
+          'is required in production: account mails (email verification, password reset) need a mail server',
+      });
+    }
     if (Boolean(cfg.PROVENANCE_CERT_CHAIN) !== Boolean(cfg.PROVENANCE_PRIVATE_KEY)) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,

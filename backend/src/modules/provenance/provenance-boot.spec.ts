@@ -20,6 +20,7 @@ const production = (extra: Record<string, string>) =>
     REDIS_URL: 'redis://127.0.0.1:1',
     NODE_ENV: 'production',
     SESSION_SECRET: 's'.repeat(40),
+    SMTP_URL: 'smtp://127.0.0.1:1',
     PROVENANCE_PYTHON: PYTHON,
     ...extra,
   });
@@ -80,6 +81,7 @@ describe('provenanceProblem (why production could not mark outputs)', () => {
           REDIS_URL: 'redis://127.0.0.1:1',
           NODE_ENV: 'production',
           SESSION_SECRET: 's'.repeat(40),
+          SMTP_URL: 'smtp://127.0.0.1:1',
           PROVENANCE_PYTHON: PYTHON,
           PROVENANCE_CERT_CHAIN: path.join(dir, 'unmounted/chain.pem'),
           PROVENANCE_PRIVATE_KEY: path.join(dir, 'unmounted/signer.key'),
