@@ -74,6 +74,8 @@ const backendEnv: Record<string, string> = {
   S3_ACCESS_KEY_ID: s3Credentials.accessKeyId,
   S3_SECRET_ACCESS_KEY: s3Credentials.secretAccessKey,
   LOG_LEVEL: 'info',
+  // tini is not PID 1 under buildah's chroot isolation (no PID namespace): it reaps as a subreaper
+  TINI_SUBREAPER: '1',
 };
 
 interface Started {
