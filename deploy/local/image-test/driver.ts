@@ -93,11 +93,11 @@ function log(message: string): void {
 
 /** The image's entrypoint and command (what a container engine would run). */
 function imageCommand(image: string): { entrypoint: string[]; cmd: string[] } {
-  const config = JSON.parse(
-    execFileSync('buildah', ['inspect', '--type', 'image', '--format', '{{json .OCIv1.Config}}', image], {
-      encoding: 'utf8',
-    }),
-  ) as { Entrypoint?: string[]; Cmd?: string[] };
+  const { config } = (
+    JSON.parse(execFileSync('buildah', ['inspect', '--type', 'image', image], { encoding: 'utf8' })) as {
+      OCIv1: { config: { Entrypoint?: string[]; Cmd?: string[] } };
+    }
+  ).OCIv1;
   return { entrypoint: config.Entrypoint ?? [], cmd: config.Cmd ?? [] };
 }
 
