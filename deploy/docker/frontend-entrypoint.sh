@@ -18,4 +18,4 @@ mkdir -p /tmp/nginx
 # Only these three: nginx's own $variables in the template stay as they are.
 envsubst '${API_UPSTREAM} ${NGINX_PORT} ${NGINX_LOCAL_RESOLVERS}' \
   </etc/nginx/studio/default.conf.template >/tmp/nginx/default.conf
-exec nginx -e /dev/stderr -c /etc/nginx/studio/nginx.conf -g 'daemon off;' "$@"
+exec nginx -e stderr -c /etc/nginx/studio/nginx.conf -g 'daemon off;' "$@"

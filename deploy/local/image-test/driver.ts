@@ -11,7 +11,7 @@
 import { S3Client, CreateBucketCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -118,12 +118,12 @@ async function startFromImage(
   for (const [key, value] of Object.entries(vars)) args.push('-e', `${key}=${value}`);
   for (const volume of volumes) args.push('-v', volume);
   const logFile = path.join(env.data, `${name}.log`);
-  const child = spawn('buildah', [...args, container, '--', ...command], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = createWriteStream(logFile);
-  child.stdout!.pipe(out);
-  child.stderr!.pipe(out);
+  // A file, not a pipe, and writable by all: the image's users (uid 1000, nginx's 101) reopen
+  // /dev/stdout, as they may in a container.
+  const out = openSync(logFile, 'w');
+  fchmodSync(out, 0o666);
+  const child = spawn('buildah', [...args, container, '--', ...command], { stdio: ['ignore', out, out] });
+  closeSync(out);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const proc = { name, container, child, exited, log: logFile };
   started.push(proc);
