@@ -209,7 +209,10 @@ async function bytesOf(agent: Agent, url: string): Promise<Buffer> {
   return res.body as Buffer;
 }
 
-/** One second of a test face zooming slowly, 160 px, 10 fps, with a tone (the video swap's input). */
+/**
+ * Two seconds of a test face zooming slowly, 360 px, 12 fps, with a tone (the video swap's input;
+ * the watermark needs about 300 px and a few dozen frames: docs/provenance.md, Limits).
+ */
 async function testVideo(): Promise<Buffer> {
   const file = path.join(env.data, 'input.mp4');
   await run('ffmpeg', [
@@ -223,11 +226,11 @@ async function testVideo(): Promise<Buffer> {
     '-f',
     'lavfi',
     '-i',
-    'sine=frequency=440:duration=1',
+    'sine=frequency=440:duration=2',
     '-t',
-    '1',
+    '2',
     '-vf',
-    "scale=160:-2,zoompan=z='1+0.002*on':d=1:s=160x160:fps=10",
+    "scale=360:-2,zoompan=z='1+0.002*on':d=1:s=360x360:fps=12",
     '-c:v',
     'libx264',
     '-pix_fmt',
@@ -392,7 +395,7 @@ async function main(): Promise<void> {
           .field('author', username)
           .field('folder', folderId)
           .field('consent', 'true')
-          .field('length', '1')
+          .field('length', '2')
           .attach(FaceSwapVideoFields.video, video, 'clip.mp4')
           .attach(FaceSwapVideoFields.face, face, 'face.jpg'),
     },
