@@ -212,6 +212,14 @@ export class ProvenanceMarker {
     return this.ready;
   }
 
+  /**
+   * Starts the child process: resolves once it has signed and read back a test picture with the
+   * configured certificate (the tool is installed, and the chain and key work together).
+   */
+  selfCheck(): Promise<void> {
+    return this.start();
+  }
+
   private async ask<T>(request: Record<string, unknown>): Promise<T> {
     await this.start();
     const id = randomUUID();
