@@ -23,7 +23,10 @@ const guarded = {
 
 module.exports = {
   // Integration tests boot the whole app against real services; browser tests take longer still.
-  testTimeout: 60000,
+  // A bound for a test that hangs, not a speed goal: wide, as a busy machine (npm run test:loaded) is slow.
+  testTimeout: 180_000,
+  // Per-file timings, and the slowest files and each project's total at the end (deploy/local/timing-reporter.cjs).
+  reporters: ['default', '<rootDir>/deploy/local/timing-reporter.cjs'],
   projects: [
     {
       ...node,
