@@ -7,6 +7,7 @@ import { createConnection } from 'mongoose';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/src/create-app';
 import { loadConfig, type AppConfig } from '../src/config/app-config';
+import { asTestApp, assertAppClosed } from './connection-guard';
 
 export interface TestApp {
   app: INestApplication;
@@ -42,8 +43,12 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     ...(process.env.TEST_SMTP_URL ? { SMTP_URL: process.env.TEST_SMTP_URL } : {}),
     ...overrides,
   });
-  const app = await createApp(config);
-  await app.listen(0, '127.0.0.1');
+  // Everything the app opens, at boot or later (a lazy subscriber, a request), is counted as its own.
+  const { app, appId } = await asTestApp(async (appId) => {
+    const app = await createApp(config);
+    await app.listen(0, '127.0.0.1');
+    return { app, appId };
+  });
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {
     app,
@@ -51,6 +56,8 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     url: `http://127.0.0.1:${port}`,
     async close() {
       await app.close();
+      // Every connection of the app has ended by now: nothing it started can reach Redis or MongoDB later.
+      assertAppClosed(appId);
       const conn = await createConnection(config.MONGODB_URI).asPromise();
       await conn.dropDatabase().catch(() => undefined);
       await conn.close();

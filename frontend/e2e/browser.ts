@@ -113,7 +113,8 @@ export function watchSocket(page: Page): Watch {
   return { frames, readies: () => frames.filter((f) => f.includes('"session.ready"')).length };
 }
 
-export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** Polls until the check passes; the bound only ends a test that would never pass (wide: a busy machine is slow). */
+export async function waitUntil(check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -122,7 +123,7 @@ export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promi
 }
 
 /** An element's box once it has stopped moving (an opening animation over): two reads agree. */
-export async function settledBox(locator: Locator, timeoutMs = 5_000) {
+export async function settledBox(locator: Locator, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   let box = await locator.boundingBox();
   for (;;) {

@@ -39,6 +39,7 @@ import { OpenJobLimit } from './open-job-limit';
 import { QueuePositions } from './queue-positions';
 import { toJobView } from './job-view';
 import type { NormalizedImage } from './image-input';
+import { PeriodicTask } from '../../common/periodic-task';
 
 /** One stored input of a job: a normalized PNG image, or a video as uploaded. */
 export interface JobInput {
@@ -77,7 +78,14 @@ const WAIT_POLL_MS = 150;
 export class GenerationService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(GenerationService.name);
   private readonly queues: Record<JobTool, Queue>;
-  private sweepTimer?: NodeJS.Timeout;
+  private readonly sweeps = new PeriodicTask(() =>
+    this.sweep().then(
+      (s) => {
+        if (s.requeued + s.failed > 0) this.logger.log(`job sweep: ${JSON.stringify(s)}`);
+      },
+      (err: Error) => this.logger.warn(`job sweep failed: ${err.message}`),
+    ),
+  );
 
   constructor(
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
@@ -299,18 +307,10 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   }
 
   onApplicationBootstrap(): void {
-    const run = () =>
-      this.sweep()
-        .then((s) => {
-          if (s.requeued + s.failed > 0) this.logger.log(`job sweep: ${JSON.stringify(s)}`);
-        })
-        .catch((err) => this.logger.warn(`job sweep failed: ${(err as Error).message}`));
-    this.sweepTimer = setInterval(run, SWEEP_EVERY_MS);
-    this.sweepTimer.unref();
-    void run();
+    this.sweeps.start(SWEEP_EVERY_MS, { now: true });
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.sweepTimer);
+  async onModuleDestroy(): Promise<void> {
+    await this.sweeps.stop();
   }
 }
