@@ -14,10 +14,19 @@ const node = {
     '^delaunator$': '<rootDir>/node_modules/delaunator/delaunator.js',
   },
 };
+/** The projects that talk to Redis and MongoDB: connections a file leaves open, or work that outlives its app, fail the file (backend/test/connection-guard.ts). */
+const guarded = {
+  ...node,
+  testEnvironment: '<rootDir>/backend/test/guarded-environment.cjs',
+  setupFilesAfterEnv: ['<rootDir>/backend/test/connection-guard.ts'],
+};
 
 module.exports = {
   // Integration tests boot the whole app against real services; browser tests take longer still.
-  testTimeout: 60000,
+  // A bound for a test that hangs, not a speed goal: wide, as a busy machine (npm run test:loaded) is slow.
+  testTimeout: 180_000,
+  // Per-file timings, and the slowest files and each project's total at the end (deploy/local/timing-reporter.cjs).
+  reporters: ['default', '<rootDir>/deploy/local/timing-reporter.cjs'],
   projects: [
     {
       ...node,
@@ -29,13 +38,13 @@ module.exports = {
       ],
     },
     {
-      ...node,
+      ...guarded,
       displayName: 'integration',
       testMatch: ['<rootDir>/backend/**/*.int-spec.ts'],
     },
     '<rootDir>/frontend/jest.config.cjs',
     {
-      ...node,
+      ...guarded,
       displayName: 'e2e',
       testMatch: ['<rootDir>/frontend/e2e/**/*.e2e-spec.ts'],
     },

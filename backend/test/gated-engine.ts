@@ -1,4 +1,10 @@
-import type { EncodedImage, InferenceEngine, SuperResolveRequest } from '@studio/inference';
+import type {
+  EncodedImage,
+  InferenceEngine,
+  InpaintRequest,
+  RunContext,
+  SuperResolveRequest,
+} from '@studio/inference';
 import sharp from 'sharp';
 
 /** One call of the gated engine: the test reports its steps and says when it ends. */
@@ -42,6 +48,47 @@ export function gatedSuperResolution(real: InferenceEngine) {
     engine,
     /** The next call of the engine (one that started already, or the coming one). */
     nextRun(): Promise<GatedRun> {
+      if (started.length > taken) return Promise.resolve(started[taken++]);
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+/**
+ * A Magic Brush engine the test finishes job by job (the result is the image itself); a cancelled
+ * job's run ends at once with its signal, as the real engines do.
+ */
+export function gatedInpaint(real: InferenceEngine) {
+  type Run = { finish(): void };
+  const started: Run[] = [];
+  const waiters: ((run: Run) => void)[] = [];
+  let taken = 0;
+  const engine: InferenceEngine = Object.assign(Object.create(real) as InferenceEngine, {
+    inpaint: (request: InpaintRequest, context?: RunContext) =>
+      new Promise<EncodedImage>((resolve, reject) => {
+        context?.signal?.addEventListener('abort', () => reject(new Error('cancelled')));
+        const run: Run = {
+          finish: () => {
+            void sharp(request.image)
+              .metadata()
+              .then((meta) =>
+                resolve({
+                  data: request.image,
+                  format: 'png',
+                  width: meta.width ?? 1,
+                  height: meta.height ?? 1,
+                }),
+              );
+          },
+        };
+        started.push(run);
+        const waiter = waiters.shift();
+        if (waiter) waiter(started[taken++]);
+      }),
+  });
+  return {
+    engine,
+    nextRun(): Promise<Run> {
       if (started.length > taken) return Promise.resolve(started[taken++]);
       return new Promise((resolve) => waiters.push(resolve));
     },

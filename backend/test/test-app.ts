@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/src/create-app';
 import { loadConfig, type AppConfig } from '../src/config/app-config';
 import { ContentSafety } from '../src/modules/content-safety';
+import { asTestApp, assertAppClosed } from './connection-guard';
 import { MarkedImageClassifier } from './marked-classifier';
 
 export interface TestApp {
@@ -50,10 +51,14 @@ export async function startTestApp(
     ...(process.env.TEST_SMTP_URL ? { SMTP_URL: process.env.TEST_SMTP_URL } : {}),
     ...overrides,
   });
-  const app = await createApp(config);
-  // Test images carry marks, never sexual content: the double reads the marks (test/marked-classifier.ts).
-  if (!options.realClassifier) app.get(ContentSafety).override(new MarkedImageClassifier());
-  await app.listen(0, '127.0.0.1');
+  // Everything the app opens, at boot or later (a lazy subscriber, a request), is counted as its own.
+  const { app, appId } = await asTestApp(async (appId) => {
+    const app = await createApp(config);
+    // Test images carry marks, never sexual content: the double reads the marks (test/marked-classifier.ts).
+    if (!options.realClassifier) app.get(ContentSafety).override(new MarkedImageClassifier());
+    await app.listen(0, '127.0.0.1');
+    return { app, appId };
+  });
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {
     app,
@@ -61,6 +66,8 @@ export async function startTestApp(
     url: `http://127.0.0.1:${port}`,
     async close() {
       await app.close();
+      // Every connection of the app has ended by now: nothing it started can reach Redis or MongoDB later.
+      assertAppClosed(appId);
       const conn = await createConnection(config.MONGODB_URI).asPromise();
       await conn.dropDatabase().catch(() => undefined);
       await conn.close();

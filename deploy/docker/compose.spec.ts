@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { configSchema, loadConfig } from '../../backend/src/config/app-config';
 import { BUILD_TIMEOUT_MS, ensureValidator, yamlToJson } from '../k8s/validate/tool';
+import { CERT_MOUNT_DIR, PRODUCTION_SETTINGS, WORKER_COMMAND } from '../local/image-test/settings';
 
 /**
  * The compose files are validated by the compose client itself (no engine needed for `config`);
@@ -16,6 +17,8 @@ const secrets = {
   SESSION_SECRET: 's'.repeat(40),
   ADMIN_PASSWORD: 'admin-password',
   MINIO_ROOT_PASSWORD: 'minio-password',
+  PROVENANCE_CERT_DIR: '/srv/studio/provenance',
+  SMTP_URL: 'smtp://mail.example.com:587',
 };
 
 interface Service {
@@ -50,7 +53,7 @@ const envOf = (service: Service) =>
 const knownVariables = new Set(Object.keys(configSchema.innerType().shape));
 const backendServices = (compose: Compose) =>
   Object.entries(compose.services).filter(([, s]) => s.image === 'ai-studio:local');
-const isWorker = (s: Service) => s.command?.join(' ') === 'node backend/dist/worker/src/main.js';
+const isWorker = (s: Service) => s.command?.join(' ') === WORKER_COMMAND.join(' ');
 
 beforeAll(() => {
   ensureValidator();
@@ -104,6 +107,15 @@ describe('docker-compose.yml', () => {
         expect(service.depends_on?.[dependency]?.condition).toBe('service_healthy');
       }
       expect(service.depends_on?.['minio-init']?.condition).toBe('service_completed_successfully');
+    }
+  });
+
+  it('runs the API and workers with the settings the image test used, the certificate mounted', () => {
+    for (const [name, service] of backendServices(compose)) {
+      expect(`${name} ${JSON.stringify(envOf(service))}`).toBe(
+        `${name} ${JSON.stringify({ ...envOf(service), ...PRODUCTION_SETTINGS })}`,
+      );
+      expect(service.volumes).toContain(`${secrets.PROVENANCE_CERT_DIR}:${CERT_MOUNT_DIR}:ro`);
     }
   });
 

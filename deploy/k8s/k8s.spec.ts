@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema, loadConfig } from '../../backend/src/config/app-config';
+import { CERT_MOUNT_DIR, PRODUCTION_SETTINGS, WORKER_COMMAND } from '../local/image-test/settings';
 import { BUILD_TIMEOUT_MS, ensureValidator, runValidator } from './validate/tool';
 
 /**
@@ -31,6 +32,7 @@ interface Container {
   ports?: { name?: string; containerPort: number }[];
   env?: { name: string; value?: string }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
   readinessProbe?: Probe;
   livenessProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
@@ -42,6 +44,7 @@ interface Container {
 }
 interface PodSpec {
   containers: Container[];
+  volumes?: { name: string; secret?: { secretName: string } }[];
   terminationGracePeriodSeconds?: number;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
 }
@@ -272,6 +275,17 @@ describe('deploy/k8s manifests', () => {
       const container = one('Deployment', name).spec!.template!.spec.containers[0];
       const parsed = loadConfig({ ...config, ...secret, ...envOf(container) });
       expect(parsed).toMatchObject({ NODE_ENV: 'production', WORKER_INLINE: false, STORAGE_DRIVER: 's3' });
+    }
+    // The settings the image test ran the images with (deploy/local/image-test): production, S3,
+    // no inline worker, the certificate mounted from the Secret studio-provenance.
+    for (const name of ['api', 'worker', 'gpu-worker']) {
+      const pod = one('Deployment', name).spec!.template!.spec;
+      const container = pod.containers[0];
+      expect({ ...config, ...envOf(container) }).toMatchObject(PRODUCTION_SETTINGS);
+      const mount = container.volumeMounts?.find((m) => m.mountPath === CERT_MOUNT_DIR);
+      expect(mount?.readOnly).toBe(true);
+      expect(pod.volumes?.find((v) => v.name === mount?.name)?.secret?.secretName).toBe('studio-provenance');
+      if (name !== 'api') expect(container.command).toEqual(['/usr/bin/tini', '--', ...WORKER_COMMAND]);
     }
     // With the GPU engines switched on as gpu-worker.yaml describes, its environment is accepted too.
     const gpu = one('Deployment', 'gpu-worker').spec!.template!.spec.containers[0];

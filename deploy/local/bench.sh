@@ -48,6 +48,8 @@ parts="${*:-ledger folders pipeline workers audit uploads database password}"
 # the content check (nsfwjs, face ages) on the neutral test images beside a face swap's time (no services; not in the default set: minutes of CPU)
 [[ " $parts " == *" moderation "* ]] && node -r ts-node/register backend/bench/moderation.bench.ts
 [[ " $parts " == *" jitter "* ]] && node -r ts-node/register backend/bench/video-jitter.bench.ts
+# Lighthouse's performance score and timings of / and /profile beside a bare page on the same machine (not in the default set: a frontend build)
+[[ " $parts " == *" lighthouse "* ]] && { ensure_apt_packages chromium; npm run build --silent -w @studio/frontend >/dev/null; CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}" node -r ts-node/register backend/bench/lighthouse.bench.ts; }
 # npm start twice on one fresh data folder: the first start beside a restart on existing data (goal < 15 s; not in the default set: a full build)
 [[ " $parts " == *" restart "* ]] && bash deploy/local/restart-bench.sh
 # the local engine's CPU runtimes side by side: onnxruntime-node vs tfjs-wasm, against the matmul peak (no services; not in the default set: minutes of CPU)

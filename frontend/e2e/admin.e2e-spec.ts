@@ -121,7 +121,7 @@ async function chartPoint(page: Page, dayLabel: string) {
     await page.mouse.move(box.x + box.width - dx, box.y + box.height / 2);
     await page.waitForTimeout(120);
   }
-  await title.filter({ hasText: new RegExp(`^\\s*${dayLabel}\\s*$`) }).waitFor({ timeout: 5_000 });
+  await title.filter({ hasText: new RegExp(`^\\s*${dayLabel}\\s*$`) }).waitFor({ timeout: 30_000 });
   await expectTooltipInsideChart(page);
   const items: Record<string, string> = {};
   for (const item of await tooltip.locator('.g2-tooltip-list-item').all()) {
@@ -151,7 +151,7 @@ async function expectTooltipInsideChart(page: Page) {
 }
 
 /** Retries `read` until it gives `expected` (the page updates live), then asserts on the last read. */
-async function eventuallyEqual<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000) {
+async function eventuallyEqual<T>(read: () => Promise<T>, expected: T, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   // A read may also throw while the page redraws (a tooltip gone mid-hover): try again.
   const attempt = () => read().catch((err: unknown) => ({ failedRead: String(err) }) as T);

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import sharp from 'sharp';
 
 /** Debian's chromium, driven by playwright-core (no browser download). */
 export function launchBrowser(): Promise<Browser> {
@@ -112,7 +113,8 @@ export function watchSocket(page: Page): Watch {
   return { frames, readies: () => frames.filter((f) => f.includes('"session.ready"')).length };
 }
 
-export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** Polls until the check passes; the bound only ends a test that would never pass (wide: a busy machine is slow). */
+export async function waitUntil(check: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -121,7 +123,7 @@ export async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promi
 }
 
 /** An element's box once it has stopped moving (an opening animation over): two reads agree. */
-export async function settledBox(locator: Locator, timeoutMs = 5_000) {
+export async function settledBox(locator: Locator, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   let box = await locator.boundingBox();
   for (;;) {
@@ -131,4 +133,94 @@ export async function settledBox(locator: Locator, timeoutMs = 5_000) {
     if (Date.now() > deadline) throw new Error('the element did not come to rest in time');
     box = next;
   }
+}
+
+/**
+ * Marks (data-uncovered) each enabled control the user can press now: visible in the window and
+ * found at its own centre (nothing on top of it). Run before what brings a toast.
+ */
+export function markUncoveredControls(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const controls = document.querySelectorAll<HTMLElement>(
+      'button:not([disabled]), a[href], input:not([type="hidden"]):not([disabled]), textarea:not([disabled]), [role="button"], [role="radio"], [role="checkbox"], [role="switch"], [role="combobox"], [role="tab"]',
+    );
+    let marked = 0;
+    for (const el of Array.from(controls)) {
+      el.removeAttribute('data-uncovered');
+      if (el.closest('.ant-notification')) continue;
+      const rect = el.getBoundingClientRect();
+      const x = rect.left + rect.width / 2;
+      const y = rect.top + rect.height / 2;
+      if (rect.width < 1 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+      const hit = document.elementFromPoint(x, y);
+      if (!hit || !(hit === el || el.contains(hit) || hit.contains(el) || el.closest('label')?.contains(hit)))
+        continue;
+      el.setAttribute('data-uncovered', '');
+      marked += 1;
+    }
+    return marked;
+  });
+}
+
+/**
+ * The controls marked by markUncoveredControls that a toast now lies on: their centre, where it is
+ * still in the window, hits a toast. Run once the toast is shown.
+ */
+export function controlsUnderToasts(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const covered: string[] = [];
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('[data-uncovered]'))) {
+      const rect = el.getBoundingClientRect();
+      const x = rect.left + rect.width / 2;
+      const y = rect.top + rect.height / 2;
+      if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+      const hit = document.elementFromPoint(x, y);
+      if (hit?.closest('.ant-notification') && !el.closest('.ant-notification')) {
+        const label = el.getAttribute('aria-label') || (el.textContent ?? '').trim().slice(0, 40);
+        const notice = hit.closest('.ant-notification-notice') ?? hit;
+        const by = `${(notice.textContent ?? '').trim().slice(0, 30)} at y ${Math.round(notice.getBoundingClientRect().top)}`;
+        const r = notice.getBoundingClientRect();
+        covered.push(
+          `<${el.tagName.toLowerCase()}> ${label} (${Math.round(x)}, ${Math.round(y)}) under "${by}" [${hit.tagName}.${String(hit.className).slice(0, 50)} box ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)}; scrollY ${Math.round(scrollY)}, innerWidth ${innerWidth}]`,
+        );
+      }
+    }
+    return covered;
+  });
+}
+
+/** Makes one clone of `file` through the Clone screen (open): its dialog, then the job modal's Success!. */
+export async function cloneOnceInBrowser(page: Page, file: Parameters<Locator['setInputFiles']>[0]) {
+  await page.getByLabel('Image to clone').setInputFiles(file);
+  await page.getByTestId('image-preview').waitFor();
+  await page.getByRole('button', { name: /Clone/ }).click();
+  const ask = page.getByRole('dialog', { name: 'Create new clones' });
+  await ask.getByLabel('Amount').fill('1');
+  await ask.getByRole('button', { name: 'Generate Clones' }).click();
+  const modal = page.getByTestId('job-modal');
+  await modal.getByText('Success!').waitFor({ timeout: 60_000 });
+  return modal;
+}
+
+/** A plain square PNG of one colour. */
+export function squarePng(size: number, background: string): Promise<Buffer> {
+  return sharp({ create: { width: size, height: size, channels: 3, background } })
+    .png()
+    .toBuffer();
+}
+
+/** Starts a bulk Magic Brush batch "Three" of three images in `folderId`, as the page's session. */
+export async function startBulkOfThree(page: Page, baseUrl: string, author: string, folderId: string) {
+  const res = await page.request.post(`${baseUrl}/api/bulkInpaintImage`, {
+    multipart: {
+      author,
+      prompt: 'freckles',
+      amount: '3',
+      folder: folderId,
+      inpaintName: 'Three',
+      original: { name: 'a.png', mimeType: 'image/png', buffer: await squarePng(48, '#a86') },
+      mask: { name: 'mask.png', mimeType: 'image/png', buffer: await squarePng(48, '#fff') },
+    },
+  });
+  expect(res.status()).toBe(200);
 }

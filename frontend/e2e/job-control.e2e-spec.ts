@@ -1,11 +1,17 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
-import { gatedSuperResolution } from '../../backend/test/gated-engine';
+import { gatedInpaint, gatedSuperResolution } from '../../backend/test/gated-engine';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { EngineRegistry } from '../../backend/src/modules/engines';
-import type { EncodedImage, InferenceEngine, InpaintRequest, RunContext } from '@studio/inference';
-import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage } from './browser';
+import {
+  dismissToasts,
+  FRONTEND_DIST,
+  launchBrowser,
+  logInAs,
+  screenshot as fullPage,
+  startBulkOfThree,
+} from './browser';
 
 /**
  * Cancel, place in line with its estimate, Run again and Edit and run in the browser, against the
@@ -248,27 +254,12 @@ describe('job control in the browser: cancel, place in line, run again', () => {
       data: { author: username, title: 'Bulk' },
     });
     const folderId = (await made.json()).content._id as string;
-    const png = (size: number, background: string) =>
-      sharp({ create: { width: size, height: size, channels: 3, background } })
-        .png()
-        .toBuffer();
     await page.goto(`${t.url}/profile/bulkInpaints/${folderId}`);
     const before = (await (await page.request.get(`${t.url}/api/session`)).json()).content.balance as number;
     await balance(page)
       .filter({ hasText: String(before) })
       .waitFor();
-    const res = await page.request.post(`${t.url}/api/bulkInpaintImage`, {
-      multipart: {
-        author: username,
-        prompt: 'freckles',
-        amount: '3',
-        folder: folderId,
-        inpaintName: 'Three',
-        original: { name: 'a.png', mimeType: 'image/png', buffer: await png(48, '#a86') },
-        mask: { name: 'mask.png', mimeType: 'image/png', buffer: await png(48, '#fff') },
-      },
-    });
-    expect(res.status()).toBe(200);
+    await startBulkOfThree(page, t.url, username, folderId);
     await (await inpaints.nextRun()).finish();
     await inpaints.nextRun(); // the second runs, the third waits
     const status = page.getByTestId('batch-status');
@@ -295,44 +286,3 @@ describe('job control in the browser: cancel, place in line, run again', () => {
     expect(await page.getByTestId('content-item').count()).toBe(1);
   });
 });
-
-/**
- * A Magic Brush engine the test finishes job by job (the result is the image itself); a cancelled
- * job's run ends at once with its signal, as the real engines do.
- */
-function gatedInpaint(real: InferenceEngine) {
-  type Run = { finish(): void };
-  const started: Run[] = [];
-  const waiters: ((run: Run) => void)[] = [];
-  let taken = 0;
-  const engine: InferenceEngine = Object.assign(Object.create(real) as InferenceEngine, {
-    inpaint: (request: InpaintRequest, context?: RunContext) =>
-      new Promise<EncodedImage>((resolve, reject) => {
-        context?.signal?.addEventListener('abort', () => reject(new Error('cancelled')));
-        const run: Run = {
-          finish: () => {
-            void sharp(request.image)
-              .metadata()
-              .then((meta) =>
-                resolve({
-                  data: request.image,
-                  format: 'png',
-                  width: meta.width ?? 1,
-                  height: meta.height ?? 1,
-                }),
-              );
-          },
-        };
-        started.push(run);
-        const waiter = waiters.shift();
-        if (waiter) waiter(started[taken++]);
-      }),
-  });
-  return {
-    engine,
-    nextRun(): Promise<Run> {
-      if (started.length > taken) return Promise.resolve(started[taken++]);
-      return new Promise((resolve) => waiters.push(resolve));
-    },
-  };
-}

@@ -7,7 +7,14 @@ import { stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import { WelcomeAllowance } from '../../backend/src/modules/billing/welcome-allowance';
-import { FRONTEND_DIST, launchBrowser, logInAs, registerInBrowser, screenshot } from './browser';
+import {
+  cloneOnceInBrowser,
+  FRONTEND_DIST,
+  launchBrowser,
+  logInAs,
+  registerInBrowser,
+  screenshot,
+} from './browser';
 
 const FACE = join(__dirname, '../../libs/inference/fixtures/ai-face.jpg');
 const ALLOWANCE = 25;
@@ -62,14 +69,7 @@ describe('a newcomer in the browser (allowance, test payments)', () => {
     await screenshot(page, 'newcomer-verified');
 
     await page.getByRole('button', { name: 'Try a tool' }).click();
-    await page.getByLabel('Image to clone').setInputFiles(FACE);
-    await page.getByTestId('image-preview').waitFor();
-    await page.getByRole('button', { name: /Clone/ }).click();
-    const ask = page.getByRole('dialog', { name: 'Create new clones' });
-    await ask.getByLabel('Amount').fill('1');
-    await ask.getByRole('button', { name: 'Generate Clones' }).click();
-    const modal = page.getByTestId('job-modal');
-    await modal.getByText('Success!').waitFor({ timeout: 60_000 });
+    const modal = await cloneOnceInBrowser(page, FACE);
     await expect(modal.getByRole('img', { name: /^Clone \d$/ }).count()).resolves.toBe(1);
     await balanceShows(ALLOWANCE - 1);
     await screenshot(page, 'newcomer-first-result');

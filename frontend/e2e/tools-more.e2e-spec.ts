@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, toast } from './browser';
+import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, settledBox, toast } from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 const LANDSCAPE = join(FIXTURES, 'cgi-model-1.jpg'); // 1280x720, scaled to 1024x576 in the browser
@@ -124,7 +124,7 @@ describe('Magic Brush, Generate and Video face swap in the browser', () => {
     // The local CPU engine fills from the picture around the mask: no prompt is asked for.
     await dialog.getByTestId('no-prompt').waitFor();
     await expect(dialog.getByLabel('Prompt').count()).resolves.toBe(0);
-    await page.waitForTimeout(300); // the modal's opening animation
+    await settledBox(dialog); // the modal's opening animation is over
     await screenshot(page, 'magic-modal');
     const answered = page.waitForResponse((r) => r.url().endsWith('/api/inpaintImage'));
     await dialog.getByRole('button', { name: 'Single' }).click();
@@ -140,7 +140,7 @@ describe('Magic Brush, Generate and Video face swap in the browser', () => {
           .evaluate((img: HTMLImageElement) => img.naturalWidth),
       ).resolves.toBe(1024);
     }
-    await page.waitForTimeout(300);
+    await settledBox(modal);
     await screenshot(page, 'magic-single-result');
     await modal.click();
     await modal.waitFor({ state: 'detached' });

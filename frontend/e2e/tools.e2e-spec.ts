@@ -12,6 +12,7 @@ import {
   waitUntil,
   watchSocket,
   type Watch,
+  settledBox,
 } from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
@@ -146,7 +147,7 @@ describe('image tools in the browser', () => {
     });
     const modal = page.getByTestId('job-modal');
     await modal.getByText('Generating...').waitFor();
-    await page.waitForTimeout(400); // the modal's opening animation
+    await settledBox(modal); // the modal's opening animation is over
     await screenshot(page, 'superres-generating');
 
     await modal.getByText('Success!').waitFor({ timeout: 60_000 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Lighthouse (the npm package) on / and /profile of a running app, in Debian's chromium:
 //   npm run lighthouse -w @studio/frontend                       # against npm start on :3000
-//   node frontend/scripts/lighthouse.mjs --base http://127.0.0.1:4000 [--json]
+//   node frontend/scripts/lighthouse.mjs --base http://127.0.0.1:4000 [--json] [--paths /,/profile]
 // It registers a throwaway user and audits /profile logged in as a returning visitor is (session
 // cookie and the remembered account name in localStorage). Desktop preset (lighthouse's own
 // desktop config: no mobile emulation, desktop-class network and CPU), scores 0..100.
@@ -90,6 +90,7 @@ async function auditOnce(browser, path, session) {
   );
   await page.close();
   const { categories, audits } = result.lhr;
+  const requests = audits['network-requests'].details?.items ?? [];
   const failing = (category) =>
     categories[category].auditRefs
       .map((ref) => audits[ref.id])
@@ -110,18 +111,45 @@ async function auditOnce(browser, path, session) {
     accessibility: Math.round(categories.accessibility.score * 100),
     metrics: Object.fromEntries(KEY_METRICS.map((id) => [id, audits[id].displayValue])),
     accessibilityIssues: failing('accessibility'),
+    // What the page is made of, the same on a busy machine as on a quiet one (the test's part):
+    // bytes over the wire, what blocks the first render, and how much the layout moves.
+    bytes: requests.reduce((sum, r) => sum + (r.transferSize ?? 0), 0),
+    requests: requests.length,
+    renderBlocking: renderBlockingUrls(result.artifacts.Trace, base),
+    layoutShift: audits['cumulative-layout-shift'].numericValue,
+    // Timings (the bench's part): milliseconds, and the score made of them.
+    timings: Object.fromEntries(
+      KEY_METRICS.slice(0, 3).map((id) => [id, Math.round(audits[id].numericValue)]),
+    ),
     ...(result.lhr.runtimeError ? { error: result.lhr.runtimeError.message } : {}),
   };
 }
 
-const session = await newSession();
+/**
+ * The requests Chromium itself marked render-blocking when it sent them (a stylesheet or a classic
+ * script in <head>): read from the markup, not from a timing estimate (Lighthouse's own
+ * render-blocking audit only lists those that cost it 50 ms or more). Paths on this site.
+ */
+function renderBlockingUrls(trace, base) {
+  const urls = trace.traceEvents
+    .filter((e) => e.name === 'ResourceSendRequest' && e.args?.data?.renderBlocking === 'blocking')
+    .map((e) => e.args.data.url);
+  return [...new Set(urls)].map((url) => (url.startsWith(base) ? url.slice(base.length) : url));
+}
+
+// Routes audited logged in; `--paths` picks others (the bench audits a bare page as its baseline).
+const LOGGED_IN = new Set(['/profile']);
+const paths = (option('paths') ?? '/,/profile').split(',');
+const session = paths.some((path) => LOGGED_IN.has(path)) ? await newSession() : undefined;
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
 });
 const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });
 try {
-  const results = [await audit(browser, '/'), await audit(browser, '/profile', session)];
+  const results = [];
+  for (const path of paths)
+    results.push(await audit(browser, path, LOGGED_IN.has(path) ? session : undefined));
   if (asJson) {
     process.stdout.write(`${JSON.stringify(results)}\n`);
   } else {
@@ -131,6 +159,10 @@ try {
         `           ${Object.entries(r.metrics)
           .map(([k, v]) => `${k} ${v}`)
           .join(' · ')}`,
+      );
+      console.log(
+        `           ${r.bytes} bytes in ${r.requests} requests · layout shift ${r.layoutShift} · ` +
+          `render-blocking: ${r.renderBlocking.join(', ') || 'none'}`,
       );
       for (const issue of r.accessibilityIssues) console.log(`           a11y: ${issue}`);
     }

@@ -4,6 +4,7 @@ import { JobsProvider } from './jobs/JobsProvider';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { SessionProvider } from './session/SessionProvider';
 import { TOAST_BOTTOM, TOAST_TOP } from './ui/theme';
+import { toastContainer } from './ui/toast';
 import { ThemeAccountSync, ThemeModeProvider } from './ui/themeMode';
 
 /** Theme (light or dark), toasts, session, socket and jobs: everything the routed screens rely on. */
@@ -12,7 +13,14 @@ export function AppProviders({ children }: { children: ReactNode }) {
     <ThemeModeProvider>
       {(theme) => (
         <ConfigProvider theme={theme}>
-          <App notification={{ top: TOAST_TOP, bottom: TOAST_BOTTOM }}>
+          <App
+            notification={{
+              top: TOAST_TOP,
+              bottom: TOAST_BOTTOM,
+              getContainer: toastContainer,
+              stack: false,
+            }}
+          >
             <SessionProvider>
               <ThemeAccountSync />
               <RealtimeProvider>

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { Logger } from 'nestjs-pino';
-import { exitOnConfigError } from '../../src/config/boot';
+import { bootConfig } from '../../src/boot';
 import { createApp } from './create-app';
 
 async function bootstrap(): Promise<void> {
-  const config = exitOnConfigError();
+  const config = await bootConfig();
   const app = await createApp(config);
   await app.listen(config.PORT, config.HOST);
   const url = `http://localhost:${config.PORT}`;

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { Messages, wholeNumberMessage } from '@studio/contracts';
 import { grantCredits, signIn, uniqueName } from '../../test/clients';
@@ -299,5 +300,44 @@ describe('loose numbers and hostile text', () => {
   it('accepts titles in any script', async () => {
     const res = await client.agent.post('/api/makeFolder').send({ title: 'Été — שלום 写真 🏖️' });
     expect(res.status).toBe(200);
+  });
+});
+
+/**
+ * A JSON body declared larger than its limit is answered 413 at once, from Content-Length: before
+ * the fix body-parser read off every declared byte first, so a client declaring gigabytes (or
+ * sending them slowly) held the connection with no answer (found by issue 35's hostile pass).
+ */
+describe('JSON bodies declared over their limit', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** Sends the headers and one byte of a body declared 5 GB long; resolves with the answer. */
+  function declareHuge(path: string, headers: Record<string, string> = {}) {
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${t.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(5 * 1024 ** 3), ...headers },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on('error', reject);
+      req.write('{');
+    });
+  }
+
+  it('answers 413 without waiting for the body, on a route of the global parser', async () => {
+    const answer = await declareHuge('/api/login');
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toEqual({ message: 'error', content: Messages.payloadTooLarge });
   });
 });

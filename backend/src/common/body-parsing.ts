@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import express from 'express';
 import { API_PREFIX, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { failure } from './api-response';
@@ -46,12 +46,34 @@ export function bodyParsers(limit: string, skip: (req: Request) => boolean = () 
   };
   // No form parser: no route reads form-encoded bodies, which other sites can post without a
   // preflight (JsonBodyGuard refuses them with 415).
-  const json = express.json({
-    limit,
-    verify: keepRaw,
-    type: (req) => !skip(req as Request) && isJson(req as Request),
-  });
-  return [json, onError];
+  const parses = (req: Request) => !skip(req) && isJson(req);
+  const json = express.json({ limit, verify: keepRaw, type: (req) => parses(req as Request) });
+  const refuseDeclaredOversize = (req: Request, res: Response, next: () => void) => {
+    if (!parses(req) || !declaresMoreThan(req, limit)) return next();
+    refuseNow(res);
+    res.status(413).json(failure(Messages.payloadTooLarge));
+  };
+  return [refuseDeclaredOversize, json, onError];
+}
+
+const LIMIT_UNITS: Record<string, number> = { kb: 1024, mb: 1024 * 1024 };
+
+/**
+ * Whether the request's Content-Length is over a body-parser limit ('100kb', '16mb'). body-parser
+ * refuses such a body unread but answers only once the client has sent all of it (it reads the
+ * declared bytes off first): a client declaring gigabytes, or sending them slowly, would hold the
+ * connection with no answer until the server's request timeout.
+ */
+function declaresMoreThan(req: Request, limit: string): boolean {
+  const declared = Number(req.get('content-length'));
+  const match = /^(\d+)(kb|mb)$/.exec(limit);
+  if (!match || !Number.isFinite(declared)) return false;
+  return declared > Number(match[1]) * LIMIT_UNITS[match[2]!]!;
+}
+
+/** The answer goes out now and the connection closes after it: the unread body is never read. */
+function refuseNow(res: Response): void {
+  res.setHeader('Connection', 'close');
 }
 
 const isJson = (req: Request) => Boolean(req.is('json'));

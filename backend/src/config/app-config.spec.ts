@@ -33,11 +33,46 @@ describe('loadConfig', () => {
     expect([cfg.ENGINE_GENERATE, cfg.REPLICATE_API_URL]).toEqual(['replicate', 'https://api.replicate.com']);
   });
 
+  const signing = {
+    PROVENANCE_CERT_CHAIN: '/run/chain.pem',
+    PROVENANCE_PRIVATE_KEY: '/run/signer.key',
+    SMTP_URL: 'smtp://mail.example.com:587',
+  };
+
   it('refuses the built-in session secret in production', () => {
-    expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/SESSION_SECRET/);
-    expect(loadConfig({ ...base, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }).NODE_ENV).toBe(
-      'production',
+    expect(() => loadConfig({ ...base, ...signing, NODE_ENV: 'production' })).toThrow(/SESSION_SECRET/);
+    const production = { ...base, ...signing, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) };
+    expect(loadConfig(production).NODE_ENV).toBe('production');
+  });
+
+  it('refuses production without a signing certificate: outputs would go unmarked', () => {
+    const production = {
+      ...base,
+      NODE_ENV: 'production',
+      SESSION_SECRET: 'x'.repeat(40),
+      SMTP_URL: signing.SMTP_URL,
+    };
+    expect(() => loadConfig(production)).toThrow(
+      /PROVENANCE_CERT_CHAIN is required in production[^]*PROVENANCE_PRIVATE_KEY is required in production/,
     );
+    expect(() => loadConfig({ ...production, PROVENANCE_CERT_CHAIN: signing.PROVENANCE_CERT_CHAIN })).toThrow(
+      /PROVENANCE_PRIVATE_KEY is required/,
+    );
+    // elsewhere (npm start without a certificate, tests) outputs may go unmarked, with a warning
+    expect(loadConfig(base).PROVENANCE_CERT_CHAIN).toBeUndefined();
+    // but never half a certificate
+    expect(() => loadConfig({ ...base, PROVENANCE_PRIVATE_KEY: '/run/signer.key' })).toThrow(
+      /PROVENANCE_CERT_CHAIN is required with the other/,
+    );
+  });
+
+  it('refuses production without a mail server: verification and reset mails would be lost', () => {
+    const production = { ...base, ...signing, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) };
+    expect(() => loadConfig({ ...production, SMTP_URL: undefined })).toThrow(
+      /SMTP_URL is required in production/,
+    );
+    expect(() => loadConfig({ ...production, SMTP_URL: '' })).toThrow(/SMTP_URL is required in production/);
+    expect(loadConfig({ ...base, SMTP_URL: '' }).SMTP_URL).toBeUndefined(); // elsewhere: mails to the log
   });
 
   it('reads TRUST_PROXY as Express trust-proxy values, refusing what proxy-addr would not accept', () => {

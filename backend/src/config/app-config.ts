@@ -258,7 +258,8 @@ export const configSchema = z
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(25_000),
     /**
      * Provenance (docs/provenance.md): every output gets an invisible watermark and a C2PA manifest
-     * signed with this PEM chain (signer first) and PKCS#8 key. Unset: outputs go unmarked and the
+     * signed with this PEM chain (signer first) and PKCS#8 key. Required in production (boot.ts
+     * also checks the tool signs with them); elsewhere unset means outputs go unmarked and the
      * process warns at boot; `npm start` makes a development chain under .data/provenance.
      */
     PROVENANCE_CERT_CHAIN: z.string().min(1).optional(),
@@ -279,6 +280,33 @@ export const configSchema = z
         code: z.ZodIssueCode.custom,
         path: ['SESSION_SECRET'],
         message: 'must be set to a secret of your own in production',
+      });
+    }
+    // Every output is marked (EU AI Act Art. 50, docs/provenance.md): production never runs
+    // without a signing certificate; boot.ts then checks that the tool signs with it.
+    for (const name of ['PROVENANCE_CERT_CHAIN', 'PROVENANCE_PRIVATE_KEY'] as const) {
+      if (cfg.NODE_ENV === 'production' && !cfg[name]) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: [name],
+          message:
+            'is required in production: outputs must be watermarked and signed (mount the signing certificate and key, docs/provenance.md)',
+        });
+      }
+    }
+    if (cfg.NODE_ENV === 'production' && !cfg.SMTP_URL) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['SMTP_URL'],
+        message:
+          'is required in production: account mails (email verification, password reset) need a mail server',
+      });
+    }
+    if (Boolean(cfg.PROVENANCE_CERT_CHAIN) !== Boolean(cfg.PROVENANCE_PRIVATE_KEY)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [cfg.PROVENANCE_CERT_CHAIN ? 'PROVENANCE_PRIVATE_KEY' : 'PROVENANCE_CERT_CHAIN'],
+        message: 'is required with the other of PROVENANCE_CERT_CHAIN / PROVENANCE_PRIVATE_KEY',
       });
     }
     if (cfg.STRIPE_SECRET_KEY && !cfg.STRIPE_WEBHOOK_SECRET) {

@@ -1,6 +1,9 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { settleBullStartup } from './bull-lifecycle';
+
+settleBullStartup();
 
 /** Bull queues live in Redis under this instance's prefix. */
 @Module({

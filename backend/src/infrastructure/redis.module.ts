@@ -1,6 +1,9 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { closeRedis } from './redis-close';
+
+export { closeRedis };
 
 /** The shared Redis connection for sessions, rate limits and socket pushes. */
 export const REDIS = Symbol('REDIS');
@@ -20,6 +23,6 @@ export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis);
   }
 }

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { exitOnConfigError } from '../../src/config/boot';
+import { bootConfig } from '../../src/boot';
 import { WorkerAppModule } from './worker-app.module';
 
 /** The worker on its own: no HTTP, only queue processors. */
 async function bootstrap(): Promise<void> {
-  const config = exitOnConfigError();
+  const config = await bootConfig();
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(config), {
     bufferLogs: true,
   });

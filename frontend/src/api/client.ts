@@ -19,8 +19,9 @@ export async function apiRequest<T>(
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   payload?: unknown,
+  extraHeaders?: Record<string, string>,
 ): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { ...extraHeaders, Accept: 'application/json' };
   const init: RequestInit = { method, credentials: 'include', headers };
   if (payload !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -33,11 +34,15 @@ export async function apiRequest<T>(
  * Posts a multipart form (files and fields) with the same never-throw contract as apiRequest.
  * The browser sets the multipart Content-Type with its boundary, so none is given here.
  */
-export function apiUpload<T>(path: string, form: FormData): Promise<ApiResult<T>> {
+export function apiUpload<T>(
+  path: string,
+  form: FormData,
+  extraHeaders?: Record<string, string>,
+): Promise<ApiResult<T>> {
   return send<T>(path, {
     method: 'POST',
     credentials: 'include',
-    headers: { Accept: 'application/json' },
+    headers: { ...extraHeaders, Accept: 'application/json' },
     body: form,
   });
 }
@@ -55,7 +60,8 @@ async function send<T>(path: string, init: RequestInit): Promise<ApiResult<T>> {
 
 export const apiGet = <T>(path: string) => apiRequest<T>('GET', path);
 
-export const apiPost = <T>(path: string, payload?: unknown) => apiRequest<T>('POST', path, payload);
+export const apiPost = <T>(path: string, payload?: unknown, extraHeaders?: Record<string, string>) =>
+  apiRequest<T>('POST', path, payload, extraHeaders);
 
 export const apiPut = <T>(path: string, payload?: unknown) => apiRequest<T>('PUT', path, payload);
 

@@ -1,7 +1,7 @@
 import { JobMessages, JobSocketEvents, type CancelJobResult, type JobView } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { openSocket } from '../test/fakeSocket';
-import { callsTo, mockFetch, sessionAnswer, type FakeAnswer } from '../test/fetchMock';
+import { callsTo, mockFetch, sentJobRef, sessionAnswer, type FakeAnswer } from '../test/fetchMock';
 import {
   contentItems,
   deferred,
@@ -312,11 +312,17 @@ describe('the result modal', () => {
 
   it('keeps showing a job cancelled from another tab while its request waited', async () => {
     const answer = deferred();
-    await loggedIn('/superresolution', { 'POST /api/superResolution': answer.responder });
+    const { fetchMock } = await loggedIn('/superresolution', {
+      'POST /api/superResolution': answer.responder,
+    });
     await pickImage('Image to upscale', 'small.png');
     await screen.findByTestId('image-preview');
     fireEvent.click(screen.getByRole('button', { name: /Super Resolution/ }));
-    const job = jobView({ tool: 'superResolution', state: 'queued', cost: 2 });
+    const [request] = callsTo(fetchMock, 'POST /api/superResolution');
+    const job = {
+      ...jobView({ tool: 'superResolution', state: 'queued', cost: 2 }),
+      ref: sentJobRef(request),
+    };
     pushJobEvent(JobSocketEvents.queued, { job, position: 1 });
     pushJobEvent(JobSocketEvents.cancelled, {
       job: { ...job, state: 'cancelled', refunded: 2 },

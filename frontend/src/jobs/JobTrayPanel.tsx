@@ -203,8 +203,8 @@ function BatchRow({
   jobs: TrayJob[];
   onOpenFolder(): void;
 }) {
-  const { done, failed, cancelled, total, percent } = batchProgress(jobs);
-  const running = done < total;
+  const { ended, done, failed, cancelled, total, percent } = batchProgress(jobs);
+  const running = ended < total;
   const state = running
     ? 'running'
     : failed === total

@@ -85,8 +85,9 @@ export function JobsProvider({ children }: { children: ReactNode }) {
   });
   useSocketEvent(JobSocketEvents.cancelled, (payload) => {
     dispatch({ type: 'cancelled', payload });
-    // A batch's jobs end together: the tab that cancelled it says so once (below), not per job.
-    if (announced.current.has(payload.job._id) || payload.job.batch) return;
+    // The owner's own cancel is told by the tab it was made in (below), from its answer: another
+    // tab on the same tool must not read it as its own job's end. Staff's cancels are told here.
+    if (!payload.job.cancelledByStaff || payload.job.batch || announced.current.has(payload.job._id)) return;
     announced.current.add(payload.job._id);
     toast.info(cancelledTitle(payload.job), refundText(payload.refunded), toastKey(payload.job._id));
   });

@@ -167,11 +167,22 @@ export function trayRows(jobs: TrayJob[]): TrayRow[] {
   return rows;
 }
 
-/** How far a batch is: jobs ended, failed, cancelled, and its progress (ended jobs count whole). */
+/**
+ * How far a batch is: jobs ended (in any way), done (made their images), failed, cancelled, and
+ * its progress (ended jobs count whole). "Done" is only what succeeded: a cancelled job is not done.
+ */
 export function batchProgress(jobs: TrayJob[]) {
-  const done = jobs.filter((job) => !isActive(job)).length;
+  const ended = jobs.filter((job) => !isActive(job)).length;
+  const done = jobs.filter((job) => job.state === 'succeeded').length;
   const failed = jobs.filter((job) => job.state === 'failed').length;
   const cancelled = jobs.filter((job) => job.state === 'cancelled').length;
   const sum = jobs.reduce((total, job) => total + (isActive(job) ? job.progress : 100), 0);
-  return { done, failed, cancelled, total: jobs.length, percent: Math.floor(sum / Math.max(1, jobs.length)) };
+  return {
+    ended,
+    done,
+    failed,
+    cancelled,
+    total: jobs.length,
+    percent: Math.floor(sum / Math.max(1, jobs.length)),
+  };
 }

@@ -1,4 +1,4 @@
-import type { JobSubmitContent, JobTool, JobView } from '@studio/contracts';
+import { JOB_REF_HEADER, type JobSubmitContent, type JobView } from '@studio/contracts';
 import { useRef, useState } from 'react';
 import { errorText, NO_RESPONSE, type ApiResult } from '../api/client';
 import { useToast } from '../ui/toast';
@@ -22,33 +22,44 @@ export interface JobSubmission {
   /** 0..100 for the progress bar. */
   progress: number;
   busy: boolean;
-  /** Sends the request; resolves true when the server accepted the job. */
-  submit(send: () => Promise<ApiResult<JobSubmitContent | string>>): Promise<boolean>;
+  /**
+   * Sends the request with the submission's headers (its mark, JOB_REF_HEADER); resolves true when
+   * the server accepted the job.
+   */
+  submit(
+    send: (headers: Record<string, string>) => Promise<ApiResult<JobSubmitContent | string>>,
+  ): Promise<boolean>;
   /** Back to idle; an answer still on its way is then ignored (the tray reports it). */
   reset(): void;
 }
 
+/** A fresh mark for one submission (getRandomValues works on plain http too, randomUUID does not). */
+function newJobRef(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /**
  * Runs one tool request for a screen. While the request waits (up to ~20 s) the server already
- * pushes the job's events, so the job is recognised as the first job of this tool that was not
- * known when the request started; once the answer arrives its job id is used.
+ * pushes the job's events: the job is recognised by the mark this submission sent with it (the
+ * job's `ref`), so another tab's job of the same tool is never taken for this one; once the answer
+ * arrives its job id is used.
  */
-export function useJobSubmission(tool: JobTool): JobSubmission {
+export function useJobSubmission(): JobSubmission {
   const { jobs, track } = useJobs();
   const toast = useToast();
   const [state, setState] = useState<SubmissionState>({ phase: 'idle' });
-  const knownBefore = useRef(new Set<string>());
+  const ref = useRef<string | null>(null);
   const run = useRef(0);
   const latestJobs = useRef(jobs);
   latestJobs.current = jobs;
-  const followed = (list: TrayJob[]) =>
-    list.find((known) => known.tool === tool && !knownBefore.current.has(known._id));
+  const followed = (list: TrayJob[]) => list.find((known) => !!ref.current && known.ref === ref.current);
 
   const submit: JobSubmission['submit'] = async (send) => {
     const current = ++run.current;
-    knownBefore.current = new Set(jobs.map((job) => job._id));
+    ref.current = newJobRef();
     setState({ phase: 'generating' });
-    const result = await send();
+    const result = await send({ [JOB_REF_HEADER]: ref.current });
     const content = result.ok ? result.body?.content : undefined;
     const accepted = content && typeof content === 'object' ? content : null;
     // The tray follows the job even when the modal was closed meanwhile.

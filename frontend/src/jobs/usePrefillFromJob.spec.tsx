@@ -88,7 +88,9 @@ describe('usePrefillFromJob ("Edit and run")', () => {
     const video = await screen.findByTestId('video-preview');
     Object.defineProperty(video, 'duration', { configurable: true, value: 12 });
     fireEvent(video, new Event('loadedmetadata'));
-    expect(await screen.findByTestId('video-length')).toHaveTextContent('Length 12.0 s');
+    expect(await screen.findByTestId('video-length')).toHaveTextContent(
+      '12.00 s of video = 60 started steps',
+    );
     expect(await screen.findByTestId('image-preview')).toHaveAttribute(
       'src',
       `data:image/png;base64,${btoa('input-1.png')}`,

@@ -128,7 +128,7 @@ describe('AppHeader', () => {
     mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice', balance: 100 }) });
     renderApp('/');
     await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('100'));
-    await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.balanceChanged)).toBe(1));
+    await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.balanceChanged)).toBeGreaterThan(0));
     expect(openSocket()!.options).toEqual({ withCredentials: true });
 
     act(() => {

@@ -4,9 +4,10 @@ import { JobTray } from '../jobs/JobTray';
 import { useJobs } from '../jobs/useJobs';
 import { useSession } from '../session/useSession';
 import { AppFooter } from './AppFooter';
+import { TOAST_DOCK_ID } from '../ui/toast';
 import { AppHeader } from './AppHeader';
 
-/** The frame of every screen: header, the routed page in a centred column, footer, job tray. */
+/** The frame of every screen: header (and toast dock), the routed page in a centred column, footer, job tray. */
 export function AppLayout() {
   const { trayOpen } = useJobs();
   const { loggedIn } = useSession();
@@ -14,7 +15,11 @@ export function AppLayout() {
   const docked = trayOpen && loggedIn;
   return (
     <Layout className={docked ? 'app-shell job-tray-docked' : 'app-shell'}>
-      <AppHeader />
+      {/* On phones toasts stand under the header, in the page's flow (ui/toast.ts). */}
+      <div className="app-top">
+        <AppHeader />
+        <div id={TOAST_DOCK_ID} className="toast-dock" />
+      </div>
       <Layout.Content className="app-content">
         <div className="app-page">
           <Outlet />

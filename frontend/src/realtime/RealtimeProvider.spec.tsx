@@ -13,7 +13,7 @@ async function loggedIn(balance: number) {
   });
   renderApp('/');
   await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent(String(balance)));
-  await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.balanceChanged)).toBe(1));
+  await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.balanceChanged)).toBeGreaterThan(0));
 }
 
 function pushBalance(change: SocketEventPayloads['balance.changed']) {

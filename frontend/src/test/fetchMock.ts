@@ -82,3 +82,10 @@ export function sessionAnswer(content: {
     },
   };
 }
+
+/** The submission's mark a tool request carried (JOB_REF_HEADER): its job echoes it as `ref`. */
+export function sentJobRef(init: RequestInit): string {
+  const ref = (init.headers as Record<string, string> | undefined)?.['x-job-ref'];
+  if (!ref) throw new Error('The request carries no job mark');
+  return ref;
+}

@@ -13,16 +13,36 @@ export interface Toast {
   error(text: string, description?: string, key?: string): void;
 }
 
-/** Phones: the toast spans the width, so it goes to the bottom, above the floating Jobs button. */
+/** Phones: a toast spans the width, so wherever it floats it lies over some control. */
 export const PHONE_QUERY = '(max-width: 575px)';
 
+/** The strip under the header (AppLayout) where toasts stand on phones. */
+export const TOAST_DOCK_ID = 'toast-dock';
+
+const onPhone = () => typeof window !== 'undefined' && !!window.matchMedia?.(PHONE_QUERY).matches;
+
 /**
- * Where a toast hides no control: the header (balance, account menu), the tool tabs and the price
- * badge are at the top, and the job tray at the bottom right. So: bottom left on wider screens,
- * bottom centre above the Jobs button on phones (AppProviders sets the distance, TOAST_BOTTOM).
+ * Where a toast hides no control. Wider screens: floating at the bottom left (the header, tool
+ * tabs and price badge are at the top, the job tray at the bottom right). Phones: nowhere is free
+ * to float over, so a toast takes room in the page instead (toastContainer), at the top.
  */
-export function toastPlacement(): 'bottomLeft' | 'bottom' {
-  return typeof window !== 'undefined' && window.matchMedia?.(PHONE_QUERY).matches ? 'bottom' : 'bottomLeft';
+export function toastPlacement(): 'bottomLeft' | 'top' {
+  return onPhone() ? 'top' : 'bottomLeft';
+}
+
+/**
+ * Where antd renders the toasts (asked again on every render of its holder). On phones: in the
+ * flow of what is on top, so a toast pushes the page down rather than lying over it: the open
+ * dialog's body, or else the dock under the header (styles.css, `.toast-dock`). Elsewhere: the
+ * document's body, floating.
+ */
+export function toastContainer(): HTMLElement {
+  if (!onPhone()) return document.body;
+  const dialogs = Array.from(document.querySelectorAll<HTMLElement>('.ant-modal-wrap')).filter(
+    (wrap) => wrap.style.display !== 'none' && wrap.querySelector('.ant-modal-body'),
+  );
+  const dialog = dialogs.at(-1)?.querySelector<HTMLElement>('.ant-modal-body');
+  return dialog ?? document.getElementById(TOAST_DOCK_ID) ?? document.body;
 }
 
 /**

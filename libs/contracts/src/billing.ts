@@ -1,4 +1,5 @@
 import { formatCount } from './messages';
+import { COINS_PER_PACK, PACK_PRICE_USD } from './pricing';
 
 /** Credits ledger and payments: shapes shared by the API and the screens. */
 
@@ -37,6 +38,41 @@ export interface BillingStatus {
   /** Coins granted once when an account's email is verified (0: none). */
   welcomeAllowance: number;
 }
+
+/** Why the welcome allowance was not granted to a verified account (the server's decision). */
+export const ALLOWANCE_REFUSALS = ['disposable', 'address_used', 'address_today'] as const;
+export type AllowanceRefusal = (typeof ALLOWANCE_REFUSALS)[number];
+
+/**
+ * GET /api/billing/allowance: where the caller's welcome allowance stands. `pending` between the
+ * verification and the worker's decision (a moment); `refused` with the decision's reason.
+ */
+export type AllowanceStatus =
+  | { state: 'off' }
+  | { state: 'unverified' | 'pending' | 'granted'; coins: number }
+  | { state: 'refused'; coins: number; reason: AllowanceRefusal };
+
+/** How to get the free coins, for a newcomer who has not verified the address yet. */
+export const allowanceOffer = (coins: number) =>
+  `Verify your email address to get ${formatCount(coins)} free coins`;
+
+/** Why no free coins came, and what to do instead: one text per refusal of the server. */
+const BUY_INSTEAD = `To use the tools now, buy coins: ${formatCount(COINS_PER_PACK)} coins cost $${PACK_PRICE_USD}.`;
+
+export const ALLOWANCE_REFUSAL_TEXTS: Record<AllowanceRefusal, { why: string; next: string }> = {
+  address_today: {
+    why: 'No free coins this time: another new account on your network (the same internet connection) received them today, and they are given to one new account per network a day.',
+    next: BUY_INSTEAD,
+  },
+  address_used: {
+    why: 'No free coins this time: this email address already received them with another account.',
+    next: `Log in to the account that received them, or buy coins for this one: ${formatCount(COINS_PER_PACK)} coins cost $${PACK_PRICE_USD}.`,
+  },
+  disposable: {
+    why: 'No free coins this time: they are not given to throwaway email addresses.',
+    next: BUY_INSTEAD,
+  },
+};
 
 /** GET /api/admin/allowances: free allowances granted, apart from purchases (UTC days). */
 export interface AllowanceStats {

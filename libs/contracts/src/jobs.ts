@@ -69,7 +69,17 @@ export interface JobView {
   inputCount: number;
   /** Set when a member of staff (not the owner) cancelled the job. */
   cancelledByStaff?: boolean;
+  /**
+   * The submission's own mark (JOB_REF_HEADER), echoed to its owner only: a browser tab knows its
+   * job among the owner's others before the answer names it, so two tabs never follow each other's.
+   */
+  ref?: string;
 }
+
+/** Header a tool request may carry: an opaque mark of the submission, echoed as JobView.ref. */
+export const JOB_REF_HEADER = 'x-job-ref';
+/** What a submission mark may be: a short token (a UUID fits); anything else is ignored. */
+export const JOB_REF_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
 
 /** The settings of a job that "Run again" repeats and "Edit and run" pre-fills. */
 export interface JobSettings {

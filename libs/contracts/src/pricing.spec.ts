@@ -1,4 +1,13 @@
-import { clampPacks, creditsToDollars, quotePacks, quoteTool, videoSwapCost } from './pricing';
+import {
+  chargeReason,
+  clampPacks,
+  creditsToDollars,
+  quotePacks,
+  quoteTool,
+  VIDEO_PRICE_RULE,
+  videoPriceText,
+  videoSwapCost,
+} from './pricing';
 
 describe('pricing', () => {
   it('clamps pack counts to whole numbers within 1..50', () => {
@@ -41,5 +50,26 @@ describe('quoteTool', () => {
   it('charges nothing for nothing', () => {
     expect(quoteTool('inpaint', 0)).toBe(0);
     expect(quoteTool('clone', Number.NaN)).toBe(0);
+  });
+});
+
+describe('how a video price is made, in words (issue 39)', () => {
+  it('writes the steps the formula counts, so the figures add up on the page', () => {
+    // "Length 3.0 s" beside a charge of 16 read as a contradiction: 3.04 s is 16 started steps.
+    expect(videoPriceText(3.04)).toBe('3.04 s of video = 16 started steps of 0.2 s × 1 credit = 16 credits');
+    expect(videoPriceText(1.2)).toBe('1.20 s of video = 6 started steps of 0.2 s × 1 credit = 6 credits');
+    expect(VIDEO_PRICE_RULE).toBe('1 credit per started 0.2 s of video (5 a second)');
+  });
+});
+
+describe('chargeReason', () => {
+  it("counts each tool's units in their own words", () => {
+    // One 4× upscale billed as 8 megapixels read "Super resolution (8 images)".
+    expect(chargeReason('superResolution', 8, 4)).toBe(
+      'Super resolution (1 image at 4×, 8 started output megapixels)',
+    );
+    expect(chargeReason('faceSwapVideo', 3.04)).toBe('Video face swap (3.04 s of video)');
+    expect(chargeReason('clone', 3)).toBe('Clones (3 images)');
+    expect(chargeReason('faceSwap', 1)).toBe('Face swap (1 image)');
   });
 });

@@ -1,3 +1,6 @@
+import { TOOL_LABELS, type JobTool } from './jobs';
+import { plural } from './messages';
+
 /**
  * Prices and money rules from the spec (section 9). Written once here; backend and frontend
  * both import them so a price can never disagree between the screen and the ledger.
@@ -46,9 +49,32 @@ export const VIDEO_CREDITS_PER_SECOND = 5;
 
 /** Video face swap cost: floor(5 * 0.2 * ceil(duration / 0.2)) credits (spec section 9). */
 export function videoSwapCost(durationSeconds: number): number {
-  // Round the step count to 6 decimals first so 1.2 / 0.2 = 5.999999 is not billed as 6 steps.
-  const steps = Math.ceil(Number((durationSeconds / VIDEO_STEP_SECONDS).toFixed(6)));
-  return Math.floor(VIDEO_CREDITS_PER_SECOND * VIDEO_STEP_SECONDS * steps);
+  return Math.floor(VIDEO_CREDITS_PER_SECOND * VIDEO_STEP_SECONDS * videoSwapSteps(durationSeconds));
+}
+
+/**
+ * Billed steps of a video: its length in started 0.2 s steps (as videoSwapCost counts them). The
+ * step count is rounded to 6 decimals first so 1.2 / 0.2 = 5.999999 is not billed as 6 steps.
+ */
+export function videoSwapSteps(durationSeconds: number): number {
+  return Math.ceil(Number((durationSeconds / VIDEO_STEP_SECONDS).toFixed(6)));
+}
+
+/** Credits one billed step of video costs (1: 5 credits a second, 0.2 s a step). */
+export const VIDEO_CREDITS_PER_STEP = VIDEO_CREDITS_PER_SECOND * VIDEO_STEP_SECONDS;
+
+/** The video price rule in words, for the tool's header: "1 credit per started 0.2 s of video". */
+export const VIDEO_PRICE_RULE = `${plural(VIDEO_CREDITS_PER_STEP, 'credit')} per started ${VIDEO_STEP_SECONDS} s of video (${VIDEO_CREDITS_PER_SECOND} a second)`;
+
+/**
+ * How a video's price is made, from the same formula as videoSwapCost: "3.04 s of video = 16
+ * started steps of 0.2 s × 1 credit = 16 credits". The length keeps two decimals, so the steps
+ * can be counted from what is written.
+ */
+export function videoPriceText(durationSeconds: number): string {
+  const steps = videoSwapSteps(durationSeconds);
+  const seconds = Math.round(durationSeconds * 100) / 100;
+  return `${seconds.toFixed(2)} s of video = ${plural(steps, 'started step')} of ${VIDEO_STEP_SECONDS} s × ${plural(VIDEO_CREDITS_PER_STEP, 'credit')} = ${plural(videoSwapCost(durationSeconds), 'credit')}`;
 }
 
 /**
@@ -92,4 +118,18 @@ export function quoteTool(tool: PricedTool, units: number): number {
   if (!Number.isFinite(units) || units <= 0) return 0;
   if (tool === 'faceSwapVideo') return videoSwapCost(units);
   return TOOL_PRICES[tool] * Math.ceil(units);
+}
+
+/**
+ * What a job's charge says in the credit history: the tool and its billed units in their own
+ * words (a super resolution's units are output megapixels, a video's are seconds, not images).
+ */
+export function chargeReason(tool: JobTool, units: number, scale?: number): string {
+  const label = TOOL_LABELS[tool];
+  if (tool === 'superResolution') {
+    const factor = scale ? ` at ${scale}×` : '';
+    return `${label} (1 image${factor}, ${plural(units, 'started output megapixel')})`;
+  }
+  if (tool === 'faceSwapVideo') return `${label} (${(Math.round(units * 100) / 100).toFixed(2)} s of video)`;
+  return `${label} (${plural(units, 'image')})`;
 }

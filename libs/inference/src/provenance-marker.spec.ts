@@ -86,6 +86,17 @@ describe('ProvenanceMarker (watermark + C2PA through the Python child process)',
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('marks a black 1x1 picture the watermark cannot change (PSNR infinite, sent as null) and keeps serving', async () => {
+    // the worker once wrote {"psnr": Infinity}, not JSON, and the parse error ended the API process
+    const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#000000' } })
+      .jpeg()
+      .toBuffer();
+    const marked = await ours.mark(request(tiny, { format: 'jpeg' }));
+    expect(marked.psnr).toBeNull();
+    const next = await ours.mark(request(await testPicture(64, 64, 3)));
+    expect(next.psnr).toBeGreaterThanOrEqual(40);
+  }, 60_000);
+
   it('signs a valid manifest of ours (edited, composite) and hides the id in the pixels at >= 40 dB', async () => {
     const marked = await ours.mark(request(await testPicture(512, 512, 1)));
     expect(marked.psnr).toBeGreaterThanOrEqual(40);

@@ -164,7 +164,7 @@ export class ProvenanceMarker {
       const lines = createInterface({ input: child.stdout });
       let started = false;
       lines.on('line', (line) => {
-        const message = JSON.parse(line) as {
+        let message: {
           ready?: boolean;
           id?: string;
           ok?: boolean;
@@ -172,6 +172,14 @@ export class ProvenanceMarker {
           error?: string;
           overBudget?: boolean;
         };
+        try {
+          message = JSON.parse(line) as typeof message;
+        } catch {
+          // an answer that is not JSON cannot be matched to its request: end this process (its
+          // pending requests fail, the next one starts a new process) rather than the caller's
+          child.kill();
+          return;
+        }
         if (message.ready) {
           started = true;
           resolve();
@@ -202,6 +210,14 @@ export class ProvenanceMarker {
     // a failed start is reported to its caller; the next request tries again
     this.ready.catch(() => undefined);
     return this.ready;
+  }
+
+  /**
+   * Starts the child process: resolves once it has signed and read back a test picture with the
+   * configured certificate (the tool is installed, and the chain and key work together).
+   */
+  selfCheck(): Promise<void> {
+    return this.start();
   }
 
   private async ask<T>(request: Record<string, unknown>): Promise<T> {

@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import type { Model } from 'mongoose';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
+import { PeriodicTask } from '../../common/periodic-task';
 import { AuditEntry } from './audit-entry.schema';
 import {
   addAt,
@@ -93,7 +94,7 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
   private readonly lockKey: string;
   /** Where version 1 (text-derived) counters lived. */
   private readonly legacyTag: string;
-  private timer?: NodeJS.Timeout;
+  private readonly recountChecks = new PeriodicTask(() => this.recountIfDue());
   private recounting?: Promise<void>;
 
   constructor(
@@ -113,15 +114,12 @@ export class AuditCounters implements OnApplicationBootstrap, OnApplicationShutd
       this.log.warn(`old statistics counters not dropped: ${err.message}`),
     );
     await this.startCounting();
-    void this.recountIfDue();
-    // Checked every few minutes; the lock makes one process do the recount.
-    const every = Math.min(this.recountEveryMs() / 4, 10 * 60_000);
-    this.timer = setInterval(() => void this.recountIfDue(), every);
-    this.timer.unref();
+    // Checked now and every few minutes; the lock makes one process do the recount.
+    this.recountChecks.start(Math.min(this.recountEveryMs() / 4, 10 * 60_000), { now: true });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
+    await this.recountChecks.stop();
     await this.recounting?.catch(() => undefined);
   }
 

@@ -6,7 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { REDIS } from '../../infrastructure/redis.module';
+import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 import { rateThrottlers } from './rate-limit';
 import { SessionRevokerModule } from './session-revoker';
 import { createSessionMiddleware, SESSION_MIDDLEWARE } from './session';
@@ -31,7 +31,7 @@ export class ThrottleRedisModule implements OnApplicationShutdown {
   constructor(@Inject(THROTTLE_REDIS) private readonly redis: Redis) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type PricedTool,
   quoteTool,
 } from '@studio/contracts';
+import { PeriodicTask } from '../../common/periodic-task';
 import { GroupInsert } from '../../infrastructure/group-insert';
 import { GroupUpdate } from '../../infrastructure/group-update';
 import { DomainEventBus } from '../events';
@@ -75,7 +76,15 @@ export interface Settlement {
 @Injectable()
 export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LedgerService.name);
-  private timer?: NodeJS.Timeout;
+  private readonly recovery = new PeriodicTask(() =>
+    this.recover().then(
+      (s) => {
+        if (s.completed + s.voided + s.refunded + s.announced > 0)
+          this.logger.log(`ledger recovery: ${JSON.stringify(s)}`);
+      },
+      (err: Error) => this.logger.error(`ledger recovery failed: ${err.message}`),
+    ),
+  );
   /** New entries, sent together with concurrent requests' (group commit). */
   private readonly inserts = new GroupInsert<LedgerEntry>(() => this.entries.collection as never);
   /** Marks entries applied, rejected or settled: no caller reads the result, so they go out together. */
@@ -438,20 +447,11 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     // Before anything can move money: balances of accounts from before the balance field.
     await this.balances.migrateFromVersionChains();
     await this.dropRetiredIndexes();
-    const run = () =>
-      this.recover()
-        .then((s) => {
-          if (s.completed + s.voided + s.refunded + s.announced > 0)
-            this.logger.log(`ledger recovery: ${JSON.stringify(s)}`);
-        })
-        .catch((err) => this.logger.error(`ledger recovery failed: ${(err as Error).message}`));
-    void run();
-    this.timer = setInterval(run, RECOVERY_EVERY_MS);
-    this.timer.unref();
+    this.recovery.start(RECOVERY_EVERY_MS, { now: true });
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
+  async onModuleDestroy(): Promise<void> {
+    await this.recovery.stop();
   }
 
   /** Drops RETIRED_LEDGER_INDEXES where they exist (at boot; idempotent). */

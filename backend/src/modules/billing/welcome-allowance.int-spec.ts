@@ -1,5 +1,10 @@
 import request from 'supertest';
-import { AccountMessages, type AllowanceStats, type CreditHistoryEntry } from '@studio/contracts';
+import {
+  AccountMessages,
+  type AllowanceStats,
+  type AllowanceStatus,
+  type CreditHistoryEntry,
+} from '@studio/contracts';
 import { balanceOf, eventually, PASSWORD, signIn, uniqueName, type Client } from '../../../test/clients';
 import { linkIn, waitForMail } from '../../../test/mailbox';
 import { startTestApp, type TestApp } from '../../../test/test-app';
@@ -82,6 +87,23 @@ describe('free allowance after email verification (real FerretDB, Redis, mail ca
     await t.app.get(AccountsRepository).setRole(await userIdOf(admin.username), 'admin');
     const stats = (await admin.agent.get('/api/admin/allowances')).body.content as AllowanceStats;
     expect(stats).toMatchObject({ coinsEach: COINS, today: { count: 1, coins: COINS } });
+  });
+
+  it("tells each account where its allowance stands, with the server's reason when refused", async () => {
+    const statusOf = async (client: Client) =>
+      (await client.agent.get('/api/billing/allowance')).body.content as AllowanceStatus;
+    const first = await signUp(t, `${uniqueName('cy')}@example.com`.toLowerCase());
+    expect(await statusOf(first)).toEqual({ state: 'unverified', coins: COINS });
+    await verifyFrom(t, first.email, '198.51.100.77');
+    await eventually(async () => expect(await statusOf(first)).toEqual({ state: 'granted', coins: COINS }));
+
+    const second = await signUp(t, `${uniqueName('cy2')}@example.com`.toLowerCase());
+    await verifyFrom(t, second.email, '198.51.100.77');
+    await eventually(async () =>
+      expect(await statusOf(second)).toEqual({ state: 'refused', coins: COINS, reason: 'address_today' }),
+    );
+    // Logged out: no one's status.
+    expect((await request(t.url).get('/api/billing/allowance')).status).toBe(401);
   });
 
   it('gives a second account from the same client address on the same day nothing', async () => {

@@ -4,11 +4,19 @@ import { InjectModel, Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import MailChecker from 'mailchecker';
 import normalizeEmail from 'validator/lib/normalizeEmail';
 import { Model, Types } from 'mongoose';
-import { DomainEvents, plural, type AllowanceStats, type DomainEventEnvelope } from '@studio/contracts';
+import {
+  ALLOWANCE_REFUSALS,
+  DomainEvents,
+  plural,
+  type AllowanceRefusal,
+  type AllowanceStats,
+  type AllowanceStatus,
+  type DomainEventEnvelope,
+} from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AccountsRepository } from '../accounts';
-import { Roles } from '../auth';
+import { CurrentUser, Roles, type AuthUser } from '../auth';
 import { OnDomainEvent } from '../events';
 import { LedgerEntry } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
@@ -17,6 +25,8 @@ import { LedgerService } from './ledger.service';
  * One use of a limited right to the allowance: `email:<address>` (one per verified address) or
  * `address:<client address>:<UTC day>:<slot>` (WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY slots). The
  * unique `_id` decides between two accounts claiming at once, on MongoDB and FerretDB alike.
+ * `refusal:<userId>` keeps the decision's `reason` when none was granted, so the account's screens
+ * can say why (GET /api/billing/allowance).
  */
 @Schema({ collection: 'allowance_claims', versionKey: false })
 export class AllowanceClaim {
@@ -28,16 +38,19 @@ export class AllowanceClaim {
 
   @Prop({ required: true, default: () => new Date() })
   createdAt!: Date;
+
+  @Prop({ type: String })
+  reason?: AllowanceRefusal;
 }
 export const AllowanceClaimSchema = SchemaFactory.createForClass(AllowanceClaim);
 
 export type AllowanceOutcome =
   | { granted: true; coins: number; balance: number }
-  | {
-      granted: false;
-      reason:
-        'off' | 'no_account' | 'unverified' | 'already' | 'disposable' | 'address_used' | 'address_today';
-    };
+  | { granted: false; reason: 'off' | 'no_account' | 'unverified' | 'already' | AllowanceRefusal };
+
+const refusalKey = (userId: string) => `refusal:${userId}`;
+const isRefusal = (reason: string): reason is AllowanceRefusal =>
+  (ALLOWANCE_REFUSALS as readonly string[]).includes(reason);
 
 /** The ledger key of an account's allowance: at most one per account, however often it is asked. */
 export const allowanceKey = (userId: string) => `allowance:${userId}`;
@@ -96,6 +109,30 @@ export class WelcomeAllowance {
     if (!outcome.granted && outcome.reason !== 'off') {
       this.logger.log(`no allowance for ${payload.username}: ${outcome.reason}`);
     }
+    // Kept for the newcomer's screens: they say why no coins came and what to do instead.
+    if (!outcome.granted && isRefusal(outcome.reason)) {
+      await this.claims.updateOne(
+        { _id: refusalKey(payload.userId) },
+        {
+          $set: { reason: outcome.reason, createdAt: new Date() },
+          $setOnInsert: { userId: new Types.ObjectId(payload.userId) },
+        },
+        { upsert: true },
+      );
+    }
+  }
+
+  /** Where the account's allowance stands: for the newcomer's home and verification screens. */
+  async statusOf(userId: string): Promise<AllowanceStatus> {
+    const coins = this.coins;
+    if (coins <= 0) return { state: 'off' };
+    if (await this.ledger.appliedEntry(userId, allowanceKey(userId))) return { state: 'granted', coins };
+    const account = await this.accounts.findById(userId);
+    if (!account?.emailVerified) return { state: 'unverified', coins };
+    const refusal = await this.claims.findById(refusalKey(userId)).lean();
+    if (refusal?.reason && isRefusal(refusal.reason))
+      return { state: 'refused', coins, reason: refusal.reason };
+    return { state: 'pending', coins };
   }
 
   /** Grants the allowance to `userId` if every limit allows it. Idempotent per account. */
@@ -164,14 +201,26 @@ export class WelcomeAllowance {
 
 const DAY_MS = 86_400_000;
 
-@ApiTags('admin')
-@ApiForbiddenResponse({ description: 'Not an admin' })
-@Controller('admin')
+/** The allowance as its newcomer sees it, and the admins' totals. */
+@Controller()
 export class AllowanceStatsController {
   constructor(private readonly allowance: WelcomeAllowance) {}
 
-  @Get('allowances')
+  @Get('billing/allowance')
+  @ApiTags('billing')
+  @ApiOperation({
+    summary:
+      "The caller's welcome allowance: off, unverified, pending (being decided), granted, or refused with its reason",
+  })
+  @ApiOkResponse({ description: '{message, content: {state, coins?, reason?}}' })
+  async mine(@CurrentUser() user: AuthUser) {
+    return ok(await this.allowance.statusOf(user.id));
+  }
+
+  @Get('admin/allowances')
+  @ApiTags('admin')
   @Roles('admin')
+  @ApiForbiddenResponse({ description: 'Not an admin' })
   @ApiOperation({ summary: 'Free allowances granted (apart from purchases): today (UTC), 7 and 30 days' })
   @ApiOkResponse({ description: '{message, content: {coinsEach, today, week, month}}' })
   async stats() {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import type Redis from 'ioredis';
 import type { PredictionUpdates } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { REDIS } from '../../infrastructure/redis.module';
+import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 
 /**
  * Carries Replicate's webhook deliveries from the API instance that received them to the worker
@@ -78,6 +78,6 @@ export class PredictionUpdatesHub implements PredictionUpdates, OnApplicationShu
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    await closeRedis(this.subscriber);
   }
 }

@@ -7,6 +7,7 @@ import { Model } from 'mongoose';
 import { randomUUID } from 'node:crypto';
 import type { DomainEventEnvelope, DomainEventName, DomainEventPayloads } from '@studio/contracts';
 import { OutboxEvent } from './outbox-event.schema';
+import { PeriodicTask } from '../../common/periodic-task';
 
 export const DOMAIN_EVENTS_QUEUE = 'domain-events';
 /** An undispatched event older than this is considered stranded and sent again. */
@@ -28,7 +29,12 @@ const QUEUE_OPTIONS = (id: string) => ({
 @Injectable()
 export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(DomainEventBus.name);
-  private relayTimer?: NodeJS.Timeout;
+  private readonly relay = new PeriodicTask(() =>
+    this.relayStranded().then(
+      () => undefined,
+      (err: Error) => this.logger.warn(`relay failed: ${err.message}`),
+    ),
+  );
 
   constructor(
     @InjectModel(OutboxEvent.name) private readonly outbox: Model<OutboxEvent>,
@@ -101,14 +107,11 @@ export class DomainEventBus implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.relayTimer = setInterval(() => {
-      this.relayStranded().catch((err) => this.logger.warn(`relay failed: ${(err as Error).message}`));
-    }, RELAY_EVERY_MS);
-    this.relayTimer.unref();
+    this.relay.start(RELAY_EVERY_MS);
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.relayTimer);
+  async onModuleDestroy(): Promise<void> {
+    await this.relay.stop();
   }
 
   private async dispatch(envelope: DomainEventEnvelope): Promise<void> {

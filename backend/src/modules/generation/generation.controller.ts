@@ -36,6 +36,7 @@ import { requireWholeNumber } from '../../common/validation';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser, type AuthUser } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
+import { JobRef, JobRefHeader } from './job-ref.decorator';
 import { FaceSwapDto, GenerateNoiseDto, JobHistoryQueryDto, SuperResolutionDto } from './generation.dto';
 import { FaceSwapChecks } from './face-swap-check';
 import { JobHistory } from './job-history.service';
@@ -72,10 +73,12 @@ export class GenerationController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: GenerateNoiseDto })
   @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
+  @JobRefHeader()
   async generateNoise(
     @CurrentUser() user: AuthUser,
     @Body() dto: GenerateNoiseDto,
     @UploadedFiles() files: UploadedFile[] = [],
+    @JobRef() ref?: string,
   ) {
     const original = fileNamed(files, 'original');
     const copies = files
@@ -94,6 +97,7 @@ export class GenerationController {
         inputs: imageInputs([image]),
         units: amount,
         params: { amount },
+        ref,
       });
     } else {
       if (copies.length === 0) throw new BadRequestException(JobMessages.imageRequired);
@@ -107,6 +111,7 @@ export class GenerationController {
         inputs: imageInputs(images),
         units: images.length,
         params: { amount: 1 },
+        ref,
       });
     }
     return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
@@ -124,10 +129,12 @@ export class GenerationController {
   @ApiConsumes('application/json', 'multipart/form-data')
   @ApiBody({ type: SuperResolutionDto })
   @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
+  @JobRefHeader()
   async superResolution(
     @CurrentUser() user: AuthUser,
     @Body() dto: SuperResolutionDto,
     @UploadedFiles() files: UploadedFile[] = [],
+    @JobRef() ref?: string,
   ) {
     const upload = fileNamed(files, 'original');
     const image = await normalizeImage(upload);
@@ -139,6 +146,7 @@ export class GenerationController {
       inputs: imageInputs([image]),
       units: superResolutionUnits(image.width, image.height, scale),
       params: { scale },
+      ref,
     });
     return this.generation.answer(user, job, this.config.JOB_WAIT_MS);
   }

@@ -19,6 +19,7 @@ import {
   Messages,
   PromptMessages,
   TOOL_LABELS,
+  chargeReason,
   type ApiResponse,
   type ContentCheck,
   type JobSubmitContent,
@@ -40,6 +41,7 @@ import { OpenJobLimit } from './open-job-limit';
 import { QueuePositions } from './queue-positions';
 import { toJobView } from './job-view';
 import type { NormalizedImage } from './image-input';
+import { PeriodicTask } from '../../common/periodic-task';
 
 /** One stored input of a job: a normalized PNG image, or a video as uploaded. */
 export interface JobInput {
@@ -58,6 +60,8 @@ export interface JobRequest {
   params?: JobParams;
   /** What the content check saw in the inputs before the request was accepted (face swaps). */
   inputChecks?: ContentCheck[];
+  /** The submission's mark from the browser (JobRef), echoed on the job to its owner. */
+  ref?: string;
 }
 
 /** Images as job inputs. */
@@ -78,7 +82,14 @@ const WAIT_POLL_MS = 150;
 export class GenerationService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(GenerationService.name);
   private readonly queues: Record<JobTool, Queue>;
-  private sweepTimer?: NodeJS.Timeout;
+  private readonly sweeps = new PeriodicTask(() =>
+    this.sweep().then(
+      (s) => {
+        if (s.requeued + s.failed > 0) this.logger.log(`job sweep: ${JSON.stringify(s)}`);
+      },
+      (err: Error) => this.logger.warn(`job sweep failed: ${err.message}`),
+    ),
+  );
 
   constructor(
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
@@ -175,7 +186,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       userId: user.id,
       username: user.username,
       amount: cost,
-      reason: `${TOOL_LABELS[request.tool]} (${request.units} ${request.tool === 'faceSwapVideo' ? 's of video' : request.units === 1 ? 'image' : 'images'})`,
+      reason: chargeReason(request.tool, request.units, request.params?.scale),
       jobId: id,
       tool: request.tool,
     });
@@ -200,6 +211,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       attempts: 0,
       settled: false,
       createdAt: new Date(),
+      ...(request.ref ? { ref: request.ref } : {}),
     };
   }
 
@@ -303,18 +315,10 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   }
 
   onApplicationBootstrap(): void {
-    const run = () =>
-      this.sweep()
-        .then((s) => {
-          if (s.requeued + s.failed > 0) this.logger.log(`job sweep: ${JSON.stringify(s)}`);
-        })
-        .catch((err) => this.logger.warn(`job sweep failed: ${(err as Error).message}`));
-    this.sweepTimer = setInterval(run, SWEEP_EVERY_MS);
-    this.sweepTimer.unref();
-    void run();
+    this.sweeps.start(SWEEP_EVERY_MS, { now: true });
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.sweepTimer);
+  async onModuleDestroy(): Promise<void> {
+    await this.sweeps.stop();
   }
 }

@@ -7,6 +7,7 @@ import { ToolEndpoints } from './tool-endpoint.decorator';
 import { BulkInpaintDto, InpaintDto } from './generation.dto';
 import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
 import { InpaintService } from './inpaint.service';
+import { JobRef, JobRefHeader } from './job-ref.decorator';
 
 /** Magic Brush: one image, or a bulk batch of images with the same mask and prompt. */
 @ToolEndpoints()
@@ -24,15 +25,18 @@ export class InpaintController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: InpaintDto })
   @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
+  @JobRefHeader()
   async inpaintImage(
     @CurrentUser() user: AuthUser,
     @Body() dto: InpaintDto,
     @UploadedFiles() files: UploadedFile[] = [],
+    @JobRef() ref?: string,
   ) {
     return this.inpaint.single(
       user,
       { ...dto, original: fileNamed(files, 'original'), mask: fileNamed(files, 'mask') },
       this.config.JOB_WAIT_MS,
+      ref,
     );
   }
 

@@ -39,10 +39,16 @@ export class InpaintService {
     private readonly folders: FoldersService,
   ) {}
 
-  async single(user: AuthUser, input: InpaintInput, waitMs: number): Promise<ApiResponse<JobSubmitContent>> {
+  async single(
+    user: AuthUser,
+    input: InpaintInput,
+    waitMs: number,
+    /** The submission's mark (JobRef), echoed on the job. */
+    ref?: string,
+  ): Promise<ApiResponse<JobSubmitContent>> {
     const prompt = checkedPrompt(input.prompt);
     const [request] = await this.requests([input.original], input, prompt, 1);
-    const job = await this.generation.submit(user, request);
+    const job = await this.generation.submit(user, { ...request, ref });
     return this.generation.answer(user, job, waitMs);
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { REDIS } from '../../infrastructure/redis.module';
+import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 
 /**
  * Tells whichever process runs a job that it was cancelled: one Redis channel per install, so an
@@ -40,6 +40,6 @@ export class JobCancelSignals implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    await closeRedis(this.subscriber);
   }
 }

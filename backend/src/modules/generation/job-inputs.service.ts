@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model } from 'mongoose';
 import { DomainEvents, type DomainEventEnvelope } from '@studio/contracts';
+import { PeriodicTask } from '../../common/periodic-task';
 import { OnDomainEvent } from '../events';
 import { FoldersService } from '../folders';
 import { StoragePort } from '../storage';
@@ -19,7 +20,12 @@ const SWEEP_BATCH = 500;
 @Injectable()
 export class JobInputs implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobInputs.name);
-  private timer?: NodeJS.Timeout;
+  private readonly sweeps = new PeriodicTask(() =>
+    this.sweep().then(
+      () => undefined,
+      (err: Error) => this.logger.warn(`input sweep failed: ${err.message}`),
+    ),
+  );
 
   constructor(
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
@@ -59,13 +65,10 @@ export class JobInputs implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((err) => this.logger.warn(`input sweep failed: ${(err as Error).message}`));
-    }, SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.sweeps.start(SWEEP_EVERY_MS);
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
+  async onModuleDestroy(): Promise<void> {
+    await this.sweeps.stop();
   }
 }

@@ -20,6 +20,7 @@ export function toJobView(job: JobRecord): JobView {
   if (job.refunded !== undefined) view.refunded = job.refunded;
   if (job.params?.batchId) view.batch = { id: job.params.batchId, name: job.params.batchName ?? '' };
   if (job.state === 'cancelled' && job.cancel?.staff) view.cancelledByStaff = true;
+  if (job.ref) view.ref = job.ref;
   return view;
 }
 

@@ -130,6 +130,10 @@ export class Job {
 
   @Prop()
   finishedAt?: Date;
+
+  /** The submitting browser's mark (JOB_REF_HEADER), echoed to the owner: nothing reads it here. */
+  @Prop()
+  ref?: string;
 }
 
 export type JobRecord = Job;

@@ -18,6 +18,7 @@ import { ok } from '../../common/api-response';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { CurrentUser, type AuthUser } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
+import { JobRef, JobRefHeader } from './job-ref.decorator';
 import { FaceSwapChecks } from './face-swap-check';
 import { FaceSwapVideoDto, GenerateImageDto } from './generation.dto';
 import { fileNamed, ToolUpload, type UploadedFile } from './generation-uploads';
@@ -53,7 +54,8 @@ export class StudioToolsController {
   @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
   @ApiResponse({ status: 503, description: "'Image generation is not configured' (nothing charged)" })
   @ApiResponse({ status: 400, description: "'This prompt is not allowed' (points at minors)" })
-  async generateImage(@CurrentUser() user: AuthUser, @Body() dto: GenerateImageDto) {
+  @JobRefHeader()
+  async generateImage(@CurrentUser() user: AuthUser, @Body() dto: GenerateImageDto, @JobRef() ref?: string) {
     const prompt = dto.prompt.trim();
     if (!prompt) throw new BadRequestException(PromptMessages.promptRequired);
     if (minorReference(prompt) || minorReference(dto.title ?? '')) {
@@ -64,6 +66,7 @@ export class StudioToolsController {
       author: dto.author,
       inputs: [],
       units: 1,
+      ref,
       params: {
         prompt: withAdultAge(prompt),
         width: GENERATED_IMAGE_SIZE,

@@ -34,13 +34,8 @@ export class MailService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    if (this.config.SMTP_URL) {
-      this.transport = nodemailer.createTransport(this.config.SMTP_URL);
-    } else if (this.config.NODE_ENV === 'production') {
-      this.logger.warn(
-        'SMTP_URL is not set: account mails (verification, password reset) only go to the log',
-      );
-    }
+    // Production never gets here without SMTP_URL (the configuration refuses it).
+    if (this.config.SMTP_URL) this.transport = nodemailer.createTransport(this.config.SMTP_URL);
   }
 
   async onModuleDestroy(): Promise<void> {

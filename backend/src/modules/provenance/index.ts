@@ -4,5 +4,5 @@
  * generation, whose job runner marks each output before storing it.
  */
 export { ProvenanceModule } from './provenance.module';
-export { ProvenanceService } from './provenance.service';
+export { ProvenanceService, provenanceProblem } from './provenance.service';
 export type { JobToMark, OutputToMark } from './provenance.service';

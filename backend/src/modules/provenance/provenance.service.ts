@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Model } from 'mongoose';
 import {
@@ -13,9 +15,11 @@ import {
 import {
   IPTC_COMPOSITE_WITH_AI,
   IPTC_TRAINED_ALGORITHMIC_MEDIA,
+  PROVENANCE_SCRIPT,
   ProvenanceMarker,
   type IngredientInput,
   type OutputFormat,
+  type ProvenanceOptions,
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { AuthUser } from '../auth';
@@ -52,6 +56,54 @@ const EDITING_TOOLS: ReadonlySet<JobTool> = new Set([
 const COMPOSITE_TOOLS: ReadonlySet<JobTool> = new Set(['faceSwap', 'faceSwapVideo']);
 const AI_SOURCES: ReadonlySet<string> = new Set([IPTC_TRAINED_ALGORITHMIC_MEDIA, IPTC_COMPOSITE_WITH_AI]);
 
+/** The provenance child process's settings, or undefined when no signing certificate is set. */
+export function provenanceOptions(config: AppConfig): ProvenanceOptions | undefined {
+  if (!config.PROVENANCE_CERT_CHAIN || !config.PROVENANCE_PRIVATE_KEY) return undefined;
+  return {
+    python: resolve(config.PROVENANCE_PYTHON),
+    certChain: resolve(config.PROVENANCE_CERT_CHAIN),
+    privateKey: resolve(config.PROVENANCE_PRIVATE_KEY),
+    alg: config.PROVENANCE_SIGNING_ALG,
+    maxPixels: UPLOAD_LIMITS.imagePixels,
+    maxFramePixels: DECODE_LIMITS.videoFramePixels,
+    memoryMb: DECODE_LIMITS.provenanceMemoryMb,
+  };
+}
+
+/**
+ * Why this process could not mark outputs, checked at boot in production (boot.ts refuses to start
+ * then): the certificate unset or unreadable, the tool (its Python or script) missing, or the tool
+ * failing to sign a test picture with the certificate. Undefined when outputs can be marked.
+ */
+export async function provenanceProblem(config: AppConfig): Promise<string | undefined> {
+  const options = provenanceOptions(config);
+  if (!options) return 'no signing certificate (PROVENANCE_CERT_CHAIN / PROVENANCE_PRIVATE_KEY unset)';
+  const tool = 'the provenance tool is not installed:';
+  const certificate = 'cannot be read (is the signing certificate mounted?)';
+  const files: [string, string][] = [
+    [options.python, `${tool} PROVENANCE_PYTHON ${options.python} is missing`],
+    [PROVENANCE_SCRIPT, `${tool} ${PROVENANCE_SCRIPT} is missing`],
+    [options.certChain, `PROVENANCE_CERT_CHAIN ${options.certChain} ${certificate}`],
+    [options.privateKey, `PROVENANCE_PRIVATE_KEY ${options.privateKey} ${certificate}`],
+  ];
+  for (const [file, problem] of files) {
+    try {
+      await access(file, constants.R_OK);
+    } catch {
+      return problem;
+    }
+  }
+  const marker = new ProvenanceMarker(options);
+  try {
+    await marker.selfCheck();
+    return undefined;
+  } catch (err) {
+    return `the provenance tool could not sign with the certificate: ${(err as Error).message}`;
+  } finally {
+    await marker.close();
+  }
+}
+
 /** The watermark's id for an item: from a hash of its id, so a rerun of the job marks it the same. */
 export function markIdCandidate(itemId: string, attempt: number): number {
   return createHash('sha256').update(`${itemId}:${attempt}`).digest().readUInt32BE(0);
@@ -71,16 +123,9 @@ export class ProvenanceService implements OnModuleDestroy {
     @InjectModel(ProvenanceMark.name) private readonly marks: Model<ProvenanceMark>,
     private readonly audit: AuditService,
   ) {
-    if (config.PROVENANCE_CERT_CHAIN && config.PROVENANCE_PRIVATE_KEY) {
-      this.marker = new ProvenanceMarker({
-        python: resolve(config.PROVENANCE_PYTHON),
-        certChain: resolve(config.PROVENANCE_CERT_CHAIN),
-        privateKey: resolve(config.PROVENANCE_PRIVATE_KEY),
-        alg: config.PROVENANCE_SIGNING_ALG,
-        maxPixels: UPLOAD_LIMITS.imagePixels,
-        maxFramePixels: DECODE_LIMITS.videoFramePixels,
-        memoryMb: DECODE_LIMITS.provenanceMemoryMb,
-      });
+    const options = provenanceOptions(config);
+    if (options) {
+      this.marker = new ProvenanceMarker(options);
     } else {
       this.logger.warn(
         'PROVENANCE_CERT_CHAIN / PROVENANCE_PRIVATE_KEY unset: outputs are stored WITHOUT watermark or C2PA manifest',

@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import type { Server, Socket } from 'socket.io';
 import { SocketEvents, SocketRooms } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { PeriodicTask } from '../../common/periodic-task';
 import { REDIS } from '../../infrastructure/redis.module';
 import { ACCOUNT_DIRECTORY, type AccountDirectory, sessionStoreKey } from '../auth';
 
@@ -24,7 +25,9 @@ interface SessionRequest {
 @WebSocketGateway()
 export class RealtimeGateway implements OnGatewayConnection, OnGatewayInit, OnModuleDestroy {
   private readonly logger = new Logger(RealtimeGateway.name);
-  private sweepTimer?: NodeJS.Timeout;
+  private readonly sessionChecks = new PeriodicTask(() =>
+    this.closeEndedSessions().catch((err: Error) => this.logger.warn(`session check failed: ${err.message}`)),
+  );
   @WebSocketServer() private server?: Server;
 
   constructor(
@@ -34,16 +37,11 @@ export class RealtimeGateway implements OnGatewayConnection, OnGatewayInit, OnMo
   ) {}
 
   afterInit(): void {
-    this.sweepTimer = setInterval(() => {
-      this.closeEndedSessions().catch((err) =>
-        this.logger.warn(`session check failed: ${(err as Error).message}`),
-      );
-    }, this.config.SOCKET_SESSION_CHECK_SECONDS * 1000);
-    this.sweepTimer.unref();
+    this.sessionChecks.start(this.config.SOCKET_SESSION_CHECK_SECONDS * 1000);
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.sweepTimer);
+  async onModuleDestroy(): Promise<void> {
+    await this.sessionChecks.stop();
   }
 
   async handleConnection(socket: Socket): Promise<void> {

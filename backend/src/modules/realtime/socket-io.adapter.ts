@@ -8,7 +8,7 @@ import type Redis from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { REDIS } from '../../infrastructure/redis.module';
+import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 import { LiveSessions, SESSION_MIDDLEWARE } from '../auth';
 import { socketChannelKey } from './realtime.publisher';
 
@@ -54,6 +54,6 @@ export class SessionIoAdapter extends IoAdapter {
 
   override async close(server: Server): Promise<void> {
     await super.close(server);
-    await Promise.all(this.subscribers.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all(this.subscribers.map(closeRedis));
   }
 }

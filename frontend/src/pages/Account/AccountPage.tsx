@@ -1,5 +1,20 @@
 import { AccountMessages, API_PREFIX, type AccountOverview, type SessionView } from '@studio/contracts';
-import { Alert, Button, Card, Flex, Form, Input, Modal, Space, Spin, Table, Tag, Typography } from 'antd';
+import {
+  Alert,
+  Button,
+  Card,
+  Flex,
+  Form,
+  Grid,
+  Input,
+  List,
+  Modal,
+  Space,
+  Spin,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { apiGet, apiPost, apiRequest, errorText, type ApiResult } from '../../api/client';
@@ -161,46 +176,64 @@ function SessionsCard() {
     await load();
   };
   const others = (sessions ?? []).filter((s) => !s.current).length;
+  // A phone has no room for four columns: each session is a short block there instead.
+  const wide = Grid.useBreakpoint().sm !== false;
+  const deviceOf = (row: SessionView) => (
+    <Space wrap size={4}>
+      {row.device}
+      {row.current && <Tag color="blue">This device</Tag>}
+    </Space>
+  );
+  const endButton = (row: SessionView) =>
+    row.current ? null : (
+      <Button size="small" onClick={() => endOne(row.id)} aria-label={`Log out ${row.device}`}>
+        Log out
+      </Button>
+    );
+  const endOthersButton = (
+    <Button danger onClick={endOthers} disabled={others === 0}>
+      Log out everywhere else
+    </Button>
+  );
   return (
-    <Card
-      title="Sessions"
-      extra={
-        <Button danger onClick={endOthers} disabled={others === 0}>
-          Log out everywhere else
-        </Button>
-      }
-    >
-      <Table<SessionView>
-        rowKey="id"
-        size="small"
-        loading={!sessions}
-        dataSource={sessions ?? []}
-        pagination={false}
-        columns={[
-          {
-            title: 'Device',
-            dataIndex: 'device',
-            render: (device: string, row) => (
-              <Space>
-                {device}
-                {row.current && <Tag color="blue">This device</Tag>}
-              </Space>
-            ),
-          },
-          { title: 'Signed in', dataIndex: 'signedInAt', render: when },
-          { title: 'Last used', dataIndex: 'lastUsedAt', render: when },
-          {
-            title: '',
-            key: 'end',
-            render: (_, row) =>
-              row.current ? null : (
-                <Button size="small" onClick={() => endOne(row.id)} aria-label={`Log out ${row.device}`}>
-                  Log out
-                </Button>
-              ),
-          },
-        ]}
-      />
+    <Card title="Sessions" extra={wide ? endOthersButton : undefined}>
+      {wide ? (
+        <Table<SessionView>
+          rowKey="id"
+          size="small"
+          loading={!sessions}
+          dataSource={sessions ?? []}
+          pagination={false}
+          columns={[
+            { title: 'Device', dataIndex: 'device', render: (_: string, row) => deviceOf(row) },
+            { title: 'Signed in', dataIndex: 'signedInAt', render: when },
+            { title: 'Last used', dataIndex: 'lastUsedAt', render: when },
+            { title: '', key: 'end', render: (_, row) => endButton(row) },
+          ]}
+        />
+      ) : (
+        <Space direction="vertical" size="middle" style={{ width: '100%' }}>
+          <List<SessionView>
+            loading={!sessions}
+            dataSource={sessions ?? []}
+            rowKey="id"
+            renderItem={(row) => (
+              <List.Item data-testid="session" actions={row.current ? undefined : [endButton(row)]}>
+                <List.Item.Meta
+                  title={deviceOf(row)}
+                  description={
+                    <>
+                      <div>Signed in {when(row.signedInAt)}</div>
+                      <div>Last used {when(row.lastUsedAt)}</div>
+                    </>
+                  }
+                />
+              </List.Item>
+            )}
+          />
+          {endOthersButton}
+        </Space>
+      )}
     </Card>
   );
 }

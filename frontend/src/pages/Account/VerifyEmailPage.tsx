@@ -3,6 +3,9 @@ import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { apiPost, errorText } from '../../api/client';
 import { Paths } from '../../paths';
+import { AllowanceNotice } from '../../allowance/AllowanceNotice';
+import { useAllowance } from '../../allowance/useAllowance';
+import { useSession } from '../../session/useSession';
 import { useBillingStatus } from '../Refill/usePaymentsStatus';
 
 type State = { status: 'working' } | { status: 'done' | 'failed'; text: string };
@@ -17,8 +20,11 @@ export function VerifyEmailPage() {
   const [state, setState] = useState<State>({ status: 'working' });
   const navigate = useNavigate();
   const sent = useRef(false);
+  const { account } = useSession();
   const billing = useBillingStatus();
   const allowance = billing?.welcomeAllowance ?? 0;
+  // Asked once the address is verified: before, the server would still answer "unverified".
+  const status = useAllowance(state.status === 'done');
   useEffect(() => {
     if (sent.current) return;
     sent.current = true;
@@ -37,9 +43,15 @@ export function VerifyEmailPage() {
       status={state.status === 'done' ? 'success' : 'warning'}
       title={state.text}
       subTitle={
-        state.status === 'done' && allowance > 0
-          ? `New accounts get ${allowance} free coins to try the tools, once per person: they reach your balance in a moment.`
-          : undefined
+        state.status === 'done' && allowance > 0 ? (
+          <div className="allowance-result">
+            {account ? (
+              <AllowanceNotice status={status} showGranted />
+            ) : (
+              `New accounts get ${allowance} free coins to try the tools, once per person: log in to see them in your balance.`
+            )}
+          </div>
+        ) : undefined
       }
       extra={
         state.status === 'done' && allowance > 0 ? (

@@ -4,11 +4,11 @@ import {
   type JobTool,
   type LedgerKind,
   type Page,
-  formatCount,
 } from '@studio/contracts';
-import { Tag, Typography, type TableColumnsType } from 'antd';
+import { Tag, type TableColumnsType } from 'antd';
 import { formatLocalDateTime } from '../../admin/format';
 import { ServerPagedTable } from '../../admin/ServerPagedTable';
+import { creditAmountColumn, creditBalanceColumn } from '../Credits/creditColumns';
 
 const KIND_COLORS: Record<LedgerKind, string> = {
   purchase: 'green',
@@ -34,24 +34,8 @@ const columns: TableColumnsType<CreditHistoryEntry> = [
     width: 130,
     render: (kind: LedgerKind) => <Tag color={KIND_COLORS[kind]}>{kind}</Tag>,
   },
-  {
-    title: 'Amount',
-    dataIndex: 'amount',
-    width: 100,
-    align: 'right',
-    render: (amount: number) => (
-      <Typography.Text type={amount > 0 ? 'success' : amount < 0 ? 'danger' : 'secondary'}>
-        {amount > 0 ? `+${formatCount(amount)}` : formatCount(amount)}
-      </Typography.Text>
-    ),
-  },
-  {
-    title: 'Balance',
-    dataIndex: 'balanceAfter',
-    width: 100,
-    align: 'right',
-    render: (balance: number) => formatCount(balance),
-  },
+  creditAmountColumn('Amount', 100),
+  creditBalanceColumn('Balance', 100),
   {
     title: 'Tool',
     dataIndex: 'tool',

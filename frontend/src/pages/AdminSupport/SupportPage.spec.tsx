@@ -61,6 +61,8 @@ describe('SupportPage', () => {
       [historyKey]: history([
         { reason: 'Stripe checkout' },
         { kind: 'reservation', amount: -4, reason: 'Face swap' },
+        // A capture confirms the reservation: it has no balance of its own (no "NaN").
+        { kind: 'capture', amount: 0, reason: 'Face swap confirmed' },
       ]),
       'POST /api/support/reimburse': ok({ username: 'alice', amount: 5, balance: 35 }),
     });
@@ -71,7 +73,9 @@ describe('SupportPage', () => {
     expect(screen.getByText(/\(\$1\.50\)/)).toBeInTheDocument();
     expect(within(card('alice')).getByText('Verified')).toBeInTheDocument();
     expect(await screen.findByText('Stripe checkout')).toBeInTheDocument();
-    expect(screen.getByText('-4')).toBeInTheDocument();
+    // The same minus sign as the owner's history (creditColumns).
+    expect(screen.getByText('−4')).toBeInTheDocument();
+    expect(screen.queryByText('NaN')).not.toBeInTheDocument();
 
     // Support staff: no admin tools.
     expect(screen.queryByText('Grant credits')).not.toBeInTheDocument();

@@ -13,6 +13,7 @@ import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
 import { useCreditHistory } from '../AdminSupport/useCreditHistory';
+import { creditAmountColumn, creditBalanceColumn } from './creditColumns';
 
 const toolName = (tool?: string) => (tool ? (TOOL_LABELS[tool as JobTool] ?? tool) : undefined);
 
@@ -40,28 +41,9 @@ const columns: TableColumnsType<CreditHistoryEntry> = [
     render: (createdAt: string) => <span className="nowrap">{formatLocalDateTime(createdAt)}</span>,
   },
   { title: 'What', key: 'what', render: (_: unknown, entry) => creditEntryText(entry) },
-  {
-    title: 'Credits',
-    dataIndex: 'amount',
-    width: 110,
-    align: 'right',
-    // A confirmation moves nothing: the credits left when the job was reserved.
-    render: (amount: number) =>
-      amount === 0 ? (
-        <Typography.Text type="secondary">—</Typography.Text>
-      ) : (
-        <Typography.Text type={amount > 0 ? 'success' : 'danger'}>
-          {amount > 0 ? `+${formatCount(amount)}` : `−${formatCount(-amount)}`}
-        </Typography.Text>
-      ),
-  },
-  {
-    title: 'Balance after',
-    dataIndex: 'balanceAfter',
-    width: 120,
-    align: 'right',
-    render: (balance?: number) => (balance === undefined ? null : formatCount(balance)),
-  },
+  // A confirmation moves nothing: the credits left when the job was reserved.
+  creditAmountColumn('Credits', 110),
+  creditBalanceColumn('Balance after', 120),
   { title: 'Details', dataIndex: 'reason', minWidth: 200 },
 ];
 

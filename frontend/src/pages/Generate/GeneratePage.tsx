@@ -40,7 +40,7 @@ function GenerateScreen() {
   const { account, balance, refresh } = useSession();
   const toast = useToast();
   const operations = useOperations();
-  const submission = useJobSubmission('generate');
+  const submission = useJobSubmission();
   const countdown = useCountdown(MODAL_CLOSE_DELAY_MS);
   const [choices, setChoices] = useState<TagChoices>(() => initialTagChoices());
   const [refused503, setRefused503] = useState(false);
@@ -69,13 +69,13 @@ function GenerateScreen() {
       return;
     }
     countdown.start();
-    await submission.submit(async () => {
-      const result = await apiPost<JobSubmitContent | string>('/generateImage', {
-        ...request,
+    await submission.submit(async (headers) => {
+      const result = await apiPost<JobSubmitContent | string>(
+        '/generateImage',
         // The chosen tags, kept with the job for "Edit and run".
-        tags: choices,
-        author: account,
-      });
+        { ...request, tags: choices, author: account },
+        headers,
+      );
       if (result.status === UNAVAILABLE) setRefused503(true);
       return result;
     });

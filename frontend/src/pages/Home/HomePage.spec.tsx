@@ -1,6 +1,6 @@
 import { JobSocketEvents, Messages } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
+import { callsTo, mockFetch, sentForm, sentJobRef, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, deferred, jobView, pickImage, pushJobEvent, submitAnswer } from '../../test/jobs';
 import { expectLiveToolNotices, operationsAnswer } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
@@ -91,8 +91,8 @@ describe('Clone screen (HomePage)', () => {
     expect(form.get('author')).toBe('alice');
     expect(form.get('folder')).toBeNull();
 
-    // The server pushes the job's events while the request waits.
-    const job = jobView({ tool: 'clone', state: 'queued', cost: 3 });
+    // The server pushes the job's events while the request waits, with the request's mark.
+    const job = { ...jobView({ tool: 'clone', state: 'queued', cost: 3 }), ref: sentJobRef(request) };
     pushJobEvent(JobSocketEvents.queued, { job, position: 1 });
     pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'clone', progress: 40 });
     expect(within(modal).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '40');

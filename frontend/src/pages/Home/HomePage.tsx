@@ -4,6 +4,8 @@ import { Button } from 'antd';
 import { useState } from 'react';
 import '../../compare/compare.css';
 import { useNavigate } from 'react-router-dom';
+import { AllowanceNotice } from '../../allowance/AllowanceNotice';
+import { useAllowance } from '../../allowance/useAllowance';
 import { apiUpload } from '../../api/client';
 import { usePickedImage } from '../../images/usePickedImage';
 import type { TrayJob } from '../../jobs/jobsState';
@@ -32,7 +34,8 @@ export function HomePage() {
   const navigate = useNavigate();
   const toast = useToast();
   const { image, reading, pick } = usePickedImage();
-  const submission = useJobSubmission('clone');
+  const submission = useJobSubmission();
+  const allowance = useAllowance();
   const [asking, setAsking] = useState(false);
   const [amount, setAmount] = useState<number | null>(CLONE_AMOUNT.min);
   const prefill = usePrefillFromJob('clone', ({ job, files }) => {
@@ -64,7 +67,9 @@ export function HomePage() {
     form.append('original', image.blob, image.fileName);
     form.append('amount', String(amount));
     form.append('author', account);
-    await submission.submit(() => apiUpload<JobSubmitContent | string>('/generateNoise', form));
+    await submission.submit((headers) =>
+      apiUpload<JobSubmitContent | string>('/generateNoise', form, headers),
+    );
   };
 
   return (
@@ -75,6 +80,7 @@ export function HomePage() {
         description="Make noise-altered copies of an image, each one unique down to the pixel."
         price={`${TOOL_PRICES.clone} credit per clone`}
       >
+        {account && <AllowanceNotice status={allowance} />}
         {account && <ToolNotices tool="clone" />}
         {account && <PrefillNotice state={prefill} />}
         <ToolCard>

@@ -123,13 +123,13 @@ function MagicBrushScreen() {
   return (
     <ToolFrame
       title="Magic Brush"
-      description="Paint over what you want to change, describe what should be there, and let the AI fill it in."
+      description={promptUsed ? InpaintTexts.describeWithPrompt : InpaintTexts.describeWithoutPrompt}
       price={`${TOOL_PRICES.inpaint} credit per image`}
     >
       <AgeCheckNotice />
       <NoticeAlerts operations={operations} tool="inpaint" />
       <PrefillNotice state={prefill} />
-      {operations.loaded && operations.engines?.inpaint === 'local' && (
+      {!promptUsed && (
         <Alert type="info" showIcon data-testid="prompt-unused" message={InpaintTexts.promptUnused} />
       )}
       {batch && (

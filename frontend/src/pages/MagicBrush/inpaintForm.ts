@@ -31,6 +31,11 @@ export const emptyInpaintForm: InpaintForm = {
 };
 
 export const InpaintTexts = {
+  /** The tool's header, as the engine serving it works: with a prompt (GPU) or without (CPU). */
+  describeWithPrompt:
+    'Paint over what you want to change, describe what should be there, and let the AI fill it in.',
+  describeWithoutPrompt:
+    'Paint over what you want to change, and the AI fills it in from the picture around it.',
   bulkProcessing: 'Bulk inpaint processing',
   imagesAdded: (n: number) => `${n} Images Added`,
   paintFirst: 'Paint over the part of the image you want to change.',

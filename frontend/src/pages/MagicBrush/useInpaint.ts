@@ -47,7 +47,7 @@ export function useInpaint(promptUsed: boolean, onBulkDone: (batch: StartedBatch
   const { track } = useJobs();
   const toast = useToast();
   const navigate = useNavigate();
-  const submission = useJobSubmission('inpaint');
+  const submission = useJobSubmission();
   const [bulkBusy, setBulkBusy] = useState(false);
 
   /** The checks both buttons share; returns false (after saying why) when nothing may be sent. */
@@ -101,8 +101,8 @@ export function useInpaint(promptUsed: boolean, onBulkDone: (batch: StartedBatch
     if (!check(input.form, 1, 0)) return false;
     const data = await baseForm(input, 1);
     if (!data) return false;
-    void submission.submit(async () => {
-      const result = await apiUpload<JobSubmitContent | string>('/inpaintImage', data);
+    void submission.submit(async (headers) => {
+      const result = await apiUpload<JobSubmitContent | string>('/inpaintImage', data, headers);
       void refresh();
       return result;
     });

@@ -1,6 +1,6 @@
 import { JobSocketEvents, Messages } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { callsTo, mockFetch, sessionAnswer } from '../../test/fetchMock';
+import { callsTo, mockFetch, sentJobRef, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, deferred, jobView, pickImage, pushJobEvent, submitAnswer } from '../../test/jobs';
 import { expectLiveToolNotices, operationsAnswer } from '../../test/operations';
 import { rememberAccount, renderApp } from '../../test/renderApp';
@@ -70,7 +70,12 @@ describe('SuperResolutionPage', () => {
       scale: 2,
     });
 
-    const job = jobView({ tool: 'superResolution', state: 'running', cost: 2 });
+    // The job as the server pushes it while the request waits, with the request's mark.
+    const job = {
+      ...jobView({ tool: 'superResolution', state: 'running', cost: 2 }),
+      ref: sentJobRef(request),
+    };
+    pushJobEvent(JobSocketEvents.queued, { job: { ...job, state: 'queued' }, position: 1 });
     pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'superResolution', progress: 65 });
     expect(within(modal).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '65');
     // Before a message exists a click does not close it.
@@ -117,9 +122,10 @@ describe('SuperResolutionPage', () => {
 
   it('announces a job that failed while the request waited once, from the tray', async () => {
     const answer = deferred();
-    await open(10, { 'POST /api/superResolution': answer.responder });
+    const { fetchMock } = await open(10, { 'POST /api/superResolution': answer.responder });
     await upscale();
-    const job = jobView({ tool: 'superResolution', state: 'queued' });
+    const [request] = callsTo(fetchMock, 'POST /api/superResolution');
+    const job = { ...jobView({ tool: 'superResolution', state: 'queued' }), ref: sentJobRef(request) };
     pushJobEvent(JobSocketEvents.queued, { job, position: 1 });
     pushJobEvent(JobSocketEvents.failed, {
       job: { ...job, state: 'failed', error: 'The image could not be upscaled', refunded: 2 },

@@ -32,7 +32,7 @@ function SuperResolutionScreen() {
   const { account, balance } = useSession();
   const toast = useToast();
   const { image, reading, pick } = usePickedImage();
-  const submission = useJobSubmission('superResolution');
+  const submission = useJobSubmission();
   const [scale, setScale] = useState<SuperResolutionScale>(2);
   const prefill = usePrefillFromJob('superResolution', ({ job, files }) => {
     if (files[0]) void pick(files[0]);
@@ -49,12 +49,12 @@ function SuperResolutionScreen() {
       toast.error(Messages.notEnoughCredits);
       return;
     }
-    await submission.submit(() =>
-      apiPost<JobSubmitContent | string>('/superResolution', {
-        original: image.dataUrl,
-        author: account,
-        scale,
-      }),
+    await submission.submit((headers) =>
+      apiPost<JobSubmitContent | string>(
+        '/superResolution',
+        { original: image.dataUrl, author: account, scale },
+        headers,
+      ),
     );
   };
 

@@ -104,7 +104,9 @@ describe('VideoSwapPage', () => {
     await open({ videoFaceSwap: true });
     await pickVideo(12.1);
     expect(screen.getByTestId('video-cost')).toHaveTextContent('This swap will cost 61 credits');
-    expect(screen.getByTestId('video-length')).toHaveTextContent('Length 12.1 s');
+    expect(screen.getByTestId('video-length')).toHaveTextContent(
+      '12.10 s of video = 61 started steps of 0.2 s × 1 credit = 61 credits',
+    );
 
     await pickVideo(30);
     expect(screen.getByTestId('video-cost')).toHaveTextContent('This swap will cost 150 credits');

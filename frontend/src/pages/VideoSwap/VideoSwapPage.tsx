@@ -2,8 +2,9 @@ import { SmileOutlined, SwapOutlined } from '@ant-design/icons';
 import {
   FaceSwapVideoFields,
   Messages,
-  VIDEO_CREDITS_PER_SECOND,
+  VIDEO_PRICE_RULE,
   VIDEO_MAX_SECONDS,
+  videoPriceText,
   videoSwapCost,
   type JobSubmitContent,
   formatCount,
@@ -111,7 +112,7 @@ function VideoSwapScreen() {
     <ToolFrame
       title="Video face swap"
       description="Put the face from an image onto the person in a short video."
-      price={`${VIDEO_CREDITS_PER_SECOND} credits per second of video`}
+      price={VIDEO_PRICE_RULE}
     >
       <AgeCheckNotice />
       <NoticeAlerts
@@ -152,7 +153,7 @@ function VideoSwapScreen() {
         <div className="video-swap-facts" data-testid="video-facts">
           {duration !== null && (
             <Typography.Text type="secondary" data-testid="video-length">
-              Length {duration.toFixed(1)} s
+              {videoPriceText(duration)}
             </Typography.Text>
           )}
           {cost !== null && !tooLong && (

@@ -364,10 +364,10 @@ describe('A1111Engine', () => {
 
     it('times out with a retryable error (and stops its run on the server)', async () => {
       fake.delayMs = 3000;
-      const started = Date.now();
       const { engine, abandoned } = logging({ timeoutMs: 300 });
       const error = await rejection(engine.generate({ prompt: 'x', width: 64, height: 64 }));
-      expect(Date.now() - started).toBeLessThan(2000);
+      // Rejected while the server still works on it (stopped afterwards, in the background).
+      expect(fake.runningLabel).toBeDefined();
       expect(error).toBeInstanceOf(A1111Error);
       expect(error).not.toBeInstanceOf(EngineInputError);
       expect(error).toMatchObject({ kind: 'timeout' });
@@ -379,12 +379,11 @@ describe('A1111Engine', () => {
       fake.delayMs = 3000;
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
-      const started = Date.now();
       const { engine, abandoned } = logging();
       const error = await rejection(
         engine.generate({ prompt: 'x', width: 64, height: 64 }, { signal: controller.signal }),
       );
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(fake.runningLabel).toBeDefined();
       expect(error).toMatchObject({ name: 'AbortError' });
       await abandoned();
     });
@@ -423,10 +422,10 @@ describe('A1111Engine', () => {
       );
       await waitFor(() => isOurs(fake.runningLabel));
       const ours = fake.runningLabel;
-      const started = Date.now();
       controller.abort(cancelled());
       expect(await job).toMatchObject({ message: 'cancelled by the user' });
-      expect(Date.now() - started).toBeLessThan(500);
+      // At once: the server still runs it until the interrupt below lands.
+      expect(fake.runningLabel).toBe(ours);
       await waitFor(() => lines.some((l) => l.includes('abandoned')));
       expect(lines.find((l) => l.includes('abandoned'))).toMatch(/abandoned: interrupted/);
       expect(fake.interrupted).toEqual([ours]);

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import resource
 import subprocess
@@ -104,7 +105,9 @@ class Studio:
                 os.unlink(marked_path)
         os.replace(req['output'] + '.part', req['output'])
         t2 = time.perf_counter()
-        return {'psnr': quality, 'watermarkMs': round((t1 - t0) * 1000, 1),
+        # identical pixels (a tiny flat picture the mark cannot change) measure infinite: JSON has
+        # no Infinity, so it is sent as null (no measure), never as a line the caller cannot parse
+        return {'psnr': quality if math.isfinite(quality) else None, 'watermarkMs': round((t1 - t0) * 1000, 1),
                 'signMs': round((t2 - t1) * 1000, 1), 'manifestBytes': len(store)}
 
     def _mark_image(self, path, fmt, mark_id):
@@ -346,7 +349,11 @@ def main():
         except Exception as err:  # the caller decides; the process stays up for the next request
             answer = {'id': req.get('id'), 'ok': False, 'error': f'{type(err).__name__}: {err}',
                       'trace': traceback.format_exc(limit=3)}
-        out.write(json.dumps(answer) + '\n')
+        try:
+            line = json.dumps(answer, allow_nan=False)
+        except ValueError as err:  # a non-finite number somewhere: a clear error, never bad JSON
+            line = json.dumps({'id': req.get('id'), 'ok': False, 'error': f'ValueError: {err}'})
+        out.write(line + '\n')
         out.flush()
 
 
