@@ -85,6 +85,7 @@ describe('health and API document', () => {
         'GET /api/admin/logs',
         'GET /api/admin/stats',
         'GET /api/admin/allowances',
+        'GET /api/billing/allowance',
         'GET /api/billing/status',
         'POST /api/createCheckoutSession',
         'GET /api/checkout/{sessionId}',
@@ -150,6 +151,17 @@ describe('health and API document', () => {
         'GET /api/account/sessions',
         'POST /api/account/sessions/logout-others',
         'DELETE /api/account/sessions/{id}',
+        // age assurance and moderation (issue 37)
+        'GET /api/age-assurance',
+        'POST /api/age-assurance/card',
+        'POST /api/age-assurance/card/{sessionId}/complete',
+        'POST /api/age-assurance/card/{sessionId}/test-card',
+        'GET /api/support/users/{username}/age-assurance',
+        'POST /api/support/users/{username}/age-assurance',
+        'GET /api/moderation/held',
+        'GET /api/moderation/held/{itemId}/file',
+        'POST /api/moderation/held/{itemId}/release',
+        'POST /api/moderation/held/{itemId}/remove',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');
