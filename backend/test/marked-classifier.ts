@@ -42,6 +42,9 @@ export class MarkedImageClassifier extends ContentClassifierPort {
 
   private async inspectOne(image: Buffer): Promise<ContentCheck> {
     this.seen += 1;
+    // An image smaller than the mark cannot carry one (the scripted engines' 4 x 4 outputs).
+    const { width = 0, height = 0 } = await sharp(image).metadata();
+    if (width < MARK_SIDE || height < MARK_SIDE) return { scores: NEUTRAL_SCORES, faces: [] };
     const { data, info } = await sharp(image)
       .extract({ left: 0, top: 0, width: MARK_SIDE, height: MARK_SIDE })
       .removeAlpha()
