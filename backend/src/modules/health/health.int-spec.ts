@@ -86,6 +86,7 @@ describe('health and API document', () => {
         'GET /api/admin/stats',
         'GET /api/admin/allowances',
         'GET /api/billing/status',
+        'GET /api/billing/allowance',
         'POST /api/createCheckoutSession',
         'GET /api/checkout/{sessionId}',
         'POST /api/createPortalSession',
