@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { configSchema, loadConfig } from '../../backend/src/config/app-config';
 import { BUILD_TIMEOUT_MS, ensureValidator, yamlToJson } from '../k8s/validate/tool';
 import { CERT_MOUNT_DIR, PRODUCTION_SETTINGS, WORKER_COMMAND } from '../local/image-test/settings';
+import { COMPOSE_TEST_SECRETS } from './compose-test-env';
 
 /**
  * The compose files are validated by the compose client itself (no engine needed for `config`);
@@ -13,13 +14,7 @@ import { CERT_MOUNT_DIR, PRODUCTION_SETTINGS, WORKER_COMMAND } from '../local/im
 const root = join(__dirname, '../..');
 const base = join(root, 'docker-compose.yml');
 const gpu = join(__dirname, 'compose.gpu.yml');
-const secrets = {
-  SESSION_SECRET: 's'.repeat(40),
-  ADMIN_PASSWORD: 'admin-password',
-  MINIO_ROOT_PASSWORD: 'minio-password',
-  PROVENANCE_CERT_DIR: '/srv/studio/provenance',
-  SMTP_URL: 'smtp://mail.example.com:587',
-};
+const secrets = COMPOSE_TEST_SECRETS;
 
 interface Service {
   image?: string;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StudioMetrics } from '../../backend/src/modules/metrics/studio-metrics';
 import { BUILD_TIMEOUT_MS, ensureValidator, runValidator, yamlToJson } from '../k8s/validate/tool';
+import { COMPOSE_TEST_SECRETS } from '../docker/compose-test-env';
 
 /**
  * The alert rules and their unit tests through Debian's promtool (deploy/local/lib.sh
@@ -125,12 +126,7 @@ describe('Prometheus configuration', () => {
 });
 
 describe('compose monitoring profile', () => {
-  const secrets = {
-    SESSION_SECRET: 'x'.repeat(40),
-    ADMIN_PASSWORD: 'admin-password',
-    MINIO_ROOT_PASSWORD: 'minio-password',
-    METRICS_TOKEN: 'metrics-token-0123456789',
-  };
+  const secrets = { ...COMPOSE_TEST_SECRETS, METRICS_TOKEN: 'metrics-token-0123456789' };
   interface Service {
     profiles?: string[];
     environment?: Record<string, string | null>;
