@@ -113,11 +113,22 @@ export function asTestApp<T>(start: (app: number) => Promise<T>): Promise<T> {
   return appContext.run(app, () => start(app));
 }
 
+/**
+ * A client closed by its owner while waiting to reconnect: ioredis's disconnect() then clears the
+ * reconnect timer but has no socket to close, so it stays 'reconnecting' and never emits 'end',
+ * though nothing of it runs any more. Counted as closed.
+ */
+function closedWhileReconnecting(client: Redis): boolean {
+  const internals = client as unknown as { manuallyClosing?: boolean; reconnectTimeout?: unknown };
+  return client.status === 'reconnecting' && !!internals.manuallyClosing && !internals.reconnectTimeout;
+}
+
 /** Throws, naming each, when a connection this test app opened is still open. */
 export function assertAppClosed(app: number): void {
   const open: string[] = [];
   for (const [client, o] of liveRedis) {
-    if (o.app === app) open.push(`a Redis connection (${client.status}) ${describeOpening(o)}`);
+    if (o.app === app && !closedWhileReconnecting(client))
+      open.push(`a Redis connection (${client.status}) ${describeOpening(o)}`);
   }
   for (const connection of mongoose.connections) {
     const o = mongoOpenings.get(connection);
@@ -158,7 +169,7 @@ async function atFileEnd(): Promise<Error[]> {
     const closing =
       ['close', 'end'].includes(client.status) ||
       (client as unknown as { manuallyClosing?: boolean }).manuallyClosing;
-    if (closing && (await ended(client, 5_000))) continue;
+    if (closedWhileReconnecting(client) || (closing && (await ended(client, 5_000)))) continue;
     errors.push(
       failure(
         `a Redis connection (${client.status}) was still open when the file ended; ${describeOpening(o)}`,

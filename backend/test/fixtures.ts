@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -63,4 +64,37 @@ export function zeroPng(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
     .png({ compressionLevel: 9 })
     .toBuffer();
+}
+
+/**
+ * Writes a test video to `path`: a test face zooming slowly (so frames differ), `size` px square,
+ * `fps` frames a second, `seconds` long, with a 440 Hz tone as audio (H.264 + AAC).
+ */
+export function writeTestVideo(path: string, seconds: number, size = 240, fps = 10): string {
+  execFileSync('ffmpeg', [
+    '-y',
+    '-loglevel',
+    'error',
+    '-loop',
+    '1',
+    '-i',
+    join(FIXTURES, 'cgi-model-22.jpg'),
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    '-t',
+    String(seconds),
+    '-vf',
+    `scale=${size}:-2,zoompan=z='1+0.002*on':d=1:s=${size}x${size}:fps=${fps}`,
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    path,
+  ]);
+  return path;
 }

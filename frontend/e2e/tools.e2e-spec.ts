@@ -106,11 +106,14 @@ describe('image tools in the browser', () => {
     const response = await answered;
     expect(response.request().headers()['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     const answer = await response.json();
-    expect(answer).toMatchObject({ message: 'success', content: { job: { tool: 'clone', cost: 3 } } });
-    expect(answer.content.job.items).toHaveLength(3);
+    // 'success' with the clones when the job ended within the server's wait, 'processing' when it
+    // did not (a busy machine): which one depends on speed, so both are right; the modal tells the end
+    expect(answer).toMatchObject({ content: { job: { tool: 'clone', cost: 3 } } });
+    expect(['success', 'processing']).toContain(answer.message);
+    if (answer.message === 'success') expect(answer.content.job.items).toHaveLength(3);
 
     const modal = page.getByTestId('job-modal');
-    await modal.getByText('Success!').waitFor({ timeout: 30_000 });
+    await modal.getByText('Success!').waitFor({ timeout: 90_000 });
     const clones = modal.getByRole('img', { name: /^Clone \d$/ });
     await expect(clones.count()).resolves.toBe(3);
     await page.waitForFunction(() =>

@@ -59,10 +59,11 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   });
   // Before any body is read: writes only from our own pages (cross-site request forgery).
   app.use(refuseCrossSiteWrites(config));
-  app.use(`${API_PREFIX}/replicate/webhook`, ...bodyParsers(REPLICATE_WEBHOOK_BODY_LIMIT));
+  const idleMs = config.UPLOAD_IDLE_SECONDS * 1000;
+  app.use(`${API_PREFIX}/replicate/webhook`, ...bodyParsers(REPLICATE_WEBHOOK_BODY_LIMIT, idleMs));
   // Tool routes whose JSON form carries an image are read by their upload interceptor instead,
   // after their checks and the user's upload slot (one accounting for every way a file arrives).
-  for (const parser of bodyParsers(config.JSON_BODY_LIMIT, isJsonUploadPath)) app.use(parser);
+  for (const parser of bodyParsers(config.JSON_BODY_LIMIT, idleMs, isJsonUploadPath)) app.use(parser);
   app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
   mountQueueBoard(app);
 

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { Messages, wholeNumberMessage } from '@studio/contracts';
-import { grantCredits, signIn, uniqueName } from '../../test/clients';
+import { balanceOf, grantCredits, signIn, uniqueName } from '../../test/clients';
 import { startTestApp, type TestApp } from '../../test/test-app';
 
 /**
@@ -295,6 +295,29 @@ describe('loose numbers and hostile text', () => {
       .field('amount', '1');
     expect(res.status).toBe(400);
     expect(res.body.content).toBe(Messages.unsafeCharacters);
+  });
+
+  // Hostile pass of issue 35: prompts with U+0007 or U+0090 passed validation (and reached the engine).
+  it.each([
+    ['BEL in the prompt', { prompt: 'a cat\u0007' }],
+    ['a C1 control in the prompt', { prompt: 'ag\u0090' }],
+    ['a newline in the prompt', { prompt: 'a cat,\nignore the rest' }],
+    ['ESC in a tag', { prompt: 'a cat', tags: { haircolor: 'blonde\u001b[31m' } }],
+  ])('refuses a generation with %s and charges nothing', async (_label, body) => {
+    const before = await balanceOf(client);
+    const res = await client.agent.post('/api/generateImage').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'error', content: Messages.promptControlCharacters });
+    expect(await balanceOf(client)).toBe(before);
+  });
+
+  it('refuses an inpaint prompt with a control character', async () => {
+    const res = await client.agent
+      .post('/api/bulkInpaintImage')
+      .field('prompt', 'a hat\u0007')
+      .field('amount', '1');
+    expect(res.status).toBe(400);
+    expect(res.body.content).toBe(Messages.promptControlCharacters);
   });
 
   it('accepts titles in any script', async () => {

@@ -1,7 +1,8 @@
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
 import express from 'express';
-import { API_PREFIX, Messages, UPLOAD_LIMITS } from '@studio/contracts';
+import { API_PREFIX, JobMessages, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { failure } from './api-response';
+import { watchIdleBody } from './idle-body';
 
 /**
  * Tool routes that also take their image as a data URL in JSON (the spec's super resolution
@@ -24,12 +25,15 @@ export interface RawBodyRequest extends Request {
 /**
  * The JSON parser, keeping the raw bytes (Stripe signs the raw body), followed by an error
  * handler so a malformed or oversized body answers 400/413 in the API's shape, not an HTML page.
+ * A body that sends nothing for `idleMs` (UPLOAD_IDLE_SECONDS, as uploads) is answered 408.
  */
-export function bodyParsers(limit: string, skip: (req: Request) => boolean = () => false) {
+export function bodyParsers(limit: string, idleMs: number, skip: (req: Request) => boolean = () => false) {
   const keepRaw = (req: RawBodyRequest, _res: unknown, buf: Buffer) => {
     req.rawBody = buf;
   };
   const onError: ErrorRequestHandler = (err, _req, res, next) => {
+    // answered already (a stalled body got its 408): the parser's later error is that same body
+    if (res.headersSent) return;
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') {
       res.status(413).json(failure(Messages.payloadTooLarge));
@@ -53,7 +57,19 @@ export function bodyParsers(limit: string, skip: (req: Request) => boolean = () 
     refuseNow(res);
     res.status(413).json(failure(Messages.payloadTooLarge));
   };
-  return [refuseDeclaredOversize, json, onError];
+  // The stall timer starts once the parser reads (its 'data' listener is set synchronously):
+  // listening first would start the body flowing before the parser could see it.
+  const jsonUntilStalled = (req: Request, res: Response, next: NextFunction) => {
+    json(req, res, next);
+    if (!parses(req) || res.headersSent || !req.readableFlowing) return;
+    const stop = watchIdleBody(req, idleMs, () => {
+      if (res.headersSent || res.closed) return;
+      refuseNow(res);
+      res.status(408).json(failure(JobMessages.uploadIdle));
+    });
+    res.once('close', stop);
+  };
+  return [refuseDeclaredOversize, jsonUntilStalled, onError];
 }
 
 const LIMIT_UNITS: Record<string, number> = { kb: 1024, mb: 1024 * 1024 };

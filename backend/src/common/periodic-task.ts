@@ -12,6 +12,9 @@ export class PeriodicTask {
 
   /** Runs every `everyMs` (and once at once with `now`); the timer never keeps a process alive. */
   start(everyMs: number, { now = false } = {}): void {
+    // a task stopped and started again (a module shut down and bootstrapped again) runs again
+    this.stopped = false;
+    clearInterval(this.timer);
     this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
     if (now) void this.tick();

@@ -2,6 +2,7 @@ import { applyDecorators, BadRequestException, ValidationError, ValidationPipe }
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
 import {
+  hasControlCharacter,
   Messages,
   nameProblem,
   parseWholeNumber,
@@ -88,5 +89,20 @@ export function SafeName() {
       validator: { validate: (value) => typeof value !== 'string' || nameProblem(value) === null },
     },
     { message: Messages.unsafeCharacters },
+  );
+}
+
+/**
+ * Prompt text, or an object of tag texts: no control characters (hasControlCharacter in
+ * libs/contracts). Other types pass here and are refused by the field's own type check.
+ */
+export function PromptText() {
+  const clean = (value: unknown): boolean =>
+    typeof value === 'string'
+      ? !hasControlCharacter(value)
+      : value === null || typeof value !== 'object' || Object.values(value).every(clean);
+  return ValidateBy(
+    { name: 'isPromptText', validator: { validate: (value) => clean(value) } },
+    { message: Messages.promptControlCharacters },
   );
 }

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
-import { MAX_OPEN_JOBS_PER_USER } from '@studio/contracts';
+import { DECODE_LIMITS, MAX_OPEN_JOBS_PER_USER } from '@studio/contracts';
 
 /**
  * Every environment variable the backend reads, validated once at boot. A bad value stops the
@@ -205,6 +205,11 @@ export const configSchema = z
       .default(Math.max(1, availableParallelism() - 1)),
     /** Heap ceiling (MB) of each pool thread; a task beyond it fails its job, refunded. */
     ENGINE_POOL_MEMORY_MB: z.coerce.number().int().min(32).default(2048),
+    /**
+     * Address-space ceiling (MB) of every ffmpeg and ffprobe started on an upload. The wrappers in
+     * libs/inference read it from the environment; checked here so a bad value stops the boot.
+     */
+    DECODER_MEMORY_MB: z.coerce.number().int().min(256).default(DECODE_LIMITS.ffmpegMemoryMb),
     /**
      * Threads one engine task's model runtime may use (onnxruntime); default so that
      * ENGINE_POOL_SIZE x ENGINE_THREADS stays within the cores less one, at least 1.

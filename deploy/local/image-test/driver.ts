@@ -20,6 +20,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { FaceSwapVideoFields, JobFields, type ContentItem, type JobView } from '@studio/contracts';
 import { ProvenanceMarker } from '@studio/inference';
+import { writeTestVideo } from '../../../backend/test/fixtures';
 import { CERT_MOUNT_DIR, PRODUCTION_SETTINGS, WORKER_COMMAND } from './settings';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -213,34 +214,8 @@ async function bytesOf(agent: Agent, url: string): Promise<Buffer> {
  * Two seconds of a test face zooming slowly, 360 px, 12 fps, with a tone (the video swap's input;
  * the watermark needs about 300 px and a few dozen frames: docs/provenance.md, Limits).
  */
-async function testVideo(): Promise<Buffer> {
-  const file = path.join(env.data, 'input.mp4');
-  await run('ffmpeg', [
-    '-y',
-    '-loglevel',
-    'error',
-    '-loop',
-    '1',
-    '-i',
-    path.join(FIXTURES, 'cgi-model-22.jpg'),
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:duration=2',
-    '-t',
-    '2',
-    '-vf',
-    "scale=360:-2,zoompan=z='1+0.002*on':d=1:s=360x360:fps=12",
-    '-c:v',
-    'libx264',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-shortest',
-    file,
-  ]);
-  return readFileSync(file);
+function testVideo(): Buffer {
+  return readFileSync(writeTestVideo(path.join(env.data, 'input.mp4'), 2, 360, 12));
 }
 
 interface ToolRun {
@@ -339,7 +314,7 @@ async function main(): Promise<void> {
     ])
     .png()
     .toBuffer();
-  const video = await testVideo();
+  const video = testVideo();
 
   const tools: ToolRun[] = [
     {

@@ -1,4 +1,4 @@
-import { nameProblem, parseWholeNumber } from './input';
+import { hasControlCharacter, nameProblem, parseWholeNumber } from './input';
 
 describe('parseWholeNumber', () => {
   const range = { min: 1, max: 500 };
@@ -93,5 +93,17 @@ describe('nameProblem', () => {
     ],
   ])('refuses %s', (_label, text, problem) => {
     expect(nameProblem(text)).toBe(problem);
+  });
+});
+
+describe('hasControlCharacter', () => {
+  it.each(['BEL \u0007', 'C1 \u0090', 'ESC \u001b[31m', 'NUL \u0000', 'tab\t', 'line\nbreak', 'DEL \u007f'])(
+    'finds the control character in %j',
+    (text) => {
+      expect(hasControlCharacter(text)).toBe(true);
+    },
+  );
+  it('accepts prompts built from tags and any script', () => {
+    expect(hasControlCharacter('20 year old, blonde, Été — שלום 写真 🏖️')).toBe(false);
   });
 });

@@ -64,3 +64,12 @@ export function nameProblem(text: string): NameProblem | null {
   if (INVISIBLE.test(text.replace(SUBDIVISION_FLAG, ''))) return 'invisible';
   return null;
 }
+
+/**
+ * Whether a prompt or tag text holds a C0 or C1 control character (BEL, ESC, NUL, line breaks...)
+ * or a line/paragraph separator: they show nothing a person meant to write and reach the engines'
+ * prompts and the logs as they are.
+ */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL.test(text);
+}

@@ -31,6 +31,9 @@ export const Messages = {
   folderNameRequired: 'Folder name required',
   /** A name or title with control, text-direction or invisible characters (see nameProblem). */
   unsafeCharacters: 'Names and titles may not contain control, text-direction or invisible characters',
+  /** A prompt or tag with a control character (see hasControlCharacter). */
+  promptControlCharacters:
+    'Prompts and tags may not contain control characters (such as line breaks or U+0007)',
 } as const;
 
 /** 'amount must be a whole number from 1 to 500': the one message for a refused number field. */

@@ -40,6 +40,7 @@ import {
   type FeatureFlags,
   type JobTool,
 } from '@studio/contracts';
+import { watchIdleBody } from '../../common/idle-body';
 import { TakesFiles } from '../../common/request-origin';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { type AuthUser, sessionAccount } from '../auth';
@@ -251,20 +252,11 @@ export class StaleUploadSweep implements OnApplicationBootstrap {
  * connection after the answer, which frees the upload slot).
  */
 function whileNotIdle<T>(req: Request, idleMs: number, reading: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let arm = () => {};
+  let stop = () => {};
   const idle = new Promise<never>((_, reject) => {
-    arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => reject(new RequestTimeoutException(JobMessages.uploadIdle)), idleMs);
-    };
+    stop = watchIdleBody(req, idleMs, () => reject(new RequestTimeoutException(JobMessages.uploadIdle)));
   });
-  req.on('data', arm);
-  arm();
-  return Promise.race([reading, idle]).finally(() => {
-    clearTimeout(timer);
-    req.off('data', arm);
-  });
+  return Promise.race([reading, idle]).finally(() => stop());
 }
 
 /** Fields and files of one multipart body, or the first limit it broke (nothing more is read). */

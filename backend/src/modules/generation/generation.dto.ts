@@ -20,7 +20,7 @@ import {
   type JobState,
   type JobTool,
 } from '@studio/contracts';
-import { SafeName, WholeNumber } from '../../common/validation';
+import { PromptText, SafeName, WholeNumber } from '../../common/validation';
 
 /** Fields shared by the tool requests (multipart fields arrive as strings). */
 class ToolRequestDto {
@@ -102,6 +102,7 @@ export class InpaintDto extends ToolRequestDto {
   @IsOptional()
   @IsString()
   @MaxLength(2000)
+  @PromptText()
   prompt?: string;
 
   @ApiPropertyOptional({ description: 'Name of a bulk batch' })
@@ -147,6 +148,7 @@ export class GenerateImageDto {
   @ApiProperty({ description: 'The prompt built from the chosen tags' })
   @IsString()
   @MaxLength(2000)
+  @PromptText()
   prompt!: string;
 
   @ApiPropertyOptional({
@@ -155,6 +157,7 @@ export class GenerateImageDto {
   })
   @IsOptional()
   @IsObject()
+  @PromptText()
   tags?: Record<string, unknown>;
 }
 

@@ -22,7 +22,7 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { FIXTURES, fixture, rectangleMask } from '../../../test/fixtures';
+import { fixture, rectangleMask, writeTestVideo } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
 describe('Magic Brush, Generate and video face swap with the local engine', () => {
@@ -174,35 +174,8 @@ describe('Magic Brush, Generate and video face swap with the local engine', () =
     let folderId: string;
 
     /** A test video from a test face: slow zoom so frames differ, a 440 Hz tone as audio. */
-    const makeVideo = (name: string, seconds: number, size = 240, fps = 10) => {
-      const path = join(dir, name);
-      execFileSync('ffmpeg', [
-        '-y',
-        '-loglevel',
-        'error',
-        '-loop',
-        '1',
-        '-i',
-        join(FIXTURES, 'cgi-model-22.jpg'),
-        '-f',
-        'lavfi',
-        '-i',
-        `sine=frequency=440:duration=${seconds}`,
-        '-t',
-        String(seconds),
-        '-vf',
-        `scale=${size}:-2,zoompan=z='1+0.002*on':d=1:s=${size}x${size}:fps=${fps}`,
-        '-c:v',
-        'libx264',
-        '-pix_fmt',
-        'yuv420p',
-        '-c:a',
-        'aac',
-        '-shortest',
-        path,
-      ]);
-      return path;
-    };
+    const makeVideo = (name: string, seconds: number, size = 240, fps = 10) =>
+      writeTestVideo(join(dir, name), seconds, size, fps);
     const probe = (path: string) =>
       JSON.parse(
         execFileSync('ffprobe', [
