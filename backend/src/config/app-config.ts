@@ -103,7 +103,7 @@ export const configSchema = z
      * 'required' (the default) or 'off' (a closed test install only).
      */
     AGE_ASSURANCE: z.enum(['required', 'off']).default('required'),
-    /** An image is classified sexual when nsfwjs' porn + hentai + sexy reaches this (0..1). */
+    /** An image is classified sexual when nsfwjs' porn + hentai reaches this (0..1; 'sexy' is stored, not counted). */
     SAFETY_SEXUAL_THRESHOLD: z.coerce.number().min(0.05).max(1).default(0.7),
     /** A generated output with a face estimated younger than this is held for a moderator. */
     SAFETY_MINOR_AGE: z.coerce.number().min(0).max(30).default(18),
