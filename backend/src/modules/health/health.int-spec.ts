@@ -87,7 +87,6 @@ describe('health and API document', () => {
         'GET /api/admin/allowances',
         'GET /api/billing/allowance',
         'GET /api/billing/status',
-        'GET /api/billing/allowance',
         'POST /api/createCheckoutSession',
         'GET /api/checkout/{sessionId}',
         'POST /api/createPortalSession',
