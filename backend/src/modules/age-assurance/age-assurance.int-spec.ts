@@ -1,18 +1,11 @@
 import sharp from 'sharp';
 import { AGE_CHECK_PATH, SAFETY_REASONS, TEST_CARDS } from '@studio/contracts';
 import { AccountsRepository } from '../accounts';
-import {
-  balanceOf,
-  eventually,
-  grantCredits,
-  makeFolder,
-  signIn,
-  uniqueName,
-  type Client,
-} from '../../../test/clients';
+import { balanceOf, eventually, grantCredits, signIn, uniqueName, type Client } from '../../../test/clients';
 import { fixture, rectangleMask } from '../../../test/fixtures';
 import { stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { photoToolRequests } from '../../../test/photo-tool-requests';
 
 const card = (funding: string) => TEST_CARDS.find((c) => c.funding === funding)!.number;
 
@@ -43,25 +36,10 @@ describe('age assurance (AGE_ASSURANCE=required, local test card check on real s
     await grantCredits(t, client.username, coins);
     return client;
   };
-  const swapCheck = (c: Client) =>
-    c.agent.post('/api/faceSwap/check').attach('Swap0', face, 'a.png').attach('Swap1', face, 'b.png');
-  const swap = async (c: Client) =>
-    c.agent
-      .post('/api/faceSwap')
-      .field('folder', await makeFolder(c, 'swaps'))
-      .field('consent', 'true')
-      .attach('Swap0', face, 'a.png')
-      .attach('Swap1', face, 'b.png');
-  const inpaint = (c: Client) =>
-    c.agent
-      .post('/api/inpaintImage')
-      .field('author', c.username)
-      .field('prompt', 'smile')
-      .field('amount', '1')
-      .field('width', '256')
-      .field('height', '256')
-      .attach('original', face, 'face.png')
-      .attach('mask', mask, 'mask.png');
+  const tools = photoToolRequests(() => mask);
+  const swapCheck = (c: Client) => tools.swapCheck(c, face, face);
+  const swap = (c: Client) => tools.swap(c, face, face);
+  const inpaint = (c: Client) => tools.inpaint(c, face);
   const generate = (c: Client, tags: Record<string, string>, prompt = 'adult woman, portrait') =>
     c.agent.post('/api/generateImage').send({ title: 't', author: c.username, tags, prompt });
   const startCardCheck = async (c: Client) => {

@@ -21,7 +21,6 @@ import {
   downloadBytes,
   eventually,
   grantCredits,
-  makeFolder,
   signIn,
   uniqueName,
   type Client,
@@ -30,6 +29,7 @@ import { fixture, rectangleMask } from '../../../test/fixtures';
 import { marked, MarkedImageClassifier, NEUTRAL_SCORES } from '../../../test/marked-classifier';
 import { ScriptedEngine } from '../../../test/scripted-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { photoToolRequests } from '../../../test/photo-tool-requests';
 
 const TOKEN = 'metrics-token-for-safety-tests';
 
@@ -88,25 +88,7 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
     await grantCredits(t, client.username, coins);
     return client;
   };
-  const swapCheck = (c: Client, source: Buffer, target: Buffer) =>
-    c.agent.post('/api/faceSwap/check').attach('Swap0', source, 'a.png').attach('Swap1', target, 'b.png');
-  const swap = async (c: Client, source: Buffer, target: Buffer) =>
-    c.agent
-      .post('/api/faceSwap')
-      .field('folder', await makeFolder(c, 'swaps'))
-      .field('consent', 'true')
-      .attach('Swap0', source, 'a.png')
-      .attach('Swap1', target, 'b.png');
-  const inpaint = (c: Client, image: Buffer) =>
-    c.agent
-      .post('/api/inpaintImage')
-      .field('author', c.username)
-      .field('prompt', 'smile')
-      .field('amount', '1')
-      .field('width', '256')
-      .field('height', '256')
-      .attach('original', image, 'face.png')
-      .attach('mask', mask, 'mask.png');
+  const { swapCheck, swap, inpaint } = photoToolRequests(() => mask);
   const jobs = () => t.app.get<Model<Job>>(getModelToken(Job.name) as InjectionToken);
   const items = () => t.app.get<Model<ContentItem>>(getModelToken(ContentItem.name) as InjectionToken);
   const safetyLines = async (username: string) =>
