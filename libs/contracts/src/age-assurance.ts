@@ -151,6 +151,7 @@ export const AgeAssuranceMessages = {
   unknownTestCard: 'Use one of the test cards shown on this page',
   alreadyAssured: 'This account is already age-assured',
   reasonRequired: 'Say what you checked (at least 10 characters)',
+  notForYourself: 'Another member of staff records your own age check',
 } as const;
 
 /** An output held for review, as the moderation queue lists it. */

@@ -174,6 +174,9 @@ describe('age assurance (AGE_ASSURANCE=required, local test card check on real s
         .status,
     ).toBe(400);
     expectAgeRefusal(await inpaint(user));
+    const self = await support.agent.post(`/api/support/users/${supportName}/age-assurance`).send({ reason });
+    expect(self.status).toBe(403);
+    expect((await support.agent.get('/api/age-assurance')).body.content.assured).toBe(false);
 
     const recorded = await support.agent
       .post(`/api/support/users/${user.username}/age-assurance`)

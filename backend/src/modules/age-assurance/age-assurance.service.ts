@@ -1,4 +1,4 @@
-import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import {
@@ -120,6 +120,8 @@ export class AgeAssuranceService {
   async recordManualCheck(actor: AuthUser, username: string, reason: string): Promise<AgeAssuranceStatus> {
     const account = await this.accounts.findByUsername(username);
     if (!account) throw new NotFoundException(Messages.notFound);
+    // like credits, staff never vouch for themselves: the check is someone else's word
+    if (account.id === actor.id) throw new ForbiddenException(AgeAssuranceMessages.notForYourself);
     const subject = { id: account.id, username: account.username };
     await this.assure(
       subject,
