@@ -11,6 +11,7 @@ import {
   FoldersModule,
 } from '../folders';
 import { Job, JobSchema } from '../generation';
+import { AgeAssuranceModule } from '../age-assurance';
 import { MailModule } from '../mail';
 import { RealtimeModule } from '../realtime';
 import { AccountDataController } from './account-data.controller';
@@ -37,6 +38,7 @@ import { AccountDataService } from './account-data.service';
       { name: Job.name, schema: JobSchema },
       { name: LedgerEntry.name, schema: LedgerEntrySchema },
     ]),
+    AgeAssuranceModule,
     FoldersModule,
     MailModule,
     RealtimeModule,

@@ -8,6 +8,7 @@ import { ZipFile } from 'yazl';
 import { DomainEvents, RESERVED_USERNAME_PREFIX, SocketRooms, type ProfileContent } from '@studio/contracts';
 import { toCsv } from '../../common/csv';
 import { AccountSecurityService, AccountTokens, AccountsRepository } from '../accounts';
+import { AgeAssuranceService } from '../age-assurance';
 import { type AuthUser, SessionRevoker } from '../auth';
 import { PaymentsPort, LedgerEntry } from '../billing';
 import { DomainEventBus } from '../events';
@@ -52,6 +53,7 @@ export class AccountDataService {
     private readonly mail: MailService,
     private readonly moduleRef: ModuleRef,
     private readonly folderService: FoldersService,
+    private readonly ageAssurance: AgeAssuranceService,
     @InjectModel(ContentItem.name) private readonly items: Model<ContentItem>,
     @InjectModel(InpaintBatch.name) private readonly batches: Model<InpaintBatch>,
     @InjectModel(Folder.name) private readonly folders: Model<Folder>,
@@ -194,6 +196,8 @@ export class AccountDataService {
     const jobs = await this.jobs.find({ owner }).select({ inputs: 1 }).lean();
     for (const key of jobs.flatMap((job) => job.inputs)) await this.storage.delete(key);
     await this.jobs.deleteMany({ owner });
+    // the age check (method, time, reference) is personal data of this account: it goes too
+    await this.ageAssurance.forgetAccount(account.id);
 
     // Only the display name: amounts, states and keys stay as billing wrote them. A retried
     // deletion draws a new name and sets it on every entry again, so they always share one.

@@ -1,7 +1,16 @@
 import sharp from 'sharp';
 import { AGE_CHECK_PATH, SAFETY_REASONS, TEST_CARDS } from '@studio/contracts';
 import { AccountsRepository } from '../accounts';
-import { balanceOf, eventually, grantCredits, signIn, uniqueName, type Client } from '../../../test/clients';
+import {
+  PASSWORD,
+  balanceOf,
+  eventually,
+  grantCredits,
+  signIn,
+  uniqueName,
+  type Client,
+} from '../../../test/clients';
+import { AgeAssuranceService } from './age-assurance.service';
 import { fixture, rectangleMask } from '../../../test/fixtures';
 import { stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
@@ -194,5 +203,23 @@ describe('age assurance (AGE_ASSURANCE=required, local test card check on real s
       (l) => l.message === `Recorded a manual age check for ${user.username}.`,
     );
     expect(line).toMatchObject({ author: { username: supportName }, detail: `Method: manual · ${reason}` });
+  }, 120_000);
+
+  it('forgets the check when the account is deleted', async () => {
+    const user = await newcomer();
+    const staffName = uniqueName('help');
+    await signIn(t, staffName);
+    const accounts = t.app.get(AccountsRepository);
+    const userId = (await accounts.findByUsername(user.username))!.id;
+    await accounts.setRole((await accounts.findByUsername(staffName))!.id, 'support');
+    const staff = await signIn(t, staffName);
+    await staff.agent
+      .post(`/api/support/users/${user.username}/age-assurance`)
+      .send({ reason: 'Passport seen on a video call, ticket 4412' })
+      .expect(200);
+    const ages = t.app.get(AgeAssuranceService);
+    expect((await ages.status(userId)).assured).toBe(true);
+    expect((await user.agent.delete('/api/account').send({ password: PASSWORD })).status).toBe(200);
+    expect((await ages.status(userId)).assured).toBe(false);
   }, 120_000);
 });
