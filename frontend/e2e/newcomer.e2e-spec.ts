@@ -97,7 +97,7 @@ describe('a newcomer in the browser (allowance, test payments)', () => {
     // The credit history tells the allowance from a purchase.
     await page.goto(`${t.url}/credits`);
     await page.getByText('Free allowance for verifying your email').waitFor();
-  });
+  }, 300_000);
 
   it('gives a second account from the same address on the same day, and a replayed link, nothing', async () => {
     const username = uniqueName('again');

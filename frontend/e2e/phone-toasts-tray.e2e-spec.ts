@@ -119,7 +119,7 @@ describe('on a phone: toasts cover no control, the Account page fits, the tray c
     expect(covered).toEqual([]);
     await page.keyboard.press('Escape');
     await dismissToasts(page);
-  }, 150_000);
+  }, 300_000);
 
   it('a validation error on Change password covers no control', async () => {
     await settle('/account');

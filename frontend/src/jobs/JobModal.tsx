@@ -42,7 +42,9 @@ export function JobModal({
   const { state, job, progress, reset } = submission;
   // Cancelled here or in another tab: whatever the request still answers, the job has ended.
   const cancelled = job?.state === 'cancelled';
-  const phase = cancelled ? 'cancelled' : state.phase;
+  // 'Check Later!' turns into the result when the job ends while the dialog is still open.
+  const finishedLater = state.phase === 'processing' && job?.state === 'succeeded';
+  const phase = cancelled ? 'cancelled' : finishedLater ? 'success' : state.phase;
   const hasMessage = phase === 'success' || phase === 'processing' || phase === 'cancelled';
   const locked = closeLockedSeconds > 0 && !cancelled;
   const closable = (hasMessage || closableWhileGenerating) && !locked;
@@ -56,7 +58,7 @@ export function JobModal({
       open={state.phase !== 'idle'}
       footer={null}
       centered
-      width={state.phase === 'success' ? width : 460}
+      width={phase === 'success' ? width : 460}
       closable={closable}
       maskClosable={closable}
       keyboard={closable}
@@ -94,9 +96,9 @@ export function JobModal({
             )}
           </>
         )}
-        {phase === 'success' && state.phase === 'success' && (
+        {phase === 'success' && (state.phase === 'success' || state.phase === 'processing') && (
           <>
-            {renderResult(job ?? state.job, state.url)}
+            {renderResult(job ?? state.job, state.phase === 'success' ? state.url : undefined)}
             <Typography.Title level={3} className="job-modal-title">
               <CheckCircleFilled style={{ color: '#16a34a' }} /> {ModalTexts.success}
             </Typography.Title>

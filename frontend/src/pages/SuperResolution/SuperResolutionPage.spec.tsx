@@ -120,6 +120,22 @@ describe('SuperResolutionPage', () => {
     await waitFor(() => expect(screen.queryByTestId('job-modal')).not.toBeInTheDocument());
   });
 
+  it("turns 'Check Later!' into the result when the job succeeds while the dialog is open", async () => {
+    const job = jobView({ tool: 'superResolution', state: 'queued' });
+    await open(10, { 'POST /api/superResolution': submitAnswer('processing', job) });
+    await upscale();
+    const modal = await screen.findByTestId('job-modal');
+    await within(modal).findByText('Check Later!');
+    const items = contentItems(1, job._id);
+    pushJobEvent(JobSocketEvents.completed, { job: { ...job, state: 'succeeded', progress: 100, items } });
+    expect(await within(modal).findByText('Success!')).toBeInTheDocument();
+    expect(within(modal).queryByText('Check Later!')).not.toBeInTheDocument();
+    expect(within(modal).getByRole('img', { name: 'Super resolution result' })).toHaveAttribute(
+      'src',
+      items[0].url,
+    );
+  });
+
   it('announces a job that failed while the request waited once, from the tray', async () => {
     const answer = deferred();
     const { fetchMock } = await open(10, { 'POST /api/superResolution': answer.responder });
