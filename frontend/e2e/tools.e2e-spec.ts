@@ -113,7 +113,7 @@ describe('image tools in the browser', () => {
     if (answer.message === 'success') expect(answer.content.job.items).toHaveLength(3);
 
     const modal = page.getByTestId('job-modal');
-    await modal.getByText('Success!').waitFor({ timeout: 90_000 });
+    await modal.getByText('Success!').waitFor({ timeout: 150_000 });
     const clones = modal.getByRole('img', { name: /^Clone \d$/ });
     await expect(clones.count()).resolves.toBe(3);
     await page.waitForFunction(() =>
@@ -153,7 +153,7 @@ describe('image tools in the browser', () => {
     await settledBox(modal); // the modal's opening animation is over
     await screenshot(page, 'superres-generating');
 
-    await modal.getByText('Success!').waitFor({ timeout: 60_000 });
+    await modal.getByText('Success!').waitFor({ timeout: 150_000 });
     const result = modal.getByRole('img', { name: 'Super resolution result' });
     await page.waitForFunction(() => {
       const img = document.querySelector<HTMLImageElement>('.job-result-image');
