@@ -150,4 +150,4 @@ JobSchema.index({ 'params.batchId': 1 }, { sparse: true });
 JobSchema.index({ inputsExpireAt: 1 }, { sparse: true });
 
 /** The ledger key of a job's reservation. */
-export const reservationKeyOf = (jobId: string) => `job:${jobId}`;
+export { jobReservationKey as reservationKeyOf } from '../billing';
