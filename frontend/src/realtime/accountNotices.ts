@@ -51,7 +51,7 @@ export function moderationNotice(outcome: SocketEventPayloads['moderation.decide
   return {
     type: 'warning',
     message: `${name} was removed after review`,
-    description: `Reason: ${outcome.note}.${refund}`,
+    description: `Reason: ${outcome.note.trim().replace(/\.+$/, '')}.${refund}`,
   };
 }
 
