@@ -222,6 +222,8 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
       const user = await newcomer(5);
       const { job, held: mine } = await generateHeld(user);
       expect(job.state).toBe('succeeded');
+      // The owner's job says it is held (their screens say so instead of "added to your folder").
+      expect(job).toMatchObject({ held: 'minor_face', items: [] });
       expect(await balanceOf(user)).toBe(4);
       const record = await jobs().findById(job._id).lean();
       expect(record!.safety).toMatchObject({ verdict: 'hold', reason: 'minor_face' });
@@ -264,6 +266,12 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
       expect(shown.map((i) => i._id)).toEqual([mine.itemId]);
       expect((await downloadBytes(user, shown[0].url)).length).toBeGreaterThan(0);
       expect(await balanceOf(user)).toBe(4);
+      // Its job shows the released item and is no longer held.
+      await eventually(async () => {
+        const [after] = (await user.agent.get('/api/jobs')).body.content as JobView[];
+        expect(after.held).toBeUndefined();
+        expect(after.items.map((i) => i._id)).toEqual([mine.itemId]);
+      });
 
       await eventually(async () => {
         const lines = await safetyLines(user.username);
