@@ -2,6 +2,7 @@ import { EyeInvisibleOutlined, EyeOutlined } from '@ant-design/icons';
 import {
   API_PREFIX,
   ModerationMessages,
+  plural,
   sexualScore,
   type ContentScores,
   type HeldItem,
@@ -63,7 +64,7 @@ export function HeldItemCard({
         decision === 'released'
           ? `Released: ${item.owner} can see it now`
           : `Removed: ${item.owner} is told why`,
-        refunded > 0 ? `${refunded} credits refunded to ${item.owner}` : undefined,
+        refunded > 0 ? `${plural(refunded, 'credit')} refunded to ${item.owner}` : undefined,
       );
       onDecided(item.itemId);
     } else {

@@ -92,7 +92,7 @@ describe('ModerationPage', () => {
     const [sent] = callsTo(fetchMock, 'POST /api/moderation/held/item1/remove');
     expect(JSON.parse(String(sent.body))).toEqual({ reason: 'Looks under 18, removed' });
     expect(await screen.findByText('Removed: alice is told why')).toBeInTheDocument();
-    expect(screen.getByText('1 credits refunded to alice')).toBeInTheDocument();
+    expect(screen.getByText('1 credit refunded to alice')).toBeInTheDocument();
     expect(within(cards()[0]).getByText('Second')).toBeInTheDocument();
   });
 
