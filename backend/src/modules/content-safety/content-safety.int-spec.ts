@@ -333,6 +333,42 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
     }
   }, 120_000);
 
+  it('a removal cut short before its refund (the process died between the two) is finished by the next remove, once', async () => {
+    await holdingGenerator();
+    try {
+      const user = await newcomer(5);
+      const { held } = await generateHeld(user);
+      expect(await balanceOf(user)).toBe(4);
+      // What a crash right after the guarded update leaves: removed, no refund yet.
+      await items().updateOne(
+        { _id: held.itemId },
+        {
+          $set: {
+            'moderation.state': 'removed',
+            'moderation.note': 'Looks under 18, removed',
+            visible: false,
+          },
+        },
+      );
+      for (let i = 0; i < 2; i++) {
+        const again = await decide(moderator, held.itemId, 'remove', 'Trying again after the error');
+        expect(again.status).toBe(409);
+        expect(await balanceOf(user)).toBe(5);
+      }
+      const refunds = (
+        (await user.agent.get('/api/credits/history')).body.content.items as {
+          kind: string;
+          reason: string;
+        }[]
+      ).filter((e) => e.kind === 'refund');
+      expect(refunds).toEqual([
+        expect.objectContaining({ reason: 'Removed after review: Looks under 18, removed' }),
+      ]);
+    } finally {
+      t.app.get(EngineRegistry).override('generate', null);
+    }
+  }, 120_000);
+
   it('the moderator role opens the queue and nothing else of staff; nobody decides on or looks at their own held output', async () => {
     expect((await moderator.agent.get('/api/support/users').query({ query: 'x' })).status).toBe(403);
     expect(
