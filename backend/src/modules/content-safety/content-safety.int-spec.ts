@@ -322,6 +322,18 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
       ]);
       const item = await items().findById(held.itemId).lean();
       expect(item!.moderation).toMatchObject({ state: 'removed', by: moderator.username, note: why });
+      // A later bulk reimbursement of Generate does not pay this job's cost again.
+      const window = {
+        tool: 'generate',
+        from: new Date(Date.now() - 120_000).toISOString(),
+        to: new Date(Date.now() + 60_000).toISOString(),
+        reason: 'outage of the generator',
+      };
+      const preview = await admin.agent.post('/api/support/reimburse/tool/preview').send(window);
+      expect(preview.status).toBe(200);
+      expect((preview.body.content.users as { username: string }[]).map((u) => u.username)).not.toContain(
+        user.username,
+      );
       expect((await moderator.agent.get(`/api/moderation/held/${held.itemId}/file`)).status).toBe(404);
       expect((await user.agent.get(`/api/content/${held.itemId}.png`)).status).toBe(404);
       await eventually(async () => {
