@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
-import { SAFETY_REASONS, TEST_CARDS, type HeldItem } from '@studio/contracts';
+import { SAFETY_REASONS, TEST_CARDS } from '@studio/contracts';
 import { AccountsRepository } from '../../backend/src/modules/accounts';
 import { EngineRegistry } from '../../backend/src/modules/engines';
 import { balanceOf, grantCredits, PASSWORD, register, signIn, uniqueName } from '../../backend/test/clients';
@@ -9,7 +9,7 @@ import { marked } from '../../backend/test/marked-classifier';
 import { ScriptedEngine } from '../../backend/test/scripted-engine';
 import { stripeTestConfig } from '../../backend/test/stripe';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
+import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
 
 const FACE = join(__dirname, '../../libs/inference/fixtures/ai-face.jpg');
 const card = (funding: string) => TEST_CARDS.find((c) => c.funding === funding)!.number;
@@ -93,9 +93,16 @@ describe('age check and moderation in the browser (local test card check, marked
     }
   }, 300_000);
 
-  it('an account assured by staff works; a held output shows in the gallery only once a moderator releases it', async () => {
+  it('an account assured by staff works; a held output shows in the gallery only once a moderator releases it on the moderation screen; a removed one brings the notice and the refund', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
+    // The moderator works from a phone: the screen must work there too.
+    const modContext = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
+    const modPage = await modContext.newPage();
     const picture = await marked(await sharp(FACE).png().toBuffer(), 'minorFace');
     t.app.get(EngineRegistry).override(
       'generate',
@@ -105,9 +112,10 @@ describe('age check and moderation in the browser (local test card check, marked
     );
     try {
       const username = await newcomer(page, 5);
-      const staffName = uniqueName('mod');
-      await signIn(t, staffName);
+      const client = await signIn(t, username);
       const accounts = t.app.get(AccountsRepository);
+      const staffName = uniqueName('help');
+      await signIn(t, staffName);
       await accounts.setRole((await accounts.findByUsername(staffName))!.id, 'support');
       const staff = await signIn(t, staffName);
       const recorded = await staff.agent
@@ -119,14 +127,22 @@ describe('age check and moderation in the browser (local test card check, marked
       await page.getByText('Magic Brush').first().waitFor();
       expect(await page.getByTestId('age-check-notice').count()).toBe(0);
 
-      const made = await page.request.post(`${t.url}/api/generateImage`, {
-        data: { title: 'portrait', author: username, prompt: 'adult woman, portrait, nude' },
-      });
-      expect(made.status()).toBe(200);
-      const held = ((await staff.agent.get('/api/moderation/held')).body.content as HeldItem[]).find(
-        (h) => h.owner === username,
-      )!;
-      expect(held.reason).toBe('minor_face');
+      const moderatorName = uniqueName('mod');
+      await register(t, moderatorName);
+      await accounts.setRole((await accounts.findByUsername(moderatorName))!.id, 'moderator');
+      await logInAs(modPage, t.url, moderatorName, PASSWORD);
+      await modPage.goto(`${t.url}/admin/moderation`);
+      await modPage.getByText('Nothing is waiting for review').waitFor();
+
+      const generate = () =>
+        page.request.post(`${t.url}/api/generateImage`, {
+          data: { title: 'portrait', author: username, prompt: 'adult woman, portrait, nude' },
+        });
+      expect((await generate()).status()).toBe(200);
+      expect(await balanceOf(client)).toBe(4);
+      // The owner is told it waits for review, not that it was added to the folder.
+      await toast(page, 'Generated held for review').waitFor();
+      expect(await toast(page, 'Generated ready').count()).toBe(0);
       const jobs = await (await page.request.get(`${t.url}/api/jobs`)).json();
       const galleryPath = `/profile/bulkInpaints/${jobs.content[0].folderId as string}`;
       await page.goto(`${t.url}${galleryPath}`);
@@ -134,14 +150,54 @@ describe('age check and moderation in the browser (local test card check, marked
       expect(await page.getByTestId('content-item').count()).toBe(0);
       await screenshot(page, 'held-not-in-gallery');
 
-      expect((await staff.agent.post(`/api/moderation/held/${held.itemId}/release`)).status).toBe(200);
-      await page.reload();
+      // The held output arrives on the open moderation screen by itself (the queue's push).
+      const card = modPage.getByTestId('held-item');
+      await card.waitFor();
+      expect(await card.textContent()).toContain(SAFETY_REASONS.minor_face);
+      expect(await card.getByTestId('held-faces').textContent()).toBe('Face 1: estimated age 15');
+      expect(await card.getByTestId('held-scores').textContent()).toContain('Porn 0.5%');
+      const preview = card.getByTestId('held-preview');
+      expect(await preview.evaluate((img) => getComputedStyle(img).filter)).toContain('blur');
+      await preview.evaluate((img: HTMLImageElement) =>
+        img.complete && img.naturalWidth > 0 ? undefined : new Promise((resolve) => (img.onload = resolve)),
+      );
+      await screenshot(modPage, 'moderation-held-blurred-phone');
+      await card.getByRole('button', { name: 'Reveal picture' }).click();
+      expect(await preview.evaluate((img) => getComputedStyle(img).filter)).toBe('none');
+      expect(await card.getByRole('button', { name: 'Release' }).isDisabled()).toBe(true);
+      await card.getByLabel('Reason for the decision').fill('Adult face on a second look');
+      await card.getByRole('button', { name: 'Release' }).click();
+      await modPage.getByText('Nothing is waiting for review').waitFor();
+
+      // The owner's open gallery shows it live, with the notice.
       await page.getByTestId('content-item').first().waitFor();
       expect(await page.getByTestId('content-item').count()).toBe(1);
+      await toast(page, 'was reviewed and released').waitFor();
       await screenshot(page, 'released-in-gallery');
+      expect(await balanceOf(client)).toBe(4);
+
+      // A second held output, removed on the screen: the notice with the reason, and the refund.
+      expect((await generate()).status()).toBe(200);
+      expect(await balanceOf(client)).toBe(3);
+      await card.waitFor();
+      await card.getByLabel('Reason for the decision').fill('The face looks under 18');
+      await card.getByRole('button', { name: 'Remove' }).click();
+      await modPage.getByText('Nothing is waiting for review').waitFor();
+      await screenshot(modPage, 'moderation-empty-phone');
+      const notice = toast(page, 'was removed after review');
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain('Reason: The face looks under 18. 1 credit refunded.');
+      await page.getByTestId('balance').filter({ hasText: '4' }).waitFor();
+      await screenshot(page, 'removed-notice-refund');
+      expect(await balanceOf(client)).toBe(4);
+      expect(await page.getByTestId('content-item').count()).toBe(1);
+      await page.goto(`${t.url}/credits`);
+      await page.getByText('Removed after review: The face looks under 18').waitFor();
+      await screenshot(page, 'removed-refund-in-history');
     } finally {
       t.app.get(EngineRegistry).override('generate', null);
       await context.close();
+      await modContext.close();
     }
   }, 300_000);
 });

@@ -24,6 +24,7 @@ export const Paths = {
   adminLogs: '/admin/logs',
   adminSupport: '/admin/support',
   adminOperations: '/admin/operations',
+  adminModeration: '/admin/moderation',
   userProfile: (username: string) => `/profile/${encodeURIComponent(username)}`,
   inpaints: (username: string) => `/profile/inpaints/${encodeURIComponent(username)}`,
   // The spec navigates with this spelling; route matching is case-insensitive.

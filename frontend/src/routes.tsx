@@ -46,6 +46,7 @@ const AdminOperationsPage = page(() =>
   import('./pages/AdminOperations/AdminOperationsPage').then((m) => m.AdminOperationsPage),
 );
 const SupportPage = page(() => import('./pages/AdminSupport/SupportPage').then((m) => m.SupportPage));
+const ModerationPage = page(() => import('./pages/Moderation/ModerationPage').then((m) => m.ModerationPage));
 const FaceSwapPage = page(() => import('./pages/FaceSwap/FaceSwapPage').then((m) => m.FaceSwapPage));
 const GeneratePage = page(() => import('./pages/Generate/GeneratePage').then((m) => m.GeneratePage));
 const MagicBrushPage = page(() => import('./pages/MagicBrush/MagicBrushPage').then((m) => m.MagicBrushPage));
@@ -115,6 +116,7 @@ export const routes: RouteObject[] = [
       { path: 'admin/logs', element: <AdminLogsPage /> },
       { path: 'admin/support', element: <SupportPage /> },
       { path: 'admin/operations', element: <AdminOperationsPage /> },
+      { path: 'admin/moderation', element: <ModerationPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -20,3 +20,4 @@ export function RequireRole({ roles, children }: { roles: readonly Role[]; child
 
 export const ADMIN_ONLY: readonly Role[] = ['admin'];
 export const SUPPORT_STAFF: readonly Role[] = ['support', 'admin'];
+export const MODERATORS: readonly Role[] = ['moderator', 'admin'];

@@ -1,4 +1,4 @@
-import { JobSocketEvents } from '@studio/contracts';
+import { JobSocketEvents, SAFETY_REASONS } from '@studio/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { openSocket } from '../test/fakeSocket';
 import { callsTo, mockFetch, sessionAnswer } from '../test/fetchMock';
@@ -144,6 +144,26 @@ describe('JobTray', () => {
     expect(
       screen.getByText('No face found in the target image', { selector: '.ant-notification-notice-message' }),
     ).toBeInTheDocument();
+  });
+
+  it('says a held job waits for review (nothing added to the folder), then shows its image once released', async () => {
+    await loggedIn();
+    const job = jobView({ tool: 'generate', state: 'running', progress: 50 });
+    pushJobEvent(JobSocketEvents.progress, { jobId: job._id, tool: 'generate', progress: 50 });
+    pushJobEvent(JobSocketEvents.completed, {
+      job: { ...job, state: 'succeeded', progress: 100, held: 'minor_face' },
+    });
+    expect(within(row(job._id)).getByTestId('job-held')).toHaveTextContent('Held for review');
+    expect(await screen.findByText('Generated held for review')).toBeInTheDocument();
+    expect(screen.getByText(SAFETY_REASONS.minor_face)).toBeInTheDocument();
+    expect(screen.queryByText('The result was added to your folder.')).not.toBeInTheDocument();
+
+    // Released: the server pushes the job again with its item.
+    pushJobEvent(JobSocketEvents.completed, {
+      job: { ...job, state: 'succeeded', progress: 100, items: contentItems(1, job._id) },
+    });
+    expect(within(row(job._id)).queryByTestId('job-held')).not.toBeInTheDocument();
+    expect(within(row(job._id)).getByText(/1 image/)).toBeInTheDocument();
   });
 
   it('stays closed on a narrow screen when a job starts (it would cover the form), open on request', async () => {

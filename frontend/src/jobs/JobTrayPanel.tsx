@@ -183,6 +183,13 @@ function JobDetail({ job, now, onOpenFolder }: { job: TrayJob; now: number; onOp
       </>
     );
   }
+  if (job.held) {
+    return (
+      <Typography.Text type="warning" className="job-row-note" data-testid="job-held">
+        Held for review: a moderator looks at it before you can see it
+      </Typography.Text>
+    );
+  }
   return (
     <Typography.Text type="secondary" className="job-row-note">
       {plural(job.items.length, 'image')}

@@ -2,6 +2,7 @@ import {
   JobMessages,
   JobSocketEvents,
   plural,
+  SAFETY_REASONS,
   SocketEvents,
   TOOL_LABELS,
   type CancelJobResult,
@@ -70,6 +71,11 @@ export function JobsProvider({ children }: { children: ReactNode }) {
     dispatch({ type: 'seen', job });
     if (announced.current.has(job._id)) return;
     announced.current.add(job._id);
+    if (job.held) {
+      // Made, but waiting for a moderator: nothing was added to the folder yet.
+      toast.info(`${TOOL_LABELS[job.tool]} held for review`, SAFETY_REASONS[job.held], toastKey(job._id));
+      return;
+    }
     const count = job.items.length;
     toast.success(
       `${TOOL_LABELS[job.tool]} ready`,

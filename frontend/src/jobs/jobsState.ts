@@ -55,7 +55,8 @@ function merge(known: TrayJob | undefined, next: TrayJob): TrayJob {
   if (ahead > 0 && isActive(next)) {
     return { ...known, ...next, position: undefined, etaAt: next.etaAt ?? known.etaAt };
   }
-  return { ...known, ...next, position: undefined, etaAt: undefined };
+  // The ended job's latest view decides whether it is still held (a moderator released it since).
+  return { ...known, ...next, held: next.held, position: undefined, etaAt: undefined };
 }
 
 export function jobsReducer(state: JobsById, action: JobsAction): JobsById {

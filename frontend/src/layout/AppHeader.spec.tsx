@@ -60,7 +60,7 @@ describe('AppHeader', () => {
     ]);
   });
 
-  it('adds Logs, Support and Operations for an admin session', async () => {
+  it('adds Logs, Support, Moderation and Operations for an admin session', async () => {
     rememberAccount('root');
     mockFetch({
       'GET /api/session': sessionAnswer({ username: 'root', role: 'admin' }),
@@ -73,7 +73,7 @@ describe('AppHeader', () => {
     await waitFor(() => expect(screen.getByTestId('account-menu')).toHaveTextContent('root'));
 
     const labels = menuLabels(await openAccountMenu());
-    expect(labels.slice(-4)).toEqual(['Logs', 'Support', 'Operations', 'Log out']);
+    expect(labels.slice(-5)).toEqual(['Logs', 'Support', 'Moderation', 'Operations', 'Log out']);
     fireEvent.click(await screen.findByRole('menuitem', { name: /Logs/ }));
     await waitFor(() => expect(app.pathname()).toBe('/admin/logs'));
   });
@@ -87,9 +87,27 @@ describe('AppHeader', () => {
     const labels = menuLabels(await openAccountMenu());
     expect(labels).not.toContain('Logs');
     expect(labels).not.toContain('Operations');
+    expect(labels).not.toContain('Moderation');
     expect(labels.slice(-2)).toEqual(['Support', 'Log out']);
     fireEvent.click(await screen.findByRole('menuitem', { name: /Support/ }));
     await waitFor(() => expect(app.pathname()).toBe('/admin/support'));
+  });
+
+  it('adds only Moderation for a moderator session', async () => {
+    rememberAccount('mira');
+    mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'mira', role: 'moderator' }),
+      'GET /api/moderation/held': { status: 200, body: { message: 'success', content: [] } },
+    });
+    const app = renderApp('/');
+    await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('0'));
+    await waitFor(() => expect(screen.getByTestId('account-menu')).toHaveTextContent('mira'));
+
+    const labels = menuLabels(await openAccountMenu());
+    expect(labels).not.toContain('Support');
+    expect(labels.slice(-2)).toEqual(['Moderation', 'Log out']);
+    fireEvent.click(await screen.findByRole('menuitem', { name: /Moderation/ }));
+    await waitFor(() => expect(app.pathname()).toBe('/admin/moderation'));
   });
 
   it('forgets a remembered account the server no longer knows', async () => {

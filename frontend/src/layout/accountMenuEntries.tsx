@@ -6,6 +6,7 @@ import {
   ThunderboltOutlined,
   CreditCardOutlined,
   CustomerServiceOutlined,
+  EyeOutlined,
   LoginOutlined,
   LogoutOutlined,
   SendOutlined,
@@ -16,7 +17,7 @@ import {
   UserOutlined,
   VideoCameraOutlined,
 } from '@ant-design/icons';
-import { canSupport, type Role } from '@studio/contracts';
+import { canModerate, canSupport, type Role } from '@studio/contracts';
 import type { MenuProps } from 'antd';
 import { Paths } from '../paths';
 
@@ -37,7 +38,8 @@ export const loggedOutEntries: MenuItems = [
 
 /**
  * The logged-in menu (spec section 2). The console's entries follow the role the server reports:
- * Logs and Operations for admins, Support for support staff and admins.
+ * Logs and Operations for admins, Support for support staff and admins, Moderation for moderators
+ * and admins.
  */
 export function loggedInEntries(role: Role | null): MenuItems {
   const isAdmin = role === 'admin';
@@ -45,6 +47,9 @@ export function loggedInEntries(role: Role | null): MenuItems {
     ...(isAdmin ? [{ key: Paths.adminLogs, label: 'Logs', icon: <UnorderedListOutlined /> }] : []),
     ...(role && canSupport(role)
       ? [{ key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> }]
+      : []),
+    ...(role && canModerate(role)
+      ? [{ key: Paths.adminModeration, label: 'Moderation', icon: <EyeOutlined /> }]
       : []),
     ...(isAdmin ? [{ key: Paths.adminOperations, label: 'Operations', icon: <ControlOutlined /> }] : []),
   ];

@@ -46,4 +46,25 @@ describe('RealtimeProvider', () => {
     await screen.findByText('Support added 1 credit');
     expect(toasts()).toEqual([expect.stringContaining('Support added 1 creditWelcome back')]);
   });
+
+  it("toasts a moderator's decision on a held output, on any screen", async () => {
+    await loggedIn(4);
+    await waitFor(() =>
+      expect(openSocket()?.listenerCount(SocketEvents.moderationDecided)).toBeGreaterThan(0),
+    );
+    act(() =>
+      openSocket()!.serverEmit(SocketEvents.moderationDecided, {
+        itemId: 'a',
+        title: 'Portrait',
+        decision: 'removed',
+        heldFor: 'minor_face',
+        note: 'Looks under 18',
+        refunded: 1,
+      }),
+    );
+    const toast = await screen.findByText('“Portrait” was removed after review');
+    expect(toast.closest('.ant-notification-notice')).toHaveTextContent(
+      'Reason: Looks under 18. 1 credit refunded.',
+    );
+  });
 });

@@ -2,12 +2,13 @@ import { SocketEvents } from '@studio/contracts';
 import type { ReactNode } from 'react';
 import { useSession } from '../session/useSession';
 import { useToast } from '../ui/toast';
-import { creditChangeNotice, takedownNotice, type AccountNotice } from './accountNotices';
+import { creditChangeNotice, moderationNotice, takedownNotice, type AccountNotice } from './accountNotices';
 import { RealtimeContext, useRealtime, useSocketEvent } from './useRealtime';
 
 /**
  * Opens the socket once the session is confirmed, keeps the header balance live and tells the
- * account, on whatever screen, about what staff did to it: credits added, content taken down.
+ * account, on whatever screen, about what staff did to it: credits added, content taken down, a
+ * held output released or removed.
  */
 export function RealtimeProvider({ children }: { children: ReactNode }) {
   const { account, checking } = useSession();
@@ -44,5 +45,6 @@ function BalanceSync() {
 function TakedownToasts() {
   const show = useNoticeToast();
   useSocketEvent(SocketEvents.contentTakenDown, (takedown) => show(takedownNotice(takedown)));
+  useSocketEvent(SocketEvents.moderationDecided, (outcome) => show(moderationNotice(outcome)));
   return null;
 }

@@ -1,5 +1,5 @@
 import { LEDGER_KINDS, type LedgerKind } from '@studio/contracts';
-import { creditChangeNotice, takedownNotice } from './accountNotices';
+import { creditChangeNotice, moderationNotice, takedownNotice } from './accountNotices';
 
 const change = (kind: LedgerKind | undefined, delta: number, reason = 'Sorry about the outage') => ({
   balance: 50,
@@ -66,5 +66,40 @@ describe('takedownNotice', () => {
       message: 'One of your items was removed by our team',
       description: 'Reason: Copyright',
     });
+  });
+});
+
+describe('moderationNotice', () => {
+  const outcome = {
+    itemId: 'a',
+    title: 'Portrait',
+    heldFor: 'minor_face' as const,
+    note: 'Adult on a second look',
+    refunded: 0,
+  };
+  it('tells the owner a released output is in their folder, with the note', () => {
+    expect(moderationNotice({ ...outcome, decision: 'released' })).toEqual({
+      type: 'success',
+      message: '“Portrait” was reviewed and released',
+      description: 'It is in your folder now. Note from the moderator: Adult on a second look',
+    });
+  });
+  it('tells the owner a removed output is gone, why, and what came back', () => {
+    expect(
+      moderationNotice({
+        ...outcome,
+        title: undefined,
+        decision: 'removed',
+        note: 'Looks under 18.',
+        refunded: 2,
+      }),
+    ).toEqual({
+      type: 'warning',
+      message: 'Your held result was removed after review',
+      description: 'Reason: Looks under 18. 2 credits refunded.',
+    });
+    expect(moderationNotice({ ...outcome, decision: 'removed', note: 'Looks under 18' }).description).toBe(
+      'Reason: Looks under 18.',
+    );
   });
 });

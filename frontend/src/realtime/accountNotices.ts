@@ -34,6 +34,27 @@ export function creditChangeNotice(change: SocketEventPayloads['balance.changed'
   return null;
 }
 
+/**
+ * The toast telling an owner what a moderator decided about one of their held outputs: released
+ * (it is in the folder now) or removed, with the moderator's reason and any refund.
+ */
+export function moderationNotice(outcome: SocketEventPayloads['moderation.decided']): AccountNotice {
+  const name = outcome.title?.trim() ? `“${outcome.title.trim()}”` : 'Your held result';
+  if (outcome.decision === 'released') {
+    return {
+      type: 'success',
+      message: `${name} was reviewed and released`,
+      description: `It is in your folder now. Note from the moderator: ${outcome.note}`,
+    };
+  }
+  const refund = outcome.refunded > 0 ? ` ${plural(outcome.refunded, 'credit')} refunded.` : '';
+  return {
+    type: 'warning',
+    message: `${name} was removed after review`,
+    description: `Reason: ${outcome.note.trim().replace(/\.+$/, '')}.${refund}`,
+  };
+}
+
 /** The toast telling an owner that an admin took one of their items down, and why. */
 export function takedownNotice(takedown: SocketEventPayloads['content.taken_down']): AccountNotice {
   const name = takedown.title?.trim() ? `“${takedown.title.trim()}”` : 'One of your items';

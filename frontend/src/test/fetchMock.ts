@@ -1,3 +1,4 @@
+import type { Role } from '@studio/contracts';
 import { operationsAnswer } from './operations';
 
 /**
@@ -69,7 +70,7 @@ export function sentBody(fetchMock: jest.Mock, call = 0): unknown {
 /** Logs a remembered account in for the test, with the session call answering for it. */
 export function sessionAnswer(content: {
   username: string;
-  role?: 'user' | 'support' | 'admin';
+  role?: Role;
   balance?: number;
   verified?: boolean;
   early?: boolean;

@@ -166,3 +166,31 @@ export interface HeldItem {
   scores?: ContentScores;
   faces: ContentCheck['faces'];
 }
+
+/** A moderator's decision on a held output. */
+export type ModerationDecision = 'released' | 'removed';
+
+export interface ModerationDecisionRequest {
+  /** Why, in the moderator's words: audited, and shown to the owner. */
+  reason: string;
+}
+
+export const ModerationMessages = {
+  reasonRequired: 'Say why (at least 10 characters)',
+  ownItem: 'Another moderator decides on your own outputs',
+} as const;
+
+/** What the owner is told when a moderator decides on one of their held outputs. */
+export interface ModerationOutcome {
+  itemId: string;
+  jobId?: string;
+  title?: string;
+  folderId?: string;
+  decision: ModerationDecision;
+  /** Why it was held (the policy's reason code). */
+  heldFor: SafetyReason;
+  /** The moderator's reason. */
+  note: string;
+  /** Credits given back for a removed output of a paid job (0 when released). */
+  refunded: number;
+}

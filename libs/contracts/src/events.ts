@@ -1,4 +1,4 @@
-import type { SafetyAction, SafetyReason } from './age-assurance';
+import type { ModerationOutcome, SafetyAction, SafetyReason } from './age-assurance';
 import type { FolderSummary } from './api';
 import type { LogEntry } from './audit';
 import type { LedgerKind } from './billing';
@@ -133,6 +133,8 @@ export interface DomainEventPayloads {
     /** Staff who decided (moderation). */
     by?: AccountRef;
     detail?: string;
+    /** A moderator's decision: what the owner is told (their reason, the refund). */
+    outcome?: ModerationOutcome;
   };
 }
 
@@ -154,6 +156,10 @@ export const SocketEvents = {
   contentTakenDown: 'content.taken_down',
   /** To a folder's owner: items came or went, a batch's status moved, or it was renamed or deleted. */
   folderChanged: 'folder.changed',
+  /** To an output's owner: a moderator released or removed it, why, and any refund. */
+  moderationDecided: 'moderation.decided',
+  /** To moderators: the queue of held outputs changed (an output held, released or removed). */
+  moderationQueueChanged: 'moderation.queue_changed',
 } as const;
 
 /**
@@ -178,6 +184,8 @@ export interface SocketEventPayloads extends JobSocketPayloads {
   'operations.changed': OperationsState;
   'content.taken_down': { itemId: string; title?: string; reason: string; mode: 'hide' | 'delete' };
   'folder.changed': FolderChange;
+  'moderation.decided': ModerationOutcome;
+  'moderation.queue_changed': { itemId?: string; action: SafetyAction };
   'session.ready': { username: string };
   'balance.changed': {
     balance: number;
@@ -192,9 +200,13 @@ export interface SocketEventPayloads extends JobSocketPayloads {
   'audit.appended': LogEntry;
 }
 
-/** Socket.IO rooms: one per user, one per login session (ended together), one for admins. */
+/**
+ * Socket.IO rooms: one per user, one per login session (ended together), one for admins, one for
+ * those who moderate (moderators and admins).
+ */
 export const SocketRooms = {
   user: (userId: string) => `user:${userId}`,
   session: (sessionId: string) => `session:${sessionId}`,
   admins: 'admins',
+  moderators: 'moderators',
 } as const;

@@ -1,3 +1,4 @@
+import type { SafetyReason } from './age-assurance';
 import type { ContentItem } from './content';
 
 /**
@@ -69,6 +70,8 @@ export interface JobView {
   inputCount: number;
   /** Set when a member of staff (not the owner) cancelled the job. */
   cancelledByStaff?: boolean;
+  /** The job's outputs wait for a moderator (the reason code): not shown until released. */
+  held?: SafetyReason;
   /**
    * The submission's own mark (JOB_REF_HEADER), echoed to its owner only: a browser tab knows its
    * job among the owner's others before the answer names it, so two tabs never follow each other's.

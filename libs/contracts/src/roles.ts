@@ -1,4 +1,4 @@
-export const ROLES = ['user', 'support', 'admin'] as const;
+export const ROLES = ['user', 'moderator', 'support', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Whether a role may use the support tools (support staff and admins). */
@@ -7,10 +7,19 @@ export function canSupport(role: Role): boolean {
 }
 
 /**
+ * Whether a role may see and decide the moderation queue (held outputs). A role of its own, not a
+ * support permission: looking at possibly-minor or sexual pictures is a duty staff take on by
+ * choice, and a moderator gets none of support's powers over credits and accounts.
+ */
+export function canModerate(role: Role): boolean {
+  return role === 'moderator' || role === 'admin';
+}
+
+/**
  * Roles an admin may give or take with PUT /api/admin/users/{username}/role. Admins are made
  * only by configuration (ADMIN_USERNAME), so no request can make or unmake one.
  */
-export const ASSIGNABLE_ROLES = ['user', 'support'] as const;
+export const ASSIGNABLE_ROLES = ['user', 'moderator', 'support'] as const;
 export type AssignableRole = (typeof ASSIGNABLE_ROLES)[number];
 
 export interface SetRoleRequest {

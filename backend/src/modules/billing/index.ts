@@ -10,6 +10,6 @@ export { BillingModule } from './billing.module';
 export { JobLiveness } from './job-liveness';
 export { LedgerEntry, LedgerEntrySchema } from './ledger-entry.schema';
 export type { Settlement } from './ledger.service';
-export { LedgerService } from './ledger.service';
+export { jobReservationKey, LedgerService } from './ledger.service';
 export { PaymentsPort } from './payments.port';
 export { stripeOptions } from './stripe-payments.adapter';

@@ -149,6 +149,55 @@ describe('credits ledger (real FerretDB)', () => {
     expect(await expectConsistent(user.userId)).toBe(40);
   });
 
+  it("gives back a captured job's outputs' shares once each, adding up to the cost; nothing for a job not captured", async () => {
+    const user = await newUser(20);
+    const actor = { username: 'mod' };
+    const key = `shares-${user.userId}`;
+    await ledger.reserve({ key, ...user, amount: 5, reason: 'three outputs', tool: 'generate' });
+    expect(await ledger.capture(key)).toBe(true);
+    expect(await expectConsistent(user.userId)).toBe(15);
+    const share = (part: number) =>
+      ledger.refundCapturedShare({
+        key: `${key}-out${part}`,
+        reservationKey: key,
+        part,
+        parts: 3,
+        reason: 'removed',
+        actor,
+      });
+    expect(await share(0)).toEqual({ credits: 2, appliedNow: true });
+    expect(await share(0)).toEqual({ credits: 2, appliedNow: false });
+    expect(await share(1)).toEqual({ credits: 2, appliedNow: true });
+    expect(await share(2)).toEqual({ credits: 1, appliedNow: true });
+    expect(await expectConsistent(user.userId)).toBe(20);
+
+    // Refunded (the job failed) or still open: nothing was paid, so nothing is given back.
+    const failed = `failed-${user.userId}`;
+    await ledger.reserve({ key: failed, ...user, amount: 3, reason: 'failed job', tool: 'generate' });
+    expect(
+      await ledger.refundCapturedShare({
+        key: `${failed}-out0`,
+        reservationKey: failed,
+        part: 0,
+        parts: 1,
+        reason: 'removed',
+        actor,
+      }),
+    ).toBeNull();
+    await ledger.refund(failed, 'failed');
+    expect(
+      await ledger.refundCapturedShare({
+        key: `${failed}-out0`,
+        reservationKey: failed,
+        part: 0,
+        parts: 1,
+        reason: 'removed',
+        actor,
+      }),
+    ).toBeNull();
+    expect(await expectConsistent(user.userId)).toBe(20);
+  });
+
   describe('recovery after a crash between two steps', () => {
     const past = new Date(Date.now() - 60 * 60_000);
     const age = (key: string) =>

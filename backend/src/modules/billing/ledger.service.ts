@@ -183,6 +183,42 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
       : { kind: 'capture', refunded: 0 };
   }
 
+  /**
+   * Gives back one output's share of a job that was paid for (captured), after the fact: a
+   * moderator removed an output the owner never saw. The job's cost is split over its `parts`
+   * outputs (the first `cost % parts` take one credit more, so the shares add up to the cost).
+   * Once per key: a repeat applies nothing and answers the same share. Null when the job was not
+   * captured (free, refunded already, or never charged): nothing is given back.
+   */
+  async refundCapturedShare(input: {
+    key: string;
+    reservationKey: string;
+    part: number;
+    parts: number;
+    reason: string;
+    actor: LedgerActor;
+  }): Promise<{ credits: number; appliedNow: boolean } | null> {
+    const reservation = await this.entries.findById(input.reservationKey).lean();
+    const settled = await this.settlement(input.reservationKey);
+    if (reservation?.kind !== 'reservation' || settled?.kind !== 'capture') return null;
+    const cost = -reservation.amount;
+    const parts = Math.max(1, input.parts);
+    const credits = Math.floor(cost / parts) + (input.part < cost % parts ? 1 : 0);
+    if (credits <= 0) return null;
+    const outcome = await this.credit({
+      key: input.key,
+      userId: String(reservation.userId),
+      username: reservation.username,
+      kind: 'refund',
+      amount: credits,
+      reason: input.reason,
+      actor: input.actor,
+      jobId: reservation.jobId,
+      tool: reservation.tool,
+    });
+    return outcome.ok ? { credits, appliedNow: outcome.appliedNow } : null;
+  }
+
   /** Purchases, reimbursements, grants and adjustments: one idempotent change. */
   credit(input: LedgerChange): Promise<LedgerOutcome> {
     return this.change(input);
@@ -468,6 +504,9 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
 }
 
 const settleKey = (reservationKey: string) => `settle:${reservationKey}`;
+
+/** The ledger key of the reservation that holds a job's credits until the job settles. */
+export const jobReservationKey = (jobId: string) => `job:${jobId}`;
 
 /** The fields a capture or refund entry takes from the reservation it settles. */
 function settlementOf(reservation: LedgerEntryDoc) {

@@ -236,9 +236,26 @@ export class SupportCreditsService {
         tool,
         createdAt: { $gte: start, $lt: end },
       })
-      .select({ userId: 1, username: 1, amount: 1 })
+      .select({ userId: 1, username: 1, amount: 1, jobId: 1 })
       .lean();
     if (captured.length === 0) return [];
+    // Part of a spend given back after it was captured (a moderator removed an output the owner
+    // never saw): only the rest is reimbursed, so no credit comes back twice.
+    const jobIds = captured.map((c) => c.jobId).filter((id): id is string => !!id);
+    const givenBack = new Map<string, number>();
+    const later = jobIds.length
+      ? await this.entries
+          .find({
+            kind: 'refund',
+            state: 'applied',
+            reservationKey: { $exists: false },
+            jobId: { $in: jobIds },
+          })
+          .select({ jobId: 1, amount: 1 })
+          .lean()
+      : [];
+    for (const refund of later)
+      givenBack.set(refund.jobId!, (givenBack.get(refund.jobId!) ?? 0) + refund.amount);
     const done = await this.entries
       .find({ kind: 'reimbursement', reservationKey: { $in: captured.map((c) => c._id) }, state: 'applied' })
       .select({ reservationKey: 1 })
@@ -250,8 +267,9 @@ export class SupportCreditsService {
         reservationKey: c._id,
         userId: String(c.userId as Types.ObjectId),
         username: c.username,
-        amount: -c.amount,
-      }));
+        amount: -c.amount - (c.jobId ? (givenBack.get(c.jobId) ?? 0) : 0),
+      }))
+      .filter((spend) => spend.amount > 0);
   }
 
   private async change(

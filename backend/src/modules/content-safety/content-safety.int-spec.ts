@@ -4,6 +4,8 @@ import type { Model } from 'mongoose';
 import sharp from 'sharp';
 import request from 'supertest';
 import {
+  ContentMessages,
+  ModerationMessages,
   SAFETY_REASONS,
   TOOL_LABELS,
   type ContentCheck,
@@ -58,7 +60,7 @@ class MarkedGenerator extends ScriptedEngine {
 describe('content policy (marked-image classifier double, real engine pool, ledger, FerretDB, Redis)', () => {
   let t: TestApp;
   let admin: Client;
-  let support: Client;
+  let moderator: Client;
   let face: Buffer;
   let sexual: Buffer;
   let mask: Buffer;
@@ -72,11 +74,14 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
       ADMIN_PASSWORD: 'admin-password-1',
     });
     admin = await signIn(t, adminName, 'admin-password-1');
-    const supportName = uniqueName('mod');
-    await signIn(t, supportName);
-    const accounts = t.app.get(AccountsRepository);
-    await accounts.setRole((await accounts.findByUsername(supportName))!.id, 'support');
-    support = await signIn(t, supportName);
+    // Admins grant the moderator role (the role change ends the old sessions).
+    const moderatorName = uniqueName('mod');
+    await signIn(t, moderatorName);
+    const granted = await admin.agent
+      .put(`/api/admin/users/${moderatorName}/role`)
+      .send({ role: 'moderator' });
+    expect(granted.status).toBe(200);
+    moderator = await signIn(t, moderatorName);
     face = await sharp(fixture('ai-face.jpg')).png().toBuffer(); // 256 x 256
     sexual = await marked(face, 'sexual');
     mask = await rectangleMask(256, 256, { left: 100, top: 150, w: 60, h: 40 });
@@ -194,17 +199,31 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
     expect(item!.check).toEqual(neutral);
   }, 120_000);
 
+  const holdingGenerator = async () => {
+    t.app.get(EngineRegistry).override('generate', new MarkedGenerator(await marked(face, 'minorFace')));
+  };
+  const generateHeld = async (user: Client) => {
+    const res = await user.agent
+      .post('/api/generateImage')
+      .send({ title: 'portrait', author: user.username, prompt: 'adult woman, portrait' });
+    expect(res.status).toBe(200);
+    const [job] = (await user.agent.get('/api/jobs')).body.content as JobView[];
+    const held = ((await moderator.agent.get('/api/moderation/held')).body.content as HeldItem[]).find(
+      (h) => h.jobId === job._id,
+    )!;
+    return { job, held };
+  };
+  const decide = (client: Client, itemId: string, decision: 'release' | 'remove', reason: unknown) =>
+    client.agent.post(`/api/moderation/held/${itemId}/${decision}`).send({ reason });
+
   it('generate: an output with a face the age model puts under 18 is held, not in the gallery until a moderator releases it', async () => {
-    const picture = await marked(face, 'minorFace');
-    t.app.get(EngineRegistry).override('generate', new MarkedGenerator(picture));
+    await holdingGenerator();
     try {
       const user = await newcomer(5);
-      const res = await user.agent
-        .post('/api/generateImage')
-        .send({ title: 'portrait', author: user.username, prompt: 'adult woman, portrait' });
-      expect(res.status).toBe(200);
-      const [job] = (await user.agent.get('/api/jobs')).body.content as JobView[];
+      const { job, held: mine } = await generateHeld(user);
       expect(job.state).toBe('succeeded');
+      // The owner's job says it is held (their screens say so instead of "added to your folder").
+      expect(job).toMatchObject({ held: 'minor_face', items: [] });
       expect(await balanceOf(user)).toBe(4);
       const record = await jobs().findById(job._id).lean();
       expect(record!.safety).toMatchObject({ verdict: 'hold', reason: 'minor_face' });
@@ -216,50 +235,182 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
         }[];
       expect(await folderContents()).toEqual([]);
 
-      // Users cannot see the queue; staff see the reason, the scores and the face estimates.
+      // Users cannot see the queue; moderators see the reason, the scores and the face estimates.
       expect((await user.agent.get('/api/moderation/held')).status).toBe(403);
-      const held = (await support.agent.get('/api/moderation/held')).body.content as HeldItem[];
-      const mine = held.find((h) => h.owner === user.username)!;
       expect(mine).toMatchObject({
+        owner: user.username,
         reason: 'minor_face',
         reasonText: SAFETY_REASONS.minor_face,
-        jobId: job._id,
         faces: [{ box: [10, 10, 40, 40], age: 15 }],
         scores: NEUTRAL_SCORES,
       });
       // The owner cannot fetch it by its id either.
       expect((await user.agent.get(`/api/content/${mine.itemId}.png`)).status).toBe(404);
-      const file = await support.agent.get(`/api/moderation/held/${mine.itemId}/file`).buffer(true);
+      const file = await moderator.agent.get(`/api/moderation/held/${mine.itemId}/file`).buffer(true);
       expect(file.status).toBe(200);
 
-      expect((await user.agent.post(`/api/moderation/held/${mine.itemId}/release`)).status).toBe(403);
-      expect((await support.agent.post(`/api/moderation/held/${mine.itemId}/release`)).status).toBe(200);
-      // Decided once: a second decision finds nothing held.
-      expect((await support.agent.post(`/api/moderation/held/${mine.itemId}/remove`)).status).toBe(404);
+      const why = 'Adult face on a second look, ticket 12';
+      expect((await decide(user, mine.itemId, 'release', why)).status).toBe(403);
+      // A reason is required, in words.
+      const bare = await decide(moderator, mine.itemId, 'release', '   ok    ');
+      expect(bare.status).toBe(400);
+      expect(bare.body.content).toContain(ModerationMessages.reasonRequired);
+      const released = await decide(moderator, mine.itemId, 'release', why);
+      expect(released.status).toBe(200);
+      expect(released.body.content).toMatchObject({ decision: 'released', note: why, refunded: 0 });
+      // Decided once: a second decision is a conflict and changes nothing.
+      const again = await decide(moderator, mine.itemId, 'remove', why);
+      expect(again.status).toBe(409);
+      expect(again.body.content).toBe(ContentMessages.alreadyDecided);
       const shown = await folderContents();
       expect(shown.map((i) => i._id)).toEqual([mine.itemId]);
       expect((await downloadBytes(user, shown[0].url)).length).toBeGreaterThan(0);
+      expect(await balanceOf(user)).toBe(4);
+      // Its job shows the released item and is no longer held.
+      await eventually(async () => {
+        const [after] = (await user.agent.get('/api/jobs')).body.content as JobView[];
+        expect(after.held).toBeUndefined();
+        expect(after.items.map((i) => i._id)).toEqual([mine.itemId]);
+      });
 
       await eventually(async () => {
-        const messages = (await safetyLines(user.username)).map((l) => l.message);
-        expect(messages).toEqual(
+        const lines = await safetyLines(user.username);
+        expect(lines.map((l) => l.message)).toEqual(
           expect.arrayContaining([
             `Held for review ${TOOL_LABELS.generate}: minor_face.`,
             'Released: minor_face.',
           ]),
         );
+        const release = lines.find((l) => l.message === 'Released: minor_face.')!;
+        expect(release.author?.username).toBe(moderator.username);
+        expect(release.detail).toContain(`Why: ${why}`);
       });
+    } finally {
+      t.app.get(EngineRegistry).override('generate', null);
+    }
+  }, 120_000);
 
-      // Another held output, removed: it never appears, and its file is gone.
-      await user.agent
-        .post('/api/generateImage')
-        .send({ title: 'portrait', author: user.username, prompt: 'adult woman, portrait' });
-      const second = ((await support.agent.get('/api/moderation/held')).body.content as HeldItem[]).find(
-        (h) => h.owner === user.username,
-      )!;
-      expect((await support.agent.post(`/api/moderation/held/${second.itemId}/remove`)).status).toBe(200);
-      expect((await folderContents()).map((i) => i._id)).toEqual([mine.itemId]);
-      expect((await support.agent.get(`/api/moderation/held/${second.itemId}/file`)).status).toBe(404);
+  it('a removed held output never appears, its file is gone, its cost comes back once; a second decision is 409', async () => {
+    await holdingGenerator();
+    try {
+      const user = await newcomer(5);
+      const { held } = await generateHeld(user);
+      expect(await balanceOf(user)).toBe(4);
+      const why = 'Looks under 18 to me, removed per policy';
+      const removed = await decide(moderator, held.itemId, 'remove', why);
+      expect(removed.status).toBe(200);
+      expect(removed.body.content).toMatchObject({
+        decision: 'removed',
+        heldFor: 'minor_face',
+        note: why,
+        refunded: 1,
+      });
+      expect(await balanceOf(user)).toBe(5);
+      for (const decision of ['remove', 'release'] as const) {
+        const again = await decide(moderator, held.itemId, decision, why);
+        expect(again.status).toBe(409);
+        expect(again.body.content).toBe(ContentMessages.alreadyDecided);
+      }
+      expect(await balanceOf(user)).toBe(5);
+      const history = (await user.agent.get('/api/credits/history')).body.content.items as {
+        kind: string;
+        amount: number;
+        reason: string;
+      }[];
+      expect(history.filter((e) => e.kind === 'refund')).toEqual([
+        expect.objectContaining({ amount: 1, reason: `Removed after review: ${why}` }),
+      ]);
+      const item = await items().findById(held.itemId).lean();
+      expect(item!.moderation).toMatchObject({ state: 'removed', by: moderator.username, note: why });
+      // A later bulk reimbursement of Generate does not pay this job's cost again.
+      const window = {
+        tool: 'generate',
+        from: new Date(Date.now() - 120_000).toISOString(),
+        to: new Date(Date.now() + 60_000).toISOString(),
+        reason: 'outage of the generator',
+      };
+      const preview = await admin.agent.post('/api/support/reimburse/tool/preview').send(window);
+      expect(preview.status).toBe(200);
+      expect((preview.body.content.users as { username: string }[]).map((u) => u.username)).not.toContain(
+        user.username,
+      );
+      expect((await moderator.agent.get(`/api/moderation/held/${held.itemId}/file`)).status).toBe(404);
+      expect((await user.agent.get(`/api/content/${held.itemId}.png`)).status).toBe(404);
+      await eventually(async () => {
+        const line = (await safetyLines(user.username)).find((l) => l.message === 'Removed: minor_face.')!;
+        expect(line.detail).toContain(`Why: ${why} · Refunded 1 credits`);
+      });
+    } finally {
+      t.app.get(EngineRegistry).override('generate', null);
+    }
+  }, 120_000);
+
+  it('a removal cut short before its refund (the process died between the two) is finished by the next remove, once', async () => {
+    await holdingGenerator();
+    try {
+      const user = await newcomer(5);
+      const { held } = await generateHeld(user);
+      expect(await balanceOf(user)).toBe(4);
+      // What a crash right after the guarded update leaves: removed, no refund yet.
+      await items().updateOne(
+        { _id: held.itemId },
+        {
+          $set: {
+            'moderation.state': 'removed',
+            'moderation.note': 'Looks under 18, removed',
+            visible: false,
+          },
+        },
+      );
+      for (let i = 0; i < 2; i++) {
+        const again = await decide(moderator, held.itemId, 'remove', 'Trying again after the error');
+        expect(again.status).toBe(409);
+        expect(await balanceOf(user)).toBe(5);
+      }
+      const refunds = (
+        (await user.agent.get('/api/credits/history')).body.content.items as {
+          kind: string;
+          reason: string;
+        }[]
+      ).filter((e) => e.kind === 'refund');
+      expect(refunds).toEqual([
+        expect.objectContaining({ reason: 'Removed after review: Looks under 18, removed' }),
+      ]);
+    } finally {
+      t.app.get(EngineRegistry).override('generate', null);
+    }
+  }, 120_000);
+
+  it('the moderator role opens the queue and nothing else of staff; nobody decides on or looks at their own held output', async () => {
+    expect((await moderator.agent.get('/api/support/users').query({ query: 'x' })).status).toBe(403);
+    expect(
+      (
+        await moderator.agent
+          .post('/api/support/reimburse')
+          .send({ username: moderator.username, amount: 5, reason: 'mine please' })
+      ).status,
+    ).toBe(403);
+    expect((await moderator.agent.get('/api/admin/logs')).status).toBe(403);
+    // Support staff do not moderate unless given the role.
+    const supportName = uniqueName('help');
+    await signIn(t, supportName);
+    const accounts = t.app.get(AccountsRepository);
+    await accounts.setRole((await accounts.findByUsername(supportName))!.id, 'support');
+    const support = await signIn(t, supportName);
+    expect((await support.agent.get('/api/moderation/held')).status).toBe(403);
+
+    await holdingGenerator();
+    try {
+      await grantCredits(t, moderator.username, 1);
+      const { held } = await generateHeld(moderator);
+      const own = await decide(moderator, held.itemId, 'release', 'This one is fine, honestly');
+      expect(own.status).toBe(403);
+      expect(own.body.content).toBe(ModerationMessages.ownItem);
+      expect((await moderator.agent.get(`/api/moderation/held/${held.itemId}/file`)).status).toBe(403);
+      // An admin (another person) decides it.
+      expect(
+        (await decide(admin, held.itemId, 'remove', 'Removed by the admin, not self-reviewed')).status,
+      ).toBe(200);
     } finally {
       t.app.get(EngineRegistry).override('generate', null);
     }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BillingModule } from '../billing';
 import { EnginesModule } from '../engines';
 import { FoldersModule } from '../folders';
 import { ModerationController } from './moderation.controller';
@@ -10,7 +11,7 @@ import { SafetyLog } from './safety-log';
 
 /** Looks at every input and output (nsfwjs and face ages on the engine pool) and applies the content policy. */
 @Module({
-  imports: [EnginesModule, FoldersModule],
+  imports: [BillingModule, EnginesModule, FoldersModule],
   controllers: [ModerationController],
   providers: [
     { provide: ContentClassifierPort, useClass: PoolContentClassifier },

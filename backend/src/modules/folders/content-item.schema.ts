@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import type { ContentCheck, SafetyReason } from '@studio/contracts';
+import type { ContentCheck, ModerationDecision, SafetyReason } from '@studio/contracts';
 import { Types } from 'mongoose';
 import type { ContentKind } from '@studio/contracts';
 
@@ -44,7 +44,14 @@ export class ContentItem {
    * not counted until released; removed ones stay as the record of the decision.
    */
   @Prop({ type: Object })
-  moderation?: { state: 'held' | 'released' | 'removed'; reason: SafetyReason; at: Date; by?: string };
+  moderation?: {
+    state: 'held' | ModerationDecision;
+    reason: SafetyReason;
+    at: Date;
+    /** The moderator who decided, and why. */
+    by?: string;
+    note?: string;
+  };
 
   @Prop({ required: true, default: () => new Date() })
   createdAt!: Date;

@@ -11,6 +11,7 @@ import {
   type ContentItem as ContentItemView,
   type ContentCheck,
   type ContentKind,
+  type ModerationDecision,
   type SafetyReason,
   type FolderChange,
   type FolderContents,
@@ -433,29 +434,61 @@ export class FoldersService {
 
   /** Staff: the held item's file (the moderator looks before deciding). */
   async heldFile(itemId: string): Promise<StoredObject & { contentType: string }> {
-    const item = await this.heldItem(itemId);
+    const item = await this.moderatedItem(itemId);
+    if (item.moderation!.state !== 'held') throw new NotFoundException(ContentMessages.itemNotFound);
     const object = await this.storage.get(item.storageKey);
     if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
     return { ...object, contentType: item.contentType };
   }
 
+  /** Staff: an item that was held for review, whatever was decided since (404 for any other). */
+  async moderatedItem(itemId: string): Promise<ContentItem & { _id: Types.ObjectId }> {
+    const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
+    if (!item?.moderation) throw new NotFoundException(ContentMessages.itemNotFound);
+    return item;
+  }
+
+  /**
+   * Which of its job's outputs an item is (by id order) and how many the job made: a removed
+   * output's share of the job's cost.
+   */
+  async outputShare(item: { _id: Types.ObjectId; owner: Types.ObjectId; jobId?: string }) {
+    const siblings = await this.items
+      .find({ owner: item.owner, jobId: item.jobId })
+      .select({ _id: 1 })
+      .sort({ _id: 1 })
+      .lean();
+    return {
+      part: Math.max(
+        0,
+        siblings.findIndex((s) => s._id.equals(item._id)),
+      ),
+      parts: siblings.length,
+    };
+  }
+
   /**
    * A moderator's decision on a held item: released (it appears in its folder and the owner's
-   * gallery) or removed (its file deleted; the record stays). Answers the item as it was.
+   * gallery) or removed (its file deleted; the record stays). Answers the item as it was; 409 when
+   * it was decided already (by anyone: a second decision changes nothing).
    */
   async decideHeld(
     itemId: string,
-    decision: 'released' | 'removed',
+    decision: ModerationDecision,
     by: string,
+    note: string,
   ): Promise<ContentItem & { _id: Types.ObjectId }> {
-    const item = await this.heldItem(itemId);
-    const moderation = { ...item.moderation!, state: decision, at: new Date(), by };
+    const item = await this.moderatedItem(itemId);
+    const moderation = { ...item.moderation!, state: decision, at: new Date(), by, note };
     // Guarded on the state: two moderators deciding at once, one wins.
     const update =
       decision === 'released'
         ? { $set: { moderation }, $unset: { visible: 1 } }
         : { $set: { moderation, visible: false } };
-    const changed = await this.items.updateOne({ _id: item._id, 'moderation.state': 'held' }, update);
+    const changed =
+      item.moderation!.state === 'held'
+        ? await this.items.updateOne({ _id: item._id, 'moderation.state': 'held' }, update)
+        : { modifiedCount: 0 };
     if (changed.modifiedCount !== 1) throw new ConflictException(ContentMessages.alreadyDecided);
     if (decision === 'removed') await this.storage.delete(item.storageKey).catch(() => undefined);
     const folder = { _id: item.folder, owner: item.owner };
@@ -464,12 +497,6 @@ export class FoldersService {
         added: [toItemView({ ...item, visible: undefined, moderation })],
       });
     }
-    return item;
-  }
-
-  private async heldItem(itemId: string) {
-    const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
-    if (!item || item.moderation?.state !== 'held') throw new NotFoundException(ContentMessages.itemNotFound);
     return item;
   }
 

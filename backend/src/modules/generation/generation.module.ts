@@ -21,6 +21,7 @@ import { JobHistory } from './job-history.service';
 import { JobControlController } from './job-control.controller';
 import { JobControlService } from './job-control.service';
 import { JobCancelSignals } from './job-control.signals';
+import { JobModerationListener } from './job-moderation.listener';
 import { JobInputs } from './job-inputs.service';
 import { QueuePositions } from './queue-positions';
 import { OpenJobLimit } from './open-job-limit';
@@ -50,6 +51,7 @@ import { OpenJobLimit } from './open-job-limit';
     JobControlService,
     JobCancelSignals,
     JobInputs,
+    JobModerationListener,
     InpaintService,
     UploadSlots,
     StaleUploadSweep,

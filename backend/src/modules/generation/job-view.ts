@@ -21,6 +21,8 @@ export function toJobView(job: JobRecord): JobView {
   if (job.params?.batchId) view.batch = { id: job.params.batchId, name: job.params.batchName ?? '' };
   if (job.state === 'cancelled' && job.cancel?.staff) view.cancelledByStaff = true;
   if (job.ref) view.ref = job.ref;
+  if (job.safety?.verdict === 'hold' && job.safety.reason && !job.safety.decided)
+    view.held = job.safety.reason;
   return view;
 }
 

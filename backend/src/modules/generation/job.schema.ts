@@ -1,6 +1,13 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
-import type { ContentCheck, ContentItem, JobState, JobTool, SafetyReason } from '@studio/contracts';
+import type {
+  ContentCheck,
+  ContentItem,
+  JobState,
+  JobTool,
+  ModerationDecision,
+  SafetyReason,
+} from '@studio/contracts';
 
 /** Tool parameters a job was asked with (only what the engine call needs). */
 export interface JobParams {
@@ -99,6 +106,8 @@ export class Job {
     outputs?: ContentCheck[];
     verdict?: 'show' | 'withhold' | 'hold';
     reason?: SafetyReason;
+    /** A held job's outputs were decided by a moderator (the first decision). */
+    decided?: ModerationDecision;
   };
 
   /** The items the job made, as their owner sees them (kept here so no lookup is needed). */
@@ -150,4 +159,4 @@ JobSchema.index({ 'params.batchId': 1 }, { sparse: true });
 JobSchema.index({ inputsExpireAt: 1 }, { sparse: true });
 
 /** The ledger key of a job's reservation. */
-export const reservationKeyOf = (jobId: string) => `job:${jobId}`;
+export { jobReservationKey as reservationKeyOf } from '../billing';

@@ -2,7 +2,7 @@ import { Inject, Logger, OnModuleDestroy } from '@nestjs/common';
 import { OnGatewayConnection, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
 import type Redis from 'ioredis';
 import type { Server, Socket } from 'socket.io';
-import { SocketEvents, SocketRooms } from '@studio/contracts';
+import { canModerate, SocketEvents, SocketRooms } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { PeriodicTask } from '../../common/periodic-task';
 import { REDIS } from '../../infrastructure/redis.module';
@@ -56,6 +56,7 @@ export class RealtimeGateway implements OnGatewayConnection, OnGatewayInit, OnMo
     socket.data.sessionId = sessionId;
     await socket.join([SocketRooms.user(account.id), SocketRooms.session(sessionId)]);
     if (account.role === 'admin') await socket.join(SocketRooms.admins);
+    if (canModerate(account.role)) await socket.join(SocketRooms.moderators);
     // The cookie was read when the transport opened, which may be long before this join: a logout
     // in between closed its session room while this socket was not in it yet. Checked after
     // joining, so a logout from now on finds the socket in the room.

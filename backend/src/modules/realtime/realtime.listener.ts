@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DomainEvents, SocketEvents, SocketRooms, type DomainEventEnvelope } from '@studio/contracts';
+import {
+  canModerate,
+  DomainEvents,
+  SocketEvents,
+  SocketRooms,
+  type DomainEventEnvelope,
+  type SafetyAction,
+} from '@studio/contracts';
 import { OnDomainEvent } from '../events';
 import { RealtimePublisher } from './realtime.publisher';
 
@@ -12,6 +19,22 @@ export class RealtimeListener {
   onTakenDown({ payload }: DomainEventEnvelope<'content.taken_down'>): void {
     const { itemId, title, reason, mode } = payload;
     this.publisher.toUser(payload.userId, SocketEvents.contentTakenDown, { itemId, title, reason, mode });
+  }
+
+  /**
+   * The moderation queue moved (an output held, released or removed): moderators' screens follow.
+   * A moderator's decision also tells the output's owner what was decided and why.
+   */
+  @OnDomainEvent(DomainEvents.safetyDecision)
+  onSafetyDecision({ payload }: DomainEventEnvelope<'safety.decision'>): void {
+    if (QUEUE_ACTIONS.has(payload.action)) {
+      this.publisher.toModerators(SocketEvents.moderationQueueChanged, {
+        itemId: payload.itemId,
+        action: payload.action,
+      });
+    }
+    if (payload.outcome)
+      this.publisher.toUser(payload.userId, SocketEvents.moderationDecided, payload.outcome);
   }
 
   @OnDomainEvent(DomainEvents.balanceChanged)
@@ -33,5 +56,9 @@ export class RealtimeListener {
   @OnDomainEvent(DomainEvents.roleChanged)
   onRoleChanged({ payload }: DomainEventEnvelope<'account.role_changed'>): void {
     if (payload.role !== 'admin') this.publisher.removeUserFrom(payload.userId, SocketRooms.admins);
+    if (!canModerate(payload.role)) this.publisher.removeUserFrom(payload.userId, SocketRooms.moderators);
   }
 }
+
+/** Safety decisions that change the moderation queue. */
+const QUEUE_ACTIONS: ReadonlySet<SafetyAction> = new Set(['held', 'released', 'removed']);

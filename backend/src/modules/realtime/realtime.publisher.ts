@@ -36,6 +36,11 @@ export class RealtimePublisher {
     this.emitter.to(SocketRooms.admins).emit(event, payload);
   }
 
+  /** Moderators and admins (the moderation queue's screen). */
+  toModerators<E extends keyof SocketEventPayloads>(event: E, payload: SocketEventPayloads[E]): void {
+    this.emitter.to(SocketRooms.moderators).emit(event, payload);
+  }
+
   /** Takes every socket of the user out of the room, on whichever API instance it is connected. */
   removeUserFrom(userId: string, room: string): void {
     this.emitter.in(SocketRooms.user(userId)).socketsLeave(room);

@@ -9,9 +9,15 @@ import { useState } from 'react';
 import { apiPut, errorText } from '../../api/client';
 import { useToast } from '../../ui/toast';
 
+const ROLE_WORDS: Record<AssignableRole, string> = {
+  user: 'a user',
+  moderator: 'a moderator',
+  support: 'support staff',
+};
+
 /**
- * Admins give or take the support role: PUT /api/admin/users/{username}/role. Admins are made by
- * configuration only, so an admin's role (and one's own) is shown but not editable.
+ * Admins give or take the support or moderator role: PUT /api/admin/users/{username}/role. Admins
+ * are made by configuration only, so an admin's role (and one's own) is shown but not editable.
  */
 export function RoleEditor({
   user,
@@ -33,7 +39,7 @@ export function RoleEditor({
     setBusy(false);
     if (result.ok) {
       onChanged(role);
-      toast.success(`${user.username} is now ${role === 'support' ? 'support staff' : 'a user'}`);
+      toast.success(`${user.username} is now ${ROLE_WORDS[role]}`);
     } else {
       toast.error(errorText(result));
     }

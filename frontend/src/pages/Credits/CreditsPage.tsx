@@ -17,14 +17,22 @@ import { creditAmountColumn, creditBalanceColumn } from './creditColumns';
 
 const toolName = (tool?: string) => (tool ? (TOOL_LABELS[tool as JobTool] ?? tool) : undefined);
 
-/** What a ledger entry was, in words for the account's owner. */
-export function creditEntryText(entry: Pick<CreditHistoryEntry, 'kind' | 'tool'>): string {
+/**
+ * What a ledger entry was, in words for the account's owner. A refund made by a member of staff
+ * (it names them) is a moderator's removal of an output the job made, not a job that failed.
+ */
+export function creditEntryText(entry: Pick<CreditHistoryEntry, 'kind' | 'tool' | 'by'>): string {
   const tool = toolName(entry.tool);
+  const refund = entry.by
+    ? `Refund: ${tool ?? 'a'} result removed after review`
+    : tool
+      ? `Refund: ${tool} did not finish`
+      : 'Refund';
   const kinds: Record<LedgerKind, string> = {
     purchase: 'Coins bought',
     reservation: tool ? `Spent on ${tool}` : 'Spent on a tool',
     capture: tool ? `${tool} finished: payment confirmed` : 'Payment confirmed',
-    refund: tool ? `Refund: ${tool} did not finish` : 'Refund',
+    refund,
     reimbursement: 'Given back by support',
     grant: 'Gift from the studio',
     adjustment: 'Balance corrected by the studio',
