@@ -7,7 +7,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ok } from '../../common/api-response';
-import { CurrentUser, type AuthUser, RateLimit } from '../auth';
+import { CurrentUser, type AuthUser, RateLimit, KeyScope } from '../auth';
 import { MakeFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
 
@@ -17,6 +17,7 @@ export class FoldersController {
   constructor(private readonly folders: FoldersService) {}
 
   @Post('makeFolder')
+  @KeyScope('folders')
   @HttpCode(200)
   @RateLimit('folders')
   @ApiOperation({ summary: 'Create a folder for the signed-in user' })

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgeAssuranceModule } from '../age-assurance';
+import { ApiKeysModule } from '../api-keys';
 import { BillingModule } from '../billing';
 import { ContentSafetyModule } from '../content-safety';
 import { FoldersModule } from '../folders';
@@ -31,6 +32,7 @@ import { OpenJobLimit } from './open-job-limit';
     MongooseModule.forFeature([{ name: Job.name, schema: JobSchema }]),
     JobQueuesModule,
     BillingModule,
+    ApiKeysModule,
     AgeAssuranceModule,
     ContentSafetyModule,
     FoldersModule,

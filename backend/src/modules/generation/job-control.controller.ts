@@ -11,7 +11,7 @@ import {
 import type { Response } from 'express';
 import { ok } from '../../common/api-response';
 import { requireWholeNumber } from '../../common/validation';
-import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard } from '../auth';
+import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard, KeyScope } from '../auth';
 import { RetryJobDto } from './job-control.dto';
 import { JobControlService } from './job-control.service';
 
@@ -27,6 +27,7 @@ export class JobControlController {
 
   // Before jobs/:id/cancel, whose :id would take 'batches'.
   @Post('batches/:batchId/cancel')
+  @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
   @ApiOperation({
@@ -43,6 +44,7 @@ export class JobControlController {
   }
 
   @Post(':id/cancel')
+  @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
   @ApiOperation({
@@ -59,6 +61,7 @@ export class JobControlController {
   }
 
   @Post(':id/retry')
+  @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
   @ApiOperation({
@@ -77,6 +80,7 @@ export class JobControlController {
   }
 
   @Get(':id/inputs/:index')
+  @KeyScope('read')
   @RateLimit('downloads')
   @ApiOperation({
     summary: 'One stored input of your job (0-based, as the tool took them), for "Edit and run"',

@@ -1,0 +1,68 @@
+/**
+ * Personal API keys (issue 41): what a key may do, its limits and its texts, written once for the
+ * server, the account screen and the tests. A key acts as its owner with the role `user` only:
+ * staff powers, the account itself and payments are never reachable with a key.
+ */
+
+/** What a key may be allowed: read (jobs, folders, balance), run tools, write folders. */
+export const API_KEY_SCOPES = ['read', 'tools', 'folders'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+export const API_KEY_SCOPE_LABELS: Record<ApiKeyScope, string> = {
+  read: 'Read jobs, folders and the balance',
+  tools: 'Run tools (spends coins)',
+  folders: 'Create, rename and delete folders and items',
+};
+
+/** Every key starts with this, so leaked keys are recognisable (secret scanners, logs). */
+export const API_KEY_PREFIX = 'sk_studio_';
+
+export const API_KEY_LIMITS = {
+  /** Live (not revoked) keys per account. */
+  perAccount: 10,
+  nameMaxLength: 60,
+  /** The highest monthly spending cap a key may have, in coins. */
+  monthlyCapMax: 1_000_000,
+} as const;
+
+/** A key as its owner sees it; the secret itself is shown once, when it is made. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  scopes: ApiKeyScope[];
+  /** The key's first characters, to tell keys apart (never enough to use it). */
+  preview: string;
+  /** Coins this key may spend per calendar month (UTC); absent: no cap beyond the balance. */
+  monthlyCap?: number;
+  /** Coins spent through this key this month (refunds given back). */
+  spentThisMonth: number;
+  /** The key stops working when the owner changes the password. */
+  revokeOnPasswordChange: boolean;
+  createdAt: string;
+  lastUsedAt?: string;
+  revokedAt?: string;
+}
+
+/** The answer to creating a key: the only time its secret is shown. */
+export interface CreatedApiKey {
+  key: ApiKeyView;
+  secret: string;
+}
+
+export const ApiKeyMessages = {
+  invalid: 'This API key is not valid (revoked, expired or mistyped)',
+  scope: (scope: ApiKeyScope | undefined) =>
+    scope
+      ? `This API key may not do this: it needs the "${scope}" permission`
+      : 'This cannot be done with an API key: sign in on the website',
+  tooMany: `You have ${API_KEY_LIMITS.perAccount} API keys already: revoke one first`,
+  capReached: (cap: number) =>
+    `This API key has reached its monthly spending cap of ${cap} coins: raise it on your account page or wait for next month`,
+  notFound: 'No such API key',
+  staffNoKeys: 'Staff accounts cannot make API keys: use a separate user account for scripts',
+} as const;
+
+/** The calendar month (UTC) a spend counts against, YYYY-MM. */
+export function spendMonth(at = new Date()): string {
+  return at.toISOString().slice(0, 7);
+}
