@@ -127,6 +127,42 @@ describe('personal API keys', () => {
       .post('/api/makeFolder')
       .send({ author: owner.username, title: 'Scripted' });
     expect(folder.status).toBe(200);
+    // Not subject to the browser same-origin rule that refuses the cookie from another site.
+    const crossSite = { 'Sec-Fetch-Site': 'cross-site', Origin: 'https://elsewhere.example' };
+    const byCookie = await owner.agent
+      .post('/api/makeFolder')
+      .set(crossSite)
+      .send({ author: owner.username, title: 'x' });
+    expect(byCookie.status).toBe(403);
+    const byKey = await withKey(everything)
+      .post('/api/makeFolder')
+      .set(crossSite)
+      .send({ author: owner.username, title: 'y' });
+    expect(byKey.status).toBe(200);
+  });
+
+  it('marks in the OpenAPI document which routes a key may call, with their scope', async () => {
+    const doc = (await request(t.url).get('/api/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<string, { security?: Record<string, string[]>[]; 'x-api-key-scope'?: string }>
+      >;
+      components: { securitySchemes: Record<string, { scheme?: string }> };
+    };
+    expect(doc.components.securitySchemes['api-key']).toMatchObject({ scheme: 'bearer' });
+    const scopeOf = (path: string, method: string) => doc.paths[path][method]['x-api-key-scope'];
+    expect(scopeOf('/api/generateNoise', 'post')).toBe('tools');
+    expect(doc.paths['/api/generateNoise'].post.security).toContainEqual({ 'api-key': [] });
+    expect(scopeOf('/api/jobs/{id}', 'get')).toBe('read');
+    expect(scopeOf('/api/makeFolder', 'post')).toBe('folders');
+    for (const [path, method] of [
+      ['/api/account', 'get'],
+      ['/api/account/api-keys', 'post'],
+      ['/api/createCheckoutSession', 'post'],
+      ['/api/admin/stats', 'get'],
+    ]) {
+      expect({ path, scope: scopeOf(path, method) }).toEqual({ path, scope: undefined });
+    }
   });
 
   it('refuses an unknown, malformed or revoked key with 401 at once, and never falls back to a cookie', async () => {
