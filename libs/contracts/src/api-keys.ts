@@ -66,3 +66,22 @@ export const ApiKeyMessages = {
 export function spendMonth(at = new Date()): string {
   return at.toISOString().slice(0, 7);
 }
+
+/**
+ * Safe retries (Stripe's rules): a job submission or folder write with `Idempotency-Key` is done
+ * once; the same key with the same request within 24 hours gets the first answer again (with
+ * `Idempotent-Replayed: true`), with another request 409.
+ */
+export const IDEMPOTENCY = {
+  header: 'idempotency-key',
+  replayedHeader: 'idempotent-replayed',
+  maxKeyLength: 255,
+  keepSeconds: 24 * 3600,
+} as const;
+
+export const IdempotencyMessages = {
+  badKey: `An Idempotency-Key is 1 to ${IDEMPOTENCY.maxKeyLength} visible characters`,
+  reused:
+    'This Idempotency-Key was used with a different request in the last 24 hours: use a new key for a new request',
+  inProgress: 'A request with this Idempotency-Key is still in progress: retry when it has answered',
+} as const;

@@ -25,6 +25,7 @@ import { ok } from '../../common/api-response';
 import { CurrentUser, Roles, type AuthUser, RateLimit, SameOriginGuard, KeyScope } from '../auth';
 import { DownloadContentDto, RenameFolderDto, TakedownDto } from './folders.dto';
 import { FoldersService, RangeNotSatisfiable } from './folders.service';
+import { Idempotent } from '../../common/idempotency';
 
 @ApiTags('folders')
 @ApiNotFoundResponse({ description: "Not found, or not the caller's" })
@@ -41,6 +42,7 @@ export class ContentController {
   }
 
   @Patch('folders/:id')
+  @Idempotent()
   @KeyScope('folders')
   @ApiOperation({ summary: 'Rename a folder' })
   async rename(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() dto: RenameFolderDto) {
@@ -48,6 +50,7 @@ export class ContentController {
   }
 
   @Delete('folders/:id')
+  @Idempotent()
   @KeyScope('folders')
   @ApiOperation({ summary: 'Delete an empty folder (409 when it has content)' })
   async removeFolder(@CurrentUser() user: AuthUser, @Param('id') id: string) {
@@ -66,6 +69,7 @@ export class ContentController {
   }
 
   @Delete('content/:itemId')
+  @Idempotent()
   @KeyScope('folders')
   @ApiOperation({ summary: 'Delete an item and its file' })
   async deleteItem(@CurrentUser() user: AuthUser, @Param('itemId') itemId: string) {

@@ -14,6 +14,7 @@ import { requireWholeNumber } from '../../common/validation';
 import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard, KeyScope } from '../auth';
 import { RetryJobDto } from './job-control.dto';
 import { JobControlService } from './job-control.service';
+import { Idempotent } from '../../common/idempotency';
 
 /** Inputs a job may have (face and target, image and mask, up to the clone copies). */
 const INPUT_INDEX = { min: 0, max: 127 };
@@ -27,6 +28,7 @@ export class JobControlController {
 
   // Before jobs/:id/cancel, whose :id would take 'batches'.
   @Post('batches/:batchId/cancel')
+  @Idempotent()
   @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
@@ -44,6 +46,7 @@ export class JobControlController {
   }
 
   @Post(':id/cancel')
+  @Idempotent()
   @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
@@ -61,6 +64,7 @@ export class JobControlController {
   }
 
   @Post(':id/retry')
+  @Idempotent()
   @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')

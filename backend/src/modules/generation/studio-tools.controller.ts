@@ -25,6 +25,7 @@ import { fileNamed, ToolUpload, type UploadedFile } from './generation-uploads';
 import { GenerationService, imageInputs } from './generation.service';
 import { normalizeImage } from './image-input';
 import { measureVideo, probeUploadedVideo } from './video-input';
+import { Idempotent } from '../../common/idempotency';
 
 /** The video swap's upload (and its check's): the video and the face image, behind the feature flag. */
 const videoUpload = {
@@ -49,6 +50,7 @@ export class StudioToolsController {
   ) {}
 
   @Post('generateImage')
+  @Idempotent()
   @KeyScope('tools')
   @HttpCode(200)
   @ApiOperation({ summary: 'Generate an image from the tag prompt (1 credit; needs a remote engine)' })
