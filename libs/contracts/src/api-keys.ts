@@ -85,3 +85,21 @@ export const IdempotencyMessages = {
     'This Idempotency-Key was used with a different request in the last 24 hours: use a new key for a new request',
   inProgress: 'A request with this Idempotency-Key is still in progress: retry when it has answered',
 } as const;
+
+/** Days the usage page shows, today (UTC) included. */
+export const API_KEY_USAGE_DAYS = 30;
+
+/** One key's use of one tool on one UTC day: jobs asked for, and coins spent (refunds not counted). */
+export interface ApiKeyUsageRow {
+  day: string;
+  keyId: string;
+  tool: string;
+  jobs: number;
+  coins: number;
+}
+
+/** GET /api/account/api-keys/usage: the last API_KEY_USAGE_DAYS days, oldest first. */
+export interface ApiKeyUsage {
+  days: string[];
+  rows: ApiKeyUsageRow[];
+}

@@ -266,6 +266,39 @@ describe('personal API keys', () => {
     expect(await balanceOf(owner)).toBe(94);
   });
 
+  it('reports each key’s jobs and coins per tool and day for the last 30 days, refunds not counted', async () => {
+    const owner = await signIn(t, uniqueName('usage'));
+    await grantCredits(t, owner.username, 20);
+    const first = await makeKey(owner, ['read', 'tools']);
+    const second = await makeKey(owner, ['tools']);
+    const kept = await clone(first.secret, owner.username);
+    const dropped = await clone(first.secret, owner.username);
+    expect((await clone(second.secret, owner.username)).status).toBe(200);
+    expect(kept.status).toBe(200);
+    const dropId = dropped.body.content.job._id as string;
+    expect((await owner.agent.post(`/api/jobs/${dropId}/cancel`)).status).toBe(200);
+    // The owner's own browser jobs are not any key's.
+    await owner.agent
+      .post('/api/generateNoise')
+      .field('author', owner.username)
+      .attach('original', image, 'in.png');
+    const res = await owner.agent.get('/api/account/api-keys/usage');
+    expect(res.status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(res.body.content.days).toHaveLength(30);
+    expect(res.body.content.days[29]).toBe(today);
+    expect(res.body.content.rows).toEqual(
+      [
+        { day: today, keyId: first.key.id, tool: 'clone', jobs: 2, coins: 1 },
+        { day: today, keyId: second.key.id, tool: 'clone', jobs: 1, coins: 1 },
+      ].sort((a, b) => a.keyId.localeCompare(b.keyId)),
+    );
+    // Another user sees none of it, and a key cannot read it.
+    const other = await signIn(t, uniqueName('usage2'));
+    expect((await other.agent.get('/api/account/api-keys/usage')).body.content.rows).toEqual([]);
+    expect((await withKey(first.secret).get('/api/account/api-keys/usage')).status).toBe(403);
+  });
+
   it('counts requests per key: a script over its budget gets 429, its owner’s browser does not', async () => {
     const limited = await startTestApp({ API_KEY_RATE_PER_MINUTE: '3' });
     try {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgeAssuranceModule } from '../age-assurance';
+import { ApiKeyUsageController, ApiKeyUsageReport } from './api-key-usage';
 import { ApiKeysModule } from '../api-keys';
 import { BillingModule } from '../billing';
 import { ContentSafetyModule } from '../content-safety';
@@ -41,9 +42,16 @@ import { OpenJobLimit } from './open-job-limit';
     OperationsModule,
     ProvenanceModule,
   ],
-  controllers: [GenerationController, InpaintController, StudioToolsController, JobControlController],
+  controllers: [
+    GenerationController,
+    InpaintController,
+    StudioToolsController,
+    JobControlController,
+    ApiKeyUsageController,
+  ],
   providers: [
     GenerationService,
+    ApiKeyUsageReport,
     FaceSwapChecks,
     JobLifecycle,
     JobHistory,

@@ -155,6 +155,7 @@ describe('health and API document', () => {
         'GET /api/account/api-keys',
         'POST /api/account/api-keys',
         'DELETE /api/account/api-keys/{keyId}',
+        'GET /api/account/api-keys/usage',
         // age assurance and moderation (issue 37)
         'GET /api/age-assurance',
         'POST /api/age-assurance/card',
