@@ -5,6 +5,8 @@ import { callsTo, mockFetch } from '../../test/fetchMock';
 import { ApiKeysCard } from './ApiKeysCard';
 
 const ok = (content: unknown, status = 200) => ({ status, body: { message: 'success', content } });
+const days = Array.from({ length: 30 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`);
+const noUsage = ok({ days, rows: [] });
 
 const key = (over: Partial<ApiKeyView> = {}): ApiKeyView => ({
   id: 'k1',
@@ -25,6 +27,14 @@ describe('ApiKeysCard', () => {
         key(),
         key({ id: 'k2', name: 'Old', revokedAt: '2026-11-02T10:00:00.000Z' }),
       ]),
+      'GET /api/account/api-keys/usage': ok({
+        days,
+        rows: [
+          { day: '2026-11-03', keyId: 'k1', tool: 'clone', jobs: 3, coins: 3 },
+          { day: '2026-11-04', keyId: 'k1', tool: 'superResolution', jobs: 1, coins: 4 },
+          { day: '2026-11-04', keyId: 'k2', tool: 'clone', jobs: 2, coins: 0 },
+        ],
+      }),
     });
     render(
       <AppProviders>
@@ -37,13 +47,28 @@ describe('ApiKeysCard', () => {
     expect(within(rows[0]).getByText(/Run tools \(spends coins\)/)).toBeInTheDocument();
     expect(within(rows[1]).getByText('Revoked')).toBeInTheDocument();
     expect(within(rows[1]).queryByRole('button', { name: /Revoke/ })).not.toBeInTheDocument();
-  });
+    // Usage: coins per day and key in the chart, totals per key and tool in the table.
+    const chart = await screen.findByTestId('chart-column', {}, { timeout: 20_000 });
+    expect(JSON.parse(chart.getAttribute('data-points')!)).toEqual([
+      { day: '11-03', key: 'Weekly upscales', coins: 3 },
+      { day: '11-04', key: 'Weekly upscales', coins: 4 },
+      { day: '11-04', key: 'Old', coins: 0 },
+    ]);
+    const table = within(screen.getByTestId('api-key-usage')).getAllByRole('row');
+    expect(table.map((row) => row.textContent)).toEqual([
+      'KeyToolJobsCoins',
+      'Weekly upscalesSuper resolution14',
+      'Weekly upscalesClones33',
+      'OldClones20',
+    ]);
+  }, 30_000);
 
   it('makes a key with the chosen permissions and cap and shows its secret once', async () => {
     let listed: ApiKeyView[] = [];
     const made = key({ id: 'k3', name: 'Shop', scopes: ['read'], monthlyCap: 20, spentThisMonth: 0 });
     const fetchMock = mockFetch({
       'GET /api/account/api-keys': () => ok(listed),
+      'GET /api/account/api-keys/usage': noUsage,
       'POST /api/account/api-keys': () => {
         listed = [made];
         return ok({ key: made, secret: 'sk_studio_secretvalue' }, 201);
@@ -81,6 +106,7 @@ describe('ApiKeysCard', () => {
     let listed = [key()];
     const fetchMock = mockFetch({
       'GET /api/account/api-keys': () => ok(listed),
+      'GET /api/account/api-keys/usage': noUsage,
       'DELETE /api/account/api-keys/k1': () => {
         listed = [key({ revokedAt: '2026-11-03T10:00:00.000Z' })];
         return ok(listed[0]);

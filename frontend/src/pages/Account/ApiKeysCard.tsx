@@ -3,6 +3,7 @@ import {
   API_KEY_SCOPE_LABELS,
   API_KEY_SCOPES,
   type ApiKeyScope,
+  type ApiKeyUsage,
   type ApiKeyView,
   type CreatedApiKey,
 } from '@studio/contracts';
@@ -18,12 +19,18 @@ import {
   Modal,
   Popconfirm,
   Space,
+  Spin,
+  Table,
   Tag,
   Typography,
 } from 'antd';
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { apiGet, apiPost, apiRequest, errorText } from '../../api/client';
 import { useToast } from '../../ui/toast';
+import { usageTotals, type UsageTotal } from './apiKeyUsage';
+
+// The chart library is large: loaded only when a key has been used.
+const ApiKeyUsageChart = lazy(() => import('./ApiKeyUsageChart'));
 
 interface NewKeyForm {
   name: string;
@@ -75,6 +82,12 @@ export function ApiKeysCard() {
     await load();
   };
   const live = (keys ?? []).filter((key) => !key.revokedAt);
+  const [usage, setUsage] = useState<ApiKeyUsage | null>(null);
+  useEffect(() => {
+    void apiGet<ApiKeyUsage>('/account/api-keys/usage').then((result) => {
+      if (result.ok && result.body) setUsage(result.body.content);
+    });
+  }, [keys]);
 
   return (
     <Card
@@ -143,6 +156,7 @@ export function ApiKeysCard() {
           </List.Item>
         )}
       />
+      {usage && keys && <KeyUsage usage={usage} keys={keys} />}
       <Modal
         open={creating}
         title="New API key"
@@ -209,5 +223,39 @@ export function ApiKeysCard() {
         </Typography.Paragraph>
       </Modal>
     </Card>
+  );
+}
+
+/** The usage page's part: coins per day per key (chart) and totals per key and tool (30 days). */
+function KeyUsage({ usage, keys }: { usage: ApiKeyUsage; keys: ApiKeyView[] }) {
+  const totals = useMemo(() => usageTotals(usage, keys), [usage, keys]);
+  return (
+    <div data-testid="api-key-usage" style={{ marginTop: 16 }}>
+      <Typography.Title level={5}>Use in the last {usage.days.length} days</Typography.Title>
+      {totals.length === 0 ? (
+        <Typography.Text type="secondary">
+          No key has run a job in the last {usage.days.length} days.
+        </Typography.Text>
+      ) : (
+        <>
+          <Suspense fallback={<Spin style={{ display: 'block', margin: '80px auto' }} />}>
+            <ApiKeyUsageChart usage={usage} keys={keys} />
+          </Suspense>
+          <Table<UsageTotal>
+            rowKey="id"
+            size="small"
+            pagination={false}
+            dataSource={totals}
+            scroll={{ x: true }}
+            columns={[
+              { title: 'Key', dataIndex: 'key' },
+              { title: 'Tool', dataIndex: 'tool' },
+              { title: 'Jobs', dataIndex: 'jobs', align: 'right' },
+              { title: 'Coins', dataIndex: 'coins', align: 'right' },
+            ]}
+          />
+        </>
+      )}
+    </div>
   );
 }
