@@ -3,6 +3,7 @@ import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
 import { AccountDataModule } from '../../src/modules/account-data';
 import { AccountsModule } from '../../src/modules/accounts';
+import { ApiKeysModule } from '../../src/modules/api-keys';
 import { AuditModule } from '../../src/modules/audit';
 import { AuthModule } from '../../src/modules/auth';
 import { BillingModule } from '../../src/modules/billing';
@@ -26,6 +27,7 @@ export class AppModule {
         AuthModule,
         AccountsModule,
         AccountDataModule,
+        ApiKeysModule,
         FoldersModule,
         BillingModule,
         GenerationModule,

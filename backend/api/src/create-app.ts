@@ -84,6 +84,10 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
       )
       .setVersion('0.1.0')
       .addCookieAuth('studio.sid')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'A personal API key (sk_studio_…), see docs/api.md' },
+        'api-key',
+      )
       .build(),
   );
   SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/openapi.json' });

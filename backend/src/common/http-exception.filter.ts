@@ -15,27 +15,26 @@ export class HttpExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
-    const { status, text, extra } = this.describe(exception);
+    const { status, body } = errorAnswer(exception);
     if (status >= 500) this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    // `extra`: what the client needs to act on the refusal (a retry's current price, a reason code and link).
-    res.status(status).json({ ...failure(text), ...extra });
+    res.status(status).json(body);
   }
+}
 
-  private describe(exception: unknown): {
-    status: number;
-    text: string;
-    extra?: Record<string, number | string>;
-  } {
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const body = exception.getResponse() as { extra?: Record<string, number | string> } | string;
-      const extra = typeof body === 'object' && body?.extra ? body.extra : undefined;
-      // The rate limiter's text is not for people; other 429s (the open-job limit) say what to do.
-      const text = exception instanceof ThrottlerException ? Messages.tooManyRequests : textOf(body, status);
-      return { status, text, extra };
-    }
-    return { status: HttpStatus.INTERNAL_SERVER_ERROR, text: Messages.serverError };
+/**
+ * The status and body an error is answered with (the idempotency layer keeps the same answer).
+ * `extra`: what the client needs to act on the refusal (a retry's current price, a reason code and link).
+ */
+export function errorAnswer(exception: unknown): { status: number; body: object } {
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const body = exception.getResponse() as { extra?: Record<string, number | string> } | string;
+    const extra = typeof body === 'object' && body?.extra ? body.extra : undefined;
+    // The rate limiter's text is not for people; other 429s (the open-job limit) say what to do.
+    const text = exception instanceof ThrottlerException ? Messages.tooManyRequests : textOf(body, status);
+    return { status, body: { ...failure(text), ...extra } };
   }
+  return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: failure(Messages.serverError) };
 }
 
 function textOf(body: unknown, status: number): string {

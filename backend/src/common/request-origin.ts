@@ -55,6 +55,9 @@ export function isSameOriginWrite(
   config: OriginConfig,
 ) {
   if (SAFE_METHODS.has(request.method ?? 'GET')) return true;
+  // An API key request is judged by its key alone (the session guard ignores any cookie beside it),
+  // and no browser sends an Authorization header to another origin without a CORS preflight.
+  if (/^Bearer\s/i.test(request.headers.authorization ?? '')) return true;
   const site = request.headers['sec-fetch-site'];
   if (site === undefined) return isAllowedOrigin(request, config);
   if (site === 'same-origin' || site === 'none') return isAllowedOrigin(request, config);

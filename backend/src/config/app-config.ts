@@ -231,6 +231,8 @@ export const configSchema = z
     JOB_INPUTS_RETENTION_DAYS: z.coerce.number().min(0).max(365).default(7),
     /** Tool requests per minute per user, one budget across all tools. */
     JOB_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    /** Requests per minute per personal API key, every route together (429 beyond it). */
+    API_KEY_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     /** Jobs one user may have waiting or running at once, across tools (429 beyond it). */
     MAX_OPEN_JOBS_PER_USER: z.coerce.number().int().min(1).default(MAX_OPEN_JOBS_PER_USER),
     /** Other per-user budgets per minute: folders made, downloads, Stripe sessions, Patreon tries. */

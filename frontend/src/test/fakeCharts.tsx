@@ -26,3 +26,4 @@ function fakeChart(kind: string) {
 }
 
 export const Line = fakeChart('line');
+export const Column = fakeChart('column');

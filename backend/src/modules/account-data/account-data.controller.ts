@@ -21,7 +21,7 @@ import {
 import type { Request, Response } from 'express';
 import { AccountMessages, Messages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard, SESSION_COOKIE } from '../auth';
+import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard, SESSION_COOKIE, KeyScope } from '../auth';
 import { DeleteAccountDto } from './account-data.dto';
 import { AccountDataService } from './account-data.service';
 
@@ -31,6 +31,7 @@ export class AccountDataController {
   constructor(private readonly data: AccountDataService) {}
 
   @Get('getProfile/:account')
+  @KeyScope('read')
   @ApiTags('accounts')
   @ApiOperation({ summary: "A profile: everything for one's own, name and badges for anyone else's" })
   @ApiOkResponse({ description: '{message, content: ProfileContent}' })

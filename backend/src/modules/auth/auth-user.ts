@@ -6,6 +6,8 @@ export interface AuthUser {
   id: string;
   username: string;
   role: Role;
+  /** Set when the request came with a personal API key (always with the role `user`). */
+  apiKey?: { id: string; monthlyCap?: number };
 }
 
 /**

@@ -3,6 +3,7 @@ import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { ThrottlerGuard, type ThrottlerOptions, type ThrottlerRequest } from '@nestjs/throttler';
 import type { Request } from 'express';
 import type { AppConfig } from '../../config/app-config';
+import { apiKeyOf } from './session.guard';
 
 /**
  * The rate budgets. Each is ONE counter per caller per minute, shared by every route that names
@@ -36,7 +37,10 @@ export function rateThrottlers(config: AppConfig): ThrottlerOptions[] {
     getTracker: (req: Record<string, unknown>) => {
       const request = req as unknown as Request;
       const address = request.ip ?? 'unknown';
-      return budgets[name].per === 'user' ? (request.session?.userId ?? address) : address;
+      if (budgets[name].per !== 'user') return address;
+      // A key has its own budgets: a script cannot use up its owner's browser session.
+      const key = apiKeyOf(request);
+      return key ? `key:${key.keyId}` : (request.session?.userId ?? address);
     },
     generateKey: (_context: ExecutionContext, tracker: string, budget: string) => `${budget}:${tracker}`,
   }));

@@ -12,7 +12,7 @@ import type { Request } from 'express';
 import { AccountMessages, PaymentMessages, type BillingStatus } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import type { RawBodyRequest } from '../../common/body-parsing';
-import { CurrentUser, Public, type AuthUser, RateLimit } from '../auth';
+import { CurrentUser, Public, type AuthUser, RateLimit, KeyScope } from '../auth';
 import {
   CheckoutDto,
   CheckoutSessionParams,
@@ -40,6 +40,7 @@ export class BillingController {
   ) {}
 
   @Get('billing/status')
+  @KeyScope('read')
   @Public()
   @ApiOperation({ summary: 'Whether card payments are configured on this server' })
   @ApiOkResponse({ description: '{message, content: {paymentsConfigured, testMode, welcomeAllowance}}' })
@@ -100,6 +101,7 @@ export class BillingController {
   }
 
   @Get('credits/history')
+  @KeyScope('read')
   @ApiOperation({ summary: "The caller's credit history, newest first (paged)" })
   @ApiOkResponse({ description: '{message, content: {items, total, page, pageSize}}' })
   async history(@CurrentUser() user: AuthUser, @Query() query: HistoryQueryDto) {

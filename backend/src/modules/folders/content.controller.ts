@@ -22,9 +22,10 @@ import {
 import type { Request, Response } from 'express';
 import { ContentMessages } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, Roles, type AuthUser, RateLimit, SameOriginGuard } from '../auth';
+import { CurrentUser, Roles, type AuthUser, RateLimit, SameOriginGuard, KeyScope } from '../auth';
 import { DownloadContentDto, RenameFolderDto, TakedownDto } from './folders.dto';
 import { FoldersService, RangeNotSatisfiable } from './folders.service';
+import { Idempotent } from '../../common/idempotency';
 
 @ApiTags('folders')
 @ApiNotFoundResponse({ description: "Not found, or not the caller's" })
@@ -33,6 +34,7 @@ export class ContentController {
   constructor(private readonly folders: FoldersService) {}
 
   @Get('getBulkInpaints/:id')
+  @KeyScope('read')
   @ApiOperation({ summary: "A folder's inpaint entries and items (owner only)" })
   @ApiOkResponse({ description: '{message, content: {inpaint: [...], inpaints: [...]}}' })
   async contents(@CurrentUser() user: AuthUser, @Param('id') id: string) {
@@ -40,12 +42,16 @@ export class ContentController {
   }
 
   @Patch('folders/:id')
+  @Idempotent()
+  @KeyScope('folders')
   @ApiOperation({ summary: 'Rename a folder' })
   async rename(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() dto: RenameFolderDto) {
     return ok(await this.folders.rename(user, id, dto.title));
   }
 
   @Delete('folders/:id')
+  @Idempotent()
+  @KeyScope('folders')
   @ApiOperation({ summary: 'Delete an empty folder (409 when it has content)' })
   async removeFolder(@CurrentUser() user: AuthUser, @Param('id') id: string) {
     await this.folders.remove(user, id);
@@ -53,6 +59,7 @@ export class ContentController {
   }
 
   @Get('deleteGen/:itemId')
+  @KeyScope('folders')
   @UseGuards(SameOriginGuard)
   @ApiOperation({ summary: "Delete an item (the spec's GET form; same as DELETE /api/content/{itemId})" })
   @ApiOkResponse({ description: "{message: 'success', content: 'Deleted!'}" })
@@ -62,6 +69,8 @@ export class ContentController {
   }
 
   @Delete('content/:itemId')
+  @Idempotent()
+  @KeyScope('folders')
   @ApiOperation({ summary: 'Delete an item and its file' })
   async deleteItem(@CurrentUser() user: AuthUser, @Param('itemId') itemId: string) {
     await this.folders.deleteItem(user, itemId);
@@ -69,6 +78,7 @@ export class ContentController {
   }
 
   @Get('content/:file')
+  @KeyScope('read')
   @ApiOperation({
     summary: "An item's file, inline (owner only); `file` is `<itemId>.<ext>`",
     description:
@@ -109,6 +119,7 @@ export class ContentController {
   }
 
   @Post('downloadContent')
+  @KeyScope('read')
   @HttpCode(200)
   @RateLimit('downloads')
   @ApiOperation({ summary: 'Download one of your items as an attachment named after its title' })

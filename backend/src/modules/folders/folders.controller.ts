@@ -7,9 +7,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ok } from '../../common/api-response';
-import { CurrentUser, type AuthUser, RateLimit } from '../auth';
+import { CurrentUser, type AuthUser, RateLimit, KeyScope } from '../auth';
 import { MakeFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
+import { Idempotent } from '../../common/idempotency';
 
 @ApiTags('folders')
 @Controller()
@@ -17,6 +18,8 @@ export class FoldersController {
   constructor(private readonly folders: FoldersService) {}
 
   @Post('makeFolder')
+  @Idempotent()
+  @KeyScope('folders')
   @HttpCode(200)
   @RateLimit('folders')
   @ApiOperation({ summary: 'Create a folder for the signed-in user' })

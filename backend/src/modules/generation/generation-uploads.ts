@@ -43,6 +43,7 @@ import {
 import { watchIdleBody } from '../../common/idle-body';
 import { TakesFiles } from '../../common/request-origin';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { IdempotencyInterceptor, IdempotentDocs } from '../../common/idempotency';
 import { type AuthUser, sessionAccount } from '../auth';
 import { OperationsService } from '../operations';
 import { EngineRegistry } from '../engines';
@@ -380,7 +381,9 @@ export const ToolUpload = (rule: UploadRule) =>
     SetMetadata(UPLOAD_RULE, rule),
     TakesFiles(),
     UseGuards(UploadPreflightGuard),
-    UseInterceptors(UploadInterceptor),
+    // In this order: the request's files are read before its Idempotency-Key is judged by them.
+    UseInterceptors(UploadInterceptor, IdempotencyInterceptor),
+    IdempotentDocs(),
     ApiRequestTimeoutResponse({ description: JobMessages.uploadIdle }),
   );
 

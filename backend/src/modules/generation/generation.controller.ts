@@ -34,7 +34,7 @@ import {
 import { ok } from '../../common/api-response';
 import { requireWholeNumber } from '../../common/validation';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { CurrentUser, type AuthUser } from '../auth';
+import { CurrentUser, type AuthUser, KeyScope } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
 import { JobRef, JobRefHeader } from './job-ref.decorator';
 import { FaceSwapDto, GenerateNoiseDto, JobHistoryQueryDto, SuperResolutionDto } from './generation.dto';
@@ -63,6 +63,7 @@ export class GenerationController {
   ) {}
 
   @Post('generateNoise')
+  @KeyScope('tools')
   @HttpCode(200)
   @ToolUpload(imageUpload('clone', CLONE_AMOUNT.max + 1, isCloneFile, isCloneFile))
   @ApiOperation({
@@ -118,6 +119,7 @@ export class GenerationController {
   }
 
   @Post('superResolution')
+  @KeyScope('tools')
   @HttpCode(200)
   @ToolUpload(imageUpload('superResolution', 1, (name) => name === 'original'))
   @ApiOperation({
@@ -152,6 +154,7 @@ export class GenerationController {
   }
 
   @Post('faceSwap/check')
+  @KeyScope('tools')
   @HttpCode(200)
   // Free: no price to cover before the body (minUnits 0); the uploads are capped as the swap's.
   @ToolUpload({ ...imageUpload('faceSwap', 2, isSwapFile), minUnits: 0 })
@@ -177,6 +180,7 @@ export class GenerationController {
   }
 
   @Post('faceSwap')
+  @KeyScope('tools')
   @HttpCode(200)
   @ToolUpload(imageUpload('faceSwap', 2, isSwapFile))
   @ApiOperation({
@@ -224,6 +228,7 @@ export class GenerationController {
   }
 
   @Get('jobs')
+  @KeyScope('read')
   @SkipThrottle({ jobs: true })
   @ApiOperation({ summary: "The caller's recent jobs, newest first (job tray)" })
   @ApiOkResponse({ description: '{message, content: JobView[]}' })
@@ -233,6 +238,7 @@ export class GenerationController {
 
   // Before jobs/:id, which would take 'history' for an id.
   @Get('jobs/history')
+  @KeyScope('read')
   @SkipThrottle({ jobs: true })
   @ApiOperation({
     summary: "All of the caller's jobs, newest first, with filters (the jobs page)",
@@ -248,6 +254,7 @@ export class GenerationController {
   }
 
   @Get('jobs/:id')
+  @KeyScope('read')
   @SkipThrottle({ jobs: true })
   @ApiOperation({ summary: "One of the caller's jobs: state, progress, results" })
   @ApiOkResponse({ description: '{message, content: JobView}' })

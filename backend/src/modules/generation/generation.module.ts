@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AgeAssuranceModule } from '../age-assurance';
+import { ApiKeyUsageController, ApiKeyUsageReport } from './api-key-usage';
+import { ApiKeysModule } from '../api-keys';
 import { BillingModule } from '../billing';
 import { ContentSafetyModule } from '../content-safety';
 import { FoldersModule } from '../folders';
@@ -32,6 +34,7 @@ import { OpenJobLimit } from './open-job-limit';
     MongooseModule.forFeature([{ name: Job.name, schema: JobSchema }]),
     JobQueuesModule,
     BillingModule,
+    ApiKeysModule,
     AgeAssuranceModule,
     ContentSafetyModule,
     FoldersModule,
@@ -40,9 +43,16 @@ import { OpenJobLimit } from './open-job-limit';
     OperationsModule,
     ProvenanceModule,
   ],
-  controllers: [GenerationController, InpaintController, StudioToolsController, JobControlController],
+  controllers: [
+    GenerationController,
+    InpaintController,
+    StudioToolsController,
+    JobControlController,
+    ApiKeyUsageController,
+  ],
   providers: [
     GenerationService,
+    ApiKeyUsageReport,
     FaceSwapChecks,
     JobLifecycle,
     JobHistory,

@@ -29,6 +29,7 @@ import {
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { assertActingAs, type AuthUser } from '../auth';
 import { AgeAssuranceService } from '../age-assurance';
+import { ApiKeySpending, type KeyCharge } from '../api-keys';
 import { JobLiveness, LedgerService } from '../billing';
 import { FoldersService } from '../folders';
 import { RealtimePublisher } from '../realtime';
@@ -103,6 +104,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     private readonly positions: QueuePositions,
     private readonly openJobs: OpenJobLimit,
     private readonly ageAssurance: AgeAssuranceService,
+    private readonly keySpending: ApiKeySpending,
     liveness: JobLiveness,
     @Inject(toolQueueToken('clone')) clone: Queue,
     @Inject(toolQueueToken('superResolution')) superResolution: Queue,
@@ -140,6 +142,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     } catch (err) {
       for (const job of prepared) {
         await this.ledger.refund(reservationKeyOf(String(job._id)), 'Batch not started');
+        if (job.apiKey) await this.keySpending.giveBack(job.apiKey, String(job._id), job.cost);
         await this.dropInputs(job.inputs);
       }
       await this.openJobs.release(user.id, ids.map(String));
@@ -181,6 +184,14 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     );
     await Promise.all(inputs.map((key, i) => this.storage.put(key, request.inputs[i].data)));
 
+    // A key's monthly cap first: what it refuses is never reserved (and given back if the ledger refuses).
+    let keyCharge: KeyCharge | undefined;
+    try {
+      keyCharge = user.apiKey ? await this.keySpending.charge(user.apiKey, id, cost) : undefined;
+    } catch (err) {
+      await this.dropInputs(inputs);
+      throw err;
+    }
     const reserved = await this.ledger.reserve({
       key: reservationKeyOf(id),
       userId: user.id,
@@ -191,6 +202,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       tool: request.tool,
     });
     if (!reserved.ok) {
+      if (keyCharge) await this.keySpending.giveBack(keyCharge, id, cost);
       await this.dropInputs(inputs);
       throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
     }
@@ -212,6 +224,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       settled: false,
       createdAt: new Date(),
       ...(request.ref ? { ref: request.ref } : {}),
+      ...(keyCharge ? { apiKey: keyCharge } : {}),
     };
   }
 

@@ -2,7 +2,7 @@ import { BadRequestException, Body, Controller, HttpCode, Inject, Post, Uploaded
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { BULK_INPAINT_AMOUNT, JobMessages, Messages, UPLOAD_LIMITS } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { CurrentUser, type AuthUser } from '../auth';
+import { CurrentUser, type AuthUser, KeyScope } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
 import { BulkInpaintDto, InpaintDto } from './generation.dto';
 import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
@@ -19,6 +19,7 @@ export class InpaintController {
   ) {}
 
   @Post('inpaintImage')
+  @KeyScope('tools')
   @HttpCode(200)
   @ToolUpload(imageUpload('inpaint', 2, (name) => name === 'original' || name === 'mask'))
   @ApiOperation({ summary: 'Magic Brush: repaint the masked part of one image (1 credit)' })
@@ -41,6 +42,7 @@ export class InpaintController {
   }
 
   @Post('bulkInpaintImage')
+  @KeyScope('tools')
   @HttpCode(200)
   // The spec: every file other than original and mask is an extra image, whatever its name.
   @ToolUpload(

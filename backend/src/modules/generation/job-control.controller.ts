@@ -11,9 +11,10 @@ import {
 import type { Response } from 'express';
 import { ok } from '../../common/api-response';
 import { requireWholeNumber } from '../../common/validation';
-import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard } from '../auth';
+import { CurrentUser, type AuthUser, RateLimit, SameOriginGuard, KeyScope } from '../auth';
 import { RetryJobDto } from './job-control.dto';
 import { JobControlService } from './job-control.service';
+import { Idempotent } from '../../common/idempotency';
 
 /** Inputs a job may have (face and target, image and mask, up to the clone copies). */
 const INPUT_INDEX = { min: 0, max: 127 };
@@ -27,6 +28,8 @@ export class JobControlController {
 
   // Before jobs/:id/cancel, whose :id would take 'batches'.
   @Post('batches/:batchId/cancel')
+  @Idempotent()
+  @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
   @ApiOperation({
@@ -43,6 +46,8 @@ export class JobControlController {
   }
 
   @Post(':id/cancel')
+  @Idempotent()
+  @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
   @ApiOperation({
@@ -59,6 +64,8 @@ export class JobControlController {
   }
 
   @Post(':id/retry')
+  @Idempotent()
+  @KeyScope('tools')
   @HttpCode(200)
   @RateLimit('jobs')
   @ApiOperation({
@@ -77,6 +84,7 @@ export class JobControlController {
   }
 
   @Get(':id/inputs/:index')
+  @KeyScope('read')
   @RateLimit('downloads')
   @ApiOperation({
     summary: 'One stored input of your job (0-based, as the tool took them), for "Edit and run"',

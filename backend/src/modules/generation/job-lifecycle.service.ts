@@ -11,6 +11,7 @@ import {
   type ContentItem,
 } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { ApiKeySpending } from '../api-keys';
 import { LedgerService, type Settlement } from '../billing';
 import { DomainEventBus } from '../events';
 import { RealtimePublisher } from '../realtime';
@@ -64,6 +65,7 @@ export class JobLifecycle {
     private readonly realtime: RealtimePublisher,
     private readonly folders: FoldersService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keySpending: ApiKeySpending,
   ) {}
 
   /** queued|running → running (a new attempt); null when the job has ended (or is gone). */
@@ -175,6 +177,10 @@ export class JobLifecycle {
     }
     const settledHere = settlement !== null;
     settlement ??= await this.ledger.settlement(key);
+    // Refunded coins no longer count against the key's monthly cap (once, whoever refunded).
+    if (job.apiKey && settlement?.kind === 'refund') {
+      await this.keySpending.giveBack(job.apiKey, jobId, job.cost);
+    }
     const owner = { userId: String(job.owner), username: job.username };
     // A refund ends the job `cancelled` when it was cancelled: the mark is written before the
     // cancel's refund, so whoever sees that refund (a worker whose capture lost) reads the mark.

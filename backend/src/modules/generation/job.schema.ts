@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import type { KeyCharge } from '../api-keys';
 import { Types } from 'mongoose';
 import type {
   ContentCheck,
@@ -143,6 +144,10 @@ export class Job {
   /** The submitting browser's mark (JOB_REF_HEADER), echoed to the owner: nothing reads it here. */
   @Prop()
   ref?: string;
+
+  /** The personal API key that asked for the job, and the month its coins count in (its cap). */
+  @Prop({ type: Object })
+  apiKey?: KeyCharge;
 }
 
 export type JobRecord = Job;

@@ -16,7 +16,7 @@ import {
 } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { CurrentUser, type AuthUser } from '../auth';
+import { CurrentUser, type AuthUser, KeyScope } from '../auth';
 import { ToolEndpoints } from './tool-endpoint.decorator';
 import { JobRef, JobRefHeader } from './job-ref.decorator';
 import { FaceSwapChecks } from './face-swap-check';
@@ -25,6 +25,7 @@ import { fileNamed, ToolUpload, type UploadedFile } from './generation-uploads';
 import { GenerationService, imageInputs } from './generation.service';
 import { normalizeImage } from './image-input';
 import { measureVideo, probeUploadedVideo } from './video-input';
+import { Idempotent } from '../../common/idempotency';
 
 /** The video swap's upload (and its check's): the video and the face image, behind the feature flag. */
 const videoUpload = {
@@ -49,6 +50,8 @@ export class StudioToolsController {
   ) {}
 
   @Post('generateImage')
+  @Idempotent()
+  @KeyScope('tools')
   @HttpCode(200)
   @ApiOperation({ summary: 'Generate an image from the tag prompt (1 credit; needs a remote engine)' })
   @ApiOkResponse({ description: "{message: 'success' | 'processing', content: {job, url?}}" })
@@ -78,6 +81,7 @@ export class StudioToolsController {
   }
 
   @Post('faceSwapVideo/check')
+  @KeyScope('tools')
   @HttpCode(200)
   // Free: no price to cover before the body (minUnits 0); the uploads are capped as the swap's.
   @ToolUpload({ ...videoUpload, minUnits: 0 })
@@ -111,6 +115,7 @@ export class StudioToolsController {
   }
 
   @Post('faceSwapVideo')
+  @KeyScope('tools')
   @HttpCode(200)
   @ToolUpload({ ...videoUpload, minUnits: VIDEO_STEP_SECONDS })
   @ApiOperation({

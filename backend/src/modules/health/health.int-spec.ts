@@ -151,6 +151,11 @@ describe('health and API document', () => {
         'GET /api/account/sessions',
         'POST /api/account/sessions/logout-others',
         'DELETE /api/account/sessions/{id}',
+        // personal API keys (issue 41)
+        'GET /api/account/api-keys',
+        'POST /api/account/api-keys',
+        'DELETE /api/account/api-keys/{keyId}',
+        'GET /api/account/api-keys/usage',
         // age assurance and moderation (issue 37)
         'GET /api/age-assurance',
         'POST /api/age-assurance/card',

@@ -22,6 +22,7 @@ import { Paths } from '../../paths';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
 import { useToast } from '../../ui/toast';
+import { ApiKeysCard } from './ApiKeysCard';
 import { NEW_PASSWORD_RULE } from './newPasswordRule';
 
 const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : '—');
@@ -52,6 +53,7 @@ function AccountScreen() {
       <EmailCard overview={overview} />
       <PasswordCard />
       <SessionsCard />
+      <ApiKeysCard />
       <DataCard username={overview.username} />
     </Space>
   );
