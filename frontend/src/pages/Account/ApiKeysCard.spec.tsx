@@ -49,10 +49,20 @@ describe('ApiKeysCard', () => {
     expect(within(rows[1]).queryByRole('button', { name: /Revoke/ })).not.toBeInTheDocument();
     // Usage: coins per day and key in the chart, totals per key and tool in the table.
     const chart = await screen.findByTestId('chart-column', {}, { timeout: 20_000 });
-    expect(JSON.parse(chart.getAttribute('data-points')!)).toEqual([
+    const points = JSON.parse(chart.getAttribute('data-points')!) as {
+      day: string;
+      key: string;
+      coins: number;
+    }[];
+    // Every day of the window for each key used in it, so the columns stand on a 30-day timeline.
+    expect(points).toHaveLength(60);
+    expect(points.filter((p) => p.coins > 0)).toEqual([
       { day: '11-03', key: 'Weekly upscales', coins: 3 },
       { day: '11-04', key: 'Weekly upscales', coins: 4 },
-      { day: '11-04', key: 'Old', coins: 0 },
+    ]);
+    expect(points.slice(0, 2)).toEqual([
+      { day: '11-01', key: 'Weekly upscales', coins: 0 },
+      { day: '11-01', key: 'Old', coins: 0 },
     ]);
     const table = within(screen.getByTestId('api-key-usage')).getAllByRole('row');
     expect(table.map((row) => row.textContent)).toEqual([

@@ -39,6 +39,8 @@ interface NewKeyForm {
   revokeOnPasswordChange: boolean;
 }
 
+const coinCount = (coins: number) => (coins === 1 ? '1 coin' : `${coins} coins`);
+
 const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 /** Profile → Account → API keys: make (the secret shown once), list and revoke personal keys. */
@@ -144,7 +146,7 @@ export function ApiKeysCard() {
                   <div data-testid="api-key-spend">
                     {key.monthlyCap !== undefined
                       ? `${key.spentThisMonth} of ${key.monthlyCap} coins spent this month`
-                      : `${key.spentThisMonth} coins spent this month (no cap)`}
+                      : `${coinCount(key.spentThisMonth)} spent this month (no cap)`}
                   </div>
                   <div>
                     Made {when(key.createdAt)} · last used {when(key.lastUsedAt)}
@@ -168,6 +170,7 @@ export function ApiKeysCard() {
       >
         <Form<NewKeyForm>
           form={form}
+          name="new-api-key"
           layout="vertical"
           onFinish={create}
           initialValues={{ scopes: ['read', 'tools'], revokeOnPasswordChange: false }}

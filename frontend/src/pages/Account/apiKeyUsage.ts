@@ -12,17 +12,22 @@ export function keyName(keys: ApiKeyView[], keyId: string): string {
   return keys.find((key) => key.id === keyId)?.name ?? `Key …${keyId.slice(-6)}`;
 }
 
-/** One point per day and key with coins spent that day (days without use are left out). */
+/** One point per day of the window and key that was used in it (0 on days without use). */
 export function usagePoints(usage: ApiKeyUsage, keys: ApiKeyView[]): UsagePoint[] {
-  const points = new Map<string, UsagePoint>();
+  const coins = new Map<string, number>();
+  const used: string[] = [];
   for (const row of usage.rows) {
-    const key = keyName(keys, row.keyId);
-    const id = `${row.day}|${key}`;
-    const point = points.get(id) ?? { day: row.day.slice(5), key, coins: 0 };
-    point.coins += row.coins;
-    points.set(id, point);
+    if (!used.includes(row.keyId)) used.push(row.keyId);
+    const id = `${row.day}|${row.keyId}`;
+    coins.set(id, (coins.get(id) ?? 0) + row.coins);
   }
-  return [...points.values()];
+  return usage.days.flatMap((day) =>
+    used.map((keyId) => ({
+      day: day.slice(5),
+      key: keyName(keys, keyId),
+      coins: coins.get(`${day}|${keyId}`) ?? 0,
+    })),
+  );
 }
 
 export interface UsageTotal {
