@@ -12,6 +12,7 @@ import {
 } from '../folders';
 import { Job, JobSchema } from '../generation';
 import { AgeAssuranceModule } from '../age-assurance';
+import { ApiKeysModule } from '../api-keys';
 import { MailModule } from '../mail';
 import { RealtimeModule } from '../realtime';
 import { AccountDataController } from './account-data.controller';
@@ -39,6 +40,7 @@ import { AccountDataService } from './account-data.service';
       { name: LedgerEntry.name, schema: LedgerEntrySchema },
     ]),
     AgeAssuranceModule,
+    ApiKeysModule,
     FoldersModule,
     MailModule,
     RealtimeModule,

@@ -9,6 +9,7 @@ import { DomainEvents, RESERVED_USERNAME_PREFIX, SocketRooms, type ProfileConten
 import { toCsv } from '../../common/csv';
 import { AccountSecurityService, AccountTokens, AccountsRepository } from '../accounts';
 import { AgeAssuranceService } from '../age-assurance';
+import { ApiKeysService } from '../api-keys';
 import { type AuthUser, SessionRevoker } from '../auth';
 import { PaymentsPort, LedgerEntry } from '../billing';
 import { DomainEventBus } from '../events';
@@ -54,6 +55,7 @@ export class AccountDataService {
     private readonly moduleRef: ModuleRef,
     private readonly folderService: FoldersService,
     private readonly ageAssurance: AgeAssuranceService,
+    private readonly apiKeys: ApiKeysService,
     @InjectModel(ContentItem.name) private readonly items: Model<ContentItem>,
     @InjectModel(InpaintBatch.name) private readonly batches: Model<InpaintBatch>,
     @InjectModel(Folder.name) private readonly folders: Model<Folder>,
@@ -198,6 +200,7 @@ export class AccountDataService {
     await this.jobs.deleteMany({ owner });
     // the age check (method, time, reference) is personal data of this account: it goes too
     await this.ageAssurance.forgetAccount(account.id);
+    await this.apiKeys.forgetAccount(account.id);
 
     // Only the display name: amounts, states and keys stay as billing wrote them. A retried
     // deletion draws a new name and sets it on every entry again, so they always share one.

@@ -1,7 +1,10 @@
+import { getModelToken } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
 import request from 'supertest';
 import sharp from 'sharp';
 import { API_KEY_PREFIX, ApiKeyMessages, type ApiKeyScope, type ApiKeyView } from '@studio/contracts';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import { ApiKey } from './api-key.schema';
 import { balanceOf, grantCredits, PASSWORD, signIn, uniqueName, type Client } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
@@ -185,6 +188,19 @@ describe('personal API keys', () => {
       .set('Authorization', `Bearer ${secret}`)
       .set('Cookie', owner.cookie);
     expect(both.status).toBe(401);
+  });
+
+  it('forgets the keys of a deleted account: the key answers 401 and no record of it is left', async () => {
+    const owner = await signIn(t, uniqueName('gone'));
+    const { secret } = await makeKey(owner, ['read']);
+    expect((await withKey(secret).get('/api/jobs')).status).toBe(200);
+    const deleted = await owner.agent.delete('/api/account').send({ password: PASSWORD });
+    expect(deleted.status).toBe(200);
+    expect((await withKey(secret).get('/api/jobs')).status).toBe(401);
+    const account = await t.app.get(AccountsRepository).findByUsername(owner.username);
+    expect(account).toBeNull();
+    const keys = t.app.get(getModelToken(ApiKey.name)) as Model<ApiKey>;
+    expect(await keys.countDocuments({ name: 'key read', preview: secret.slice(0, 14) })).toBe(0);
   });
 
   it('acts as a plain user: staff cannot make keys, and a user promoted later gets no staff power through a key', async () => {
