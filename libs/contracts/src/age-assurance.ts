@@ -18,6 +18,14 @@ export interface AgeAssuranceStatus {
   assuredAt?: string;
 }
 
+/** The whole record of a check, as the account export gives it to its owner. */
+export interface AgeAssuranceRecordView {
+  method: AgeAssuranceMethod;
+  assuredAt: string;
+  /** The provider's reference (Stripe's SetupIntent, Persona's inquiry id) or the staff member's username. */
+  reference: string;
+}
+
 /** The screen with the check, linked from every refusal. */
 export const AGE_CHECK_PATH = '/age-check';
 

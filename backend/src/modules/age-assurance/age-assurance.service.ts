@@ -10,6 +10,7 @@ import {
   SAFETY_REASONS,
   TOOL_LABELS,
   type AgeAssuranceMethod,
+  type AgeAssuranceRecordView,
   type AgeAssuranceStatus,
   type CardCheckStart,
   type JobTool,
@@ -50,6 +51,14 @@ export class AgeAssuranceService {
       assured: !!record,
       ...(record ? { method: record.method, assuredAt: record.assuredAt.toISOString() } : {}),
     };
+  }
+
+  /** What is kept of the account's check, for its export: method, time and the provider's reference. */
+  async recordOf(userId: string): Promise<AgeAssuranceRecordView | null> {
+    const record = await this.assurances.findById(userId).lean();
+    return record
+      ? { method: record.method, assuredAt: record.assuredAt.toISOString(), reference: record.reference }
+      : null;
   }
 
   async statusOf(username: string): Promise<AgeAssuranceStatus> {
