@@ -81,6 +81,8 @@ export const SAFETY_REASONS = {
   card_not_credit:
     'That card is not a credit card. Debit and prepaid cards can be held by under-18s, so they do not prove age: use a credit card.',
   card_check_incomplete: 'The card check was not completed: nothing was saved.',
+  age_check_declined:
+    'The age check with the provider did not pass (or was not finished), so nothing was saved. You can start a new check, or use the credit card check.',
   sexual_input:
     'A picture you gave looks sexual. Face swap is never done with sexual pictures of real people.',
   sexual_output:
@@ -142,6 +144,12 @@ export const TEST_CARDS = [
 ] as const;
 export type CardFunding = 'credit' | 'debit' | 'prepaid' | 'unknown';
 
+/** An age check at the external provider (Persona): its inquiry and the hosted flow's address. */
+export interface ProviderCheckStart {
+  reference: string;
+  url: string;
+}
+
 export interface CardCheckStart {
   /** Stripe's page (or, in local test mode, the site's test page) where the card is entered. */
   url: string;
@@ -160,6 +168,11 @@ export const AgeAssuranceMessages = {
   alreadyAssured: 'This account is already age-assured',
   reasonRequired: 'Say what you checked (at least 10 characters)',
   notForYourself: 'Another member of staff records your own age check',
+  providerNotConfigured: 'No age-check provider is set up on this studio: use the credit card check',
+  providerCheckNotFound: 'No such age check',
+  providerCheckPending: 'The age check is not finished yet: finish it on the provider’s page, then come back',
+  badSignature: 'Invalid signature',
+  staleSignature: 'The signature’s time is outside the accepted window',
 } as const;
 
 /** An output held for review, as the moderation queue lists it. */
