@@ -16,6 +16,8 @@ export interface AgeAssuranceStatus {
   assured: boolean;
   method?: AgeAssuranceMethod;
   assuredAt?: string;
+  /** The external age-check provider this studio offers (set up by the operator), if any. */
+  provider?: 'persona';
 }
 
 /** The whole record of a check, as the account export gives it to its owner. */

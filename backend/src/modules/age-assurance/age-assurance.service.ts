@@ -52,6 +52,7 @@ export class AgeAssuranceService {
       required: this.required,
       assured: !!record,
       ...(record ? { method: record.method, assuredAt: record.assuredAt.toISOString() } : {}),
+      ...(this.config.PERSONA_API_KEY ? { provider: 'persona' as const } : {}),
     };
   }
 

@@ -104,7 +104,7 @@ export class PersonaAgeCheck extends AgeProviderPort {
     if (!signed) throw new WebhookRejected('bad_signature');
     const age = Math.abs(now.getTime() / 1000 - Number(signed.t));
     if (age > PERSONA_SIGNATURE_TOLERANCE_SECONDS) throw new WebhookRejected('stale');
-    const event = JSON.parse(rawBody.toString('utf8')) as PersonaEvent;
+    const event = (JSON.parse(rawBody.toString('utf8')) ?? {}) as PersonaEvent;
     const subject = event.data?.attributes?.payload?.data;
     return {
       eventId: event.data?.id ?? '',

@@ -69,7 +69,7 @@ describe('age check at Persona (fake Persona over HTTP: inquiries API, hosted fl
 
   it('start → hosted flow → signed webhook: the account is assured (method, time, inquiry id; nothing of the person)', async () => {
     const user = await signIn(t, uniqueName('adult'));
-    expect(await status(user)).toEqual({ required: true, assured: false });
+    expect(await status(user)).toEqual({ required: true, assured: false, provider: 'persona' });
     const { reference, url } = await start(user);
     expect(reference).toMatch(/^inq_/);
     // The inquiry was made from the operator's template, for this account.
