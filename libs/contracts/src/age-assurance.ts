@@ -128,6 +128,9 @@ export interface SafetyPolicy {
 
 export const DEFAULT_SAFETY_POLICY: SafetyPolicy = { sexualThreshold: 0.7, minorAge: 18 };
 
+/** Frames of a video output the content check looks at, spread over it, the first included. */
+export const VIDEO_FRAMES_CHECKED = 4;
+
 export const sexualScore = (scores: ContentScores): number => scores.porn + scores.hentai;
 
 export const isSexual = (check: ContentCheck, policy: SafetyPolicy): boolean =>

@@ -20,6 +20,7 @@ import {
   SAFETY_REASONS,
   TOOL_LABELS,
   sexualScore,
+  VIDEO_FRAMES_CHECKED,
   type ContentCheck,
   type ContentItem,
 } from '@studio/contracts';
@@ -469,9 +470,6 @@ export function outputItemId(jobId: string, index: number): string {
   const digest = createHash('sha256').update(`${jobId}:output:${index}`).digest('hex');
   return new Types.ObjectId(`${jobId.slice(0, 8)}${digest.slice(0, 16)}`).toHexString();
 }
-
-/** Frames of each video output the content check looks at, spread over it, the first included. */
-export const VIDEO_FRAMES_CHECKED = 4;
 
 /** One check per output from the checks of its images (an image's one, a video's frames): the most sexual. */
 function worstPerOutput(looked: Buffer[][], checks: ContentCheck[]): ContentCheck[] {
