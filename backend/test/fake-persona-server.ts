@@ -34,13 +34,32 @@ export function personaSignature(secret: string, t: number, body: string): strin
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
+/** The key, template and webhook secret the tests' fake and app share. */
+export const FAKE_PERSONA_ACCOUNT = {
+  apiKey: 'persona_sandbox_test-key',
+  templateId: 'itmpl_AgeCheck18Plus',
+  webhookSecret: 'wbhsec_test-webhook-secret',
+} as const;
+
+/** The app's settings that point it at a fake (start the app, then set `fake.webhookUrl`). */
+export function personaSettings(fake: FakePersona): Record<string, string> {
+  return {
+    PERSONA_API_KEY: FAKE_PERSONA_ACCOUNT.apiKey,
+    PERSONA_INQUIRY_TEMPLATE_ID: FAKE_PERSONA_ACCOUNT.templateId,
+    PERSONA_WEBHOOK_SECRET: FAKE_PERSONA_ACCOUNT.webhookSecret,
+    PERSONA_API_URL: fake.url,
+    PERSONA_FLOW_URL: fake.url,
+  };
+}
+
+/** Where the studio takes Persona's webhooks. */
+export const personaWebhookUrl = (appUrl: string) => `${appUrl}/api/age-assurance/persona/webhook`;
+
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-export async function startFakePersona(options: {
-  apiKey: string;
-  templateId: string;
-  webhookSecret: string;
-}): Promise<FakePersona> {
+export async function startFakePersona(
+  options: { apiKey: string; templateId: string; webhookSecret: string } = FAKE_PERSONA_ACCOUNT,
+): Promise<FakePersona> {
   const inquiries: FakePersona['inquiries'] = new Map();
   const delivered: FakePersona['delivered'] = [];
 

@@ -1,13 +1,14 @@
 import type { Browser } from 'playwright-core';
 import { SAFETY_REASONS } from '@studio/contracts';
 import { PASSWORD, register, uniqueName } from '../../backend/test/clients';
-import { startFakePersona, type FakePersona } from '../../backend/test/fake-persona-server';
+import {
+  personaSettings,
+  personaWebhookUrl,
+  startFakePersona,
+  type FakePersona,
+} from '../../backend/test/fake-persona-server';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
-
-const API_KEY = 'persona_sandbox_e2e-key';
-const TEMPLATE = 'itmpl_AgeCheckE2e';
-const SECRET = 'wbhsec_e2e-webhook-secret';
 
 describe("age check at Persona in the browser (fake Persona's hosted flow and signed webhooks)", () => {
   let t: TestApp;
@@ -15,17 +16,13 @@ describe("age check at Persona in the browser (fake Persona's hosted flow and si
   let browser: Browser;
 
   beforeAll(async () => {
-    fake = await startFakePersona({ apiKey: API_KEY, templateId: TEMPLATE, webhookSecret: SECRET });
+    fake = await startFakePersona();
     t = await startTestApp({
       FRONTEND_DIST,
       AGE_ASSURANCE: 'required',
-      PERSONA_API_KEY: API_KEY,
-      PERSONA_INQUIRY_TEMPLATE_ID: TEMPLATE,
-      PERSONA_WEBHOOK_SECRET: SECRET,
-      PERSONA_API_URL: fake.url,
-      PERSONA_FLOW_URL: fake.url,
+      ...personaSettings(fake),
     });
-    fake.webhookUrl = `${t.url}/api/age-assurance/persona/webhook`;
+    fake.webhookUrl = personaWebhookUrl(t.url);
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {

@@ -2,12 +2,17 @@ import request from 'supertest';
 import { AGE_CHECK_PATH, AgeAssuranceMessages, SAFETY_REASONS } from '@studio/contracts';
 import { AccountsRepository } from '../accounts';
 import { eventually, signIn, uniqueName, type Client } from '../../../test/clients';
-import { startFakePersona, type FakePersona, type SignedEvent } from '../../../test/fake-persona-server';
+import {
+  FAKE_PERSONA_ACCOUNT,
+  personaSettings,
+  personaWebhookUrl,
+  startFakePersona,
+  type FakePersona,
+  type SignedEvent,
+} from '../../../test/fake-persona-server';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 
-const API_KEY = 'persona_sandbox_test-key';
-const TEMPLATE = 'itmpl_AgeCheck18Plus';
-const SECRET = 'wbhsec_test-webhook-secret';
+const TEMPLATE = FAKE_PERSONA_ACCOUNT.templateId;
 
 describe('age check at Persona (fake Persona over HTTP: inquiries API, hosted flow, signed webhooks; real FerretDB, Redis)', () => {
   let t: TestApp;
@@ -16,18 +21,14 @@ describe('age check at Persona (fake Persona over HTTP: inquiries API, hosted fl
   const adminName = uniqueName('chief');
 
   beforeAll(async () => {
-    fake = await startFakePersona({ apiKey: API_KEY, templateId: TEMPLATE, webhookSecret: SECRET });
+    fake = await startFakePersona();
     t = await startTestApp({
       AGE_ASSURANCE: 'required',
-      PERSONA_API_KEY: API_KEY,
-      PERSONA_INQUIRY_TEMPLATE_ID: TEMPLATE,
-      PERSONA_WEBHOOK_SECRET: SECRET,
-      PERSONA_API_URL: fake.url,
-      PERSONA_FLOW_URL: fake.url,
+      ...personaSettings(fake),
       ADMIN_USERNAME: adminName,
       ADMIN_PASSWORD: 'admin-password-1',
     });
-    fake.webhookUrl = `${t.url}/api/age-assurance/persona/webhook`;
+    fake.webhookUrl = personaWebhookUrl(t.url);
     admin = await signIn(t, adminName, 'admin-password-1');
   }, 120_000);
   afterAll(async () => {
