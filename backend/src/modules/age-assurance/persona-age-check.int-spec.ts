@@ -1,7 +1,11 @@
+import { InjectionToken } from '@nestjs/common';
+import { getModelToken } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
 import request from 'supertest';
 import { AGE_CHECK_PATH, AgeAssuranceMessages, SAFETY_REASONS } from '@studio/contracts';
 import { AccountsRepository } from '../accounts';
-import { eventually, signIn, uniqueName, type Client } from '../../../test/clients';
+import { PASSWORD, eventually, signIn, uniqueName, type Client } from '../../../test/clients';
+import { AgeProviderCheck } from './age-provider-check.schema';
 import {
   FAKE_PERSONA_ACCOUNT,
   personaSettings,
@@ -179,6 +183,17 @@ describe('age check at Persona (fake Persona over HTTP: inquiries API, hosted fl
     expect(unknown.status).toBe(200);
     expect(unknown.body.content).toEqual({ outcome: 'ignored', ignored: 'unknown_check' });
     expect((await status(mallory)).assured).toBe(false);
+  }, 120_000);
+
+  it("deleting the account deletes its checks' references too", async () => {
+    const user = await signIn(t, uniqueName('leaving'));
+    const userId = await userIdOf(user);
+    const { url } = await start(user);
+    await goThroughFlow(url, 'adult');
+    const checks = t.app.get<Model<AgeProviderCheck>>(getModelToken(AgeProviderCheck.name) as InjectionToken);
+    expect(await checks.countDocuments({ userId })).toBe(1);
+    expect((await user.agent.delete('/api/account').send({ password: PASSWORD })).status).toBe(200);
+    expect(await checks.countDocuments({ userId })).toBe(0);
   }, 120_000);
 
   it('a declined check (under 18) leaves the account unassured, with a clear answer and one log line', async () => {
