@@ -5,16 +5,24 @@
  * check stands in front of). Images: the test faces (../shared/testdata/faces or BENCH_FACES_DIR),
  * each also re-encoded (JPEG q40, WebP q50, half size), plus test patterns (gradient, checkerboard,
  * colour bars) and noise. Counts: how many are classified sexual (goal: none) and how many adult test
- * faces the under-18 rule would hold, at the default policy. Runs on the engine pool (one thread), as
- * the studio does; no services.
+ * faces the under-18 rule would hold, at the default policy. Then a video face swap's result, checked
+ * by frames sampled from it. Runs on the engine pool (one thread), as the studio does; no services.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { DEFAULT_SAFETY_POLICY, hasMinorFace, isSexual, sexualScore } from '@studio/contracts';
-import { PooledCpuEngine } from '@studio/inference';
+import {
+  DEFAULT_SAFETY_POLICY,
+  hasMinorFace,
+  isSexual,
+  sexualScore,
+  VIDEO_FRAMES_CHECKED,
+} from '@studio/contracts';
+import { PooledCpuEngine, sampleFrames } from '@studio/inference';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FACES_DIR = process.env.BENCH_FACES_DIR ?? path.resolve(ROOT, '..', 'shared', 'testdata', 'faces');
@@ -145,7 +153,42 @@ async function main(): Promise<void> {
   console.log(
     `median per image: classify ${median(classifyMs)} ms, face-age pass ${median(agesMs)} ms; face swap (the job) ${median(swapMs)} ms`,
   );
+  await videoOutputCheck(engine, images.find((image) => image.face)?.data ?? images[0].data);
   await engine.close();
+}
+
+/**
+ * A video face swap's result is checked by VIDEO_FRAMES_CHECKED frames spread over it: the time to
+ * sample them (ffmpeg) and classify them, beside the video swap itself, on a 3 s clip of a test face.
+ */
+async function videoOutputCheck(engine: PooledCpuEngine, face: Buffer): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-video-check-'));
+  try {
+    const clip = path.join(dir, 'clip.mp4');
+    const faceFile = path.join(dir, 'face.png');
+    writeFileSync(faceFile, await sharp(face).resize(320, 320, { fit: 'cover' }).png().toBuffer());
+    execFileSync('ffmpeg', [
+      ...['-v', 'error', '-loop', '1', '-framerate', '10', '-t', '3', '-i', faceFile],
+      ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', clip],
+    ]);
+    let started = performance.now();
+    const output = path.join(dir, 'swapped.mp4');
+    await engine.faceSwapVideo({ videoPath: clip, face, outputPath: output });
+    const swapMs = Math.round(performance.now() - started);
+    started = performance.now();
+    const frames = await sampleFrames(output, VIDEO_FRAMES_CHECKED);
+    const sampleMs = Math.round(performance.now() - started);
+    started = performance.now();
+    const reports = await engine.inspectContent({ images: frames });
+    const checkMs = Math.round(performance.now() - started);
+    const worst = Math.max(...reports.map((report) => sexualScore(report.scores)));
+    console.log(
+      `\nvideo output check (3 s, 10 fps, 320 px): sample ${frames.length} frames ${sampleMs} ms + classify ` +
+        `and face-age ${checkMs} ms, beside the video face swap ${swapMs} ms; worst porn+hentai ${worst.toFixed(3)}`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 main().catch((error: unknown) => {

@@ -16,10 +16,16 @@ export type Mark = keyof typeof MARKS;
 
 const MARK_SIDE = 8;
 
-/** A copy of `image` (PNG) with the mark in its top-left corner. */
-export async function marked(image: Buffer, mark: Mark): Promise<Buffer> {
+/**
+ * How far from the mark's colour a pixel may be and still count: a mark survives a video's lossy
+ * encoding and a frame's JPEG when it is larger than one chroma block (`side` 32).
+ */
+const MARK_TOLERANCE = 24;
+
+/** A copy of `image` (PNG) with the mark in its top-left corner, `side` px square (a video's frames: 32). */
+export async function marked(image: Buffer, mark: Mark, side = MARK_SIDE): Promise<Buffer> {
   const block = await sharp({
-    create: { width: MARK_SIDE, height: MARK_SIDE, channels: 3, background: MARKS[mark] },
+    create: { width: side, height: side, channels: 3, background: MARKS[mark] },
   })
     .png()
     .toBuffer();
@@ -52,7 +58,8 @@ export class MarkedImageClassifier extends ContentClassifierPort {
       .toBuffer({ resolveWithObject: true });
     const is = ({ r, g, b }: { r: number; g: number; b: number }) => {
       for (let i = 0; i < info.width * info.height * 3; i += 3) {
-        if (data[i] !== r || data[i + 1] !== g || data[i + 2] !== b) return false;
+        const off = Math.max(Math.abs(data[i] - r), Math.abs(data[i + 1] - g), Math.abs(data[i + 2] - b));
+        if (off > MARK_TOLERANCE) return false;
       }
       return true;
     };

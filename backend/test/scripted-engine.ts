@@ -1,5 +1,9 @@
 import sharp from 'sharp';
-import { writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { JobMessages, type JobTool, type JobView } from '@studio/contracts';
 import {
   EngineInputError,
@@ -72,8 +76,29 @@ export class ScriptedEngine implements InferenceEngine {
   generate = (_r: unknown, c?: RunContext) => this.image(c);
   faceSwapVideo = async (r: { outputPath: string }, c?: RunContext) => {
     await this.answer(c?.signal);
-    await writeFile(r.outputPath, Buffer.from('not really an mp4, stored as it comes'));
+    await writeFile(r.outputPath, await tinyVideo());
   };
+}
+
+const run = promisify(execFile);
+let tinyMp4: Promise<Buffer> | undefined;
+
+/** A real 16 x 16 grey H.264 clip of three frames (the content check samples a video's frames). */
+function tinyVideo(): Promise<Buffer> {
+  tinyMp4 ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'scripted-video-'));
+    try {
+      const file = join(dir, 'tiny.mp4');
+      await run('ffmpeg', [
+        ...['-v', 'error', '-f', 'lavfi', '-i', 'color=c=gray:s=16x16:r=10:d=0.3'],
+        ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', file],
+      ]);
+      return await readFile(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return tinyMp4;
 }
 
 const png = () =>

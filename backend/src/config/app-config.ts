@@ -103,6 +103,22 @@ export const configSchema = z
      * 'required' (the default) or 'off' (a closed test install only).
      */
     AGE_ASSURANCE: z.enum(['required', 'off']).default('required'),
+    /**
+     * The external age-assurance provider (docs/age-assurance-and-moderation.md): Persona's hosted
+     * flow, for people without a credit card. Unset PERSONA_API_KEY: not offered.
+     */
+    PERSONA_API_KEY: z.string().min(1).optional(),
+    /** The inquiry template (itmpl_...) of the age check set up in Persona's dashboard. */
+    PERSONA_INQUIRY_TEMPLATE_ID: z
+      .string()
+      .startsWith('itmpl_', 'must be an inquiry template id (itmpl_...)')
+      .optional(),
+    /** The webhook's signing secret (wbhsec_...), from Persona's dashboard. */
+    PERSONA_WEBHOOK_SECRET: z.string().min(1).optional(),
+    /** Persona's API; another address for a stand-in (tests: the fake Persona server). */
+    PERSONA_API_URL: z.string().url().default('https://api.withpersona.com'),
+    /** Persona's hosted flow, where the user is sent; another address for a stand-in. */
+    PERSONA_FLOW_URL: z.string().url().default('https://inquiry.withpersona.com'),
     /** An image is classified sexual when nsfwjs' porn + hentai reaches this (0..1; 'sexy' is stored, not counted). */
     SAFETY_SEXUAL_THRESHOLD: z.coerce.number().min(0.05).max(1).default(0.7),
     /** A generated output with a face estimated younger than this is held for a moderator. */
@@ -321,6 +337,13 @@ export const configSchema = z
         code: z.ZodIssueCode.custom,
         path: ['STRIPE_WEBHOOK_SECRET'],
         message: 'is required when STRIPE_SECRET_KEY is set (purchases are credited by the webhook)',
+      });
+    }
+    if (cfg.PERSONA_API_KEY && !(cfg.PERSONA_INQUIRY_TEMPLATE_ID && cfg.PERSONA_WEBHOOK_SECRET)) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [cfg.PERSONA_INQUIRY_TEMPLATE_ID ? 'PERSONA_WEBHOOK_SECRET' : 'PERSONA_INQUIRY_TEMPLATE_ID'],
+        message: 'is required when PERSONA_API_KEY is set (the age check is decided by the signed webhook)',
       });
     }
     if (cfg.STRIPE_TEST_CHECKOUT && !(cfg.STRIPE_SECRET_KEY?.startsWith('sk_test_') && cfg.STRIPE_API_URL)) {

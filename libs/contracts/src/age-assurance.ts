@@ -16,6 +16,16 @@ export interface AgeAssuranceStatus {
   assured: boolean;
   method?: AgeAssuranceMethod;
   assuredAt?: string;
+  /** The external age-check provider this studio offers (set up by the operator), if any. */
+  provider?: 'persona';
+}
+
+/** The whole record of a check, as the account export gives it to its owner. */
+export interface AgeAssuranceRecordView {
+  method: AgeAssuranceMethod;
+  assuredAt: string;
+  /** The provider's reference (Stripe's SetupIntent, Persona's inquiry id) or the staff member's username. */
+  reference: string;
 }
 
 /** The screen with the check, linked from every refusal. */
@@ -73,6 +83,8 @@ export const SAFETY_REASONS = {
   card_not_credit:
     'That card is not a credit card. Debit and prepaid cards can be held by under-18s, so they do not prove age: use a credit card.',
   card_check_incomplete: 'The card check was not completed: nothing was saved.',
+  age_check_declined:
+    'The age check with the provider did not pass (or was not finished), so nothing was saved. You can start a new check, or use the credit card check.',
   sexual_input:
     'A picture you gave looks sexual. Face swap is never done with sexual pictures of real people.',
   sexual_output:
@@ -116,6 +128,9 @@ export interface SafetyPolicy {
 
 export const DEFAULT_SAFETY_POLICY: SafetyPolicy = { sexualThreshold: 0.7, minorAge: 18 };
 
+/** Frames of a video output the content check looks at, spread over it, the first included. */
+export const VIDEO_FRAMES_CHECKED = 4;
+
 export const sexualScore = (scores: ContentScores): number => scores.porn + scores.hentai;
 
 export const isSexual = (check: ContentCheck, policy: SafetyPolicy): boolean =>
@@ -133,6 +148,12 @@ export const TEST_CARDS = [
   { number: '5105105105105100', brand: 'Mastercard', funding: 'prepaid' },
 ] as const;
 export type CardFunding = 'credit' | 'debit' | 'prepaid' | 'unknown';
+
+/** An age check at the external provider (Persona): its inquiry and the hosted flow's address. */
+export interface ProviderCheckStart {
+  reference: string;
+  url: string;
+}
 
 export interface CardCheckStart {
   /** Stripe's page (or, in local test mode, the site's test page) where the card is entered. */
@@ -152,6 +173,11 @@ export const AgeAssuranceMessages = {
   alreadyAssured: 'This account is already age-assured',
   reasonRequired: 'Say what you checked (at least 10 characters)',
   notForYourself: 'Another member of staff records your own age check',
+  providerNotConfigured: 'No age-check provider is set up on this studio: use the credit card check',
+  providerCheckNotFound: 'No such age check',
+  providerCheckPending: 'The age check is not finished yet: finish it on the provider’s page, then come back',
+  badSignature: 'Invalid signature',
+  staleSignature: 'The signature’s time is outside the accepted window',
 } as const;
 
 /** An output held for review, as the moderation queue lists it. */

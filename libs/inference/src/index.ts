@@ -35,6 +35,7 @@ export {
   probeVideo,
   isVideoTooLong,
   extractFirstFrame,
+  sampleFrames,
   swapFaceInVideo,
   AI_GENERATED_VIDEO_COMMENT,
   VIDEO_DURATION_TOLERANCE_SECONDS,

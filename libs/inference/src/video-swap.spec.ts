@@ -14,8 +14,10 @@ import { fixture } from './spec-helpers';
 import {
   AI_GENERATED_VIDEO_COMMENT,
   isVideoTooLong,
+  extractFirstFrame,
   probeVideo,
   runFfmpeg,
+  sampleFrames,
   swapFaceInVideo,
 } from './video-swap';
 
@@ -68,6 +70,33 @@ describe('video face swap', () => {
       new EngineInputError('bad_request', JobMessages.badVideo),
     );
     await expect(probeVideo(path.join(dir, 'missing.mp4'))).rejects.toMatchObject({ code: 'bad_request' });
+  });
+
+  it('samples frames spread over a video, the first one included, and refuses a file that is not one', async () => {
+    const frames = await sampleFrames(clip, 4);
+    expect(frames).toHaveLength(4);
+    const pixels = await Promise.all(
+      frames.map((frame) => sharp(frame).raw().toBuffer({ resolveWithObject: true })),
+    );
+    for (const { info } of pixels) expect([info.width, info.height]).toEqual([384, 384]);
+    // Mean absolute difference per channel between two frames (the clip pans: later frames differ).
+    const distance = (a: Buffer, b: Buffer) =>
+      a.reduce((sum, v, i) => sum + Math.abs(v - b[i]), 0) / a.length;
+    const first = await sharp(await extractFirstFrame(clip, await probeVideo(clip)))
+      .raw()
+      .toBuffer();
+    expect(distance(pixels[0].data, first)).toBeLessThan(1);
+    for (let i = 1; i < 4; i++) expect(distance(pixels[i].data, pixels[i - 1].data)).toBeGreaterThan(2);
+    // frames 0, 7, 14, 21 of 30: the pan's last sample is far from its first
+    expect(distance(pixels[3].data, pixels[0].data)).toBeGreaterThan(
+      distance(pixels[1].data, pixels[0].data),
+    );
+
+    const notVideo = path.join(dir, 'not-a-video.mp4');
+    await writeFile(notVideo, 'not really an mp4');
+    const refusal = sampleFrames(notVideo, 4);
+    await expect(refusal).rejects.toBeInstanceOf(EngineInputError);
+    await expect(refusal).rejects.toThrow(JobMessages.badVideo);
   });
 
   it('measures a WebM without a stated duration from its packets', async () => {

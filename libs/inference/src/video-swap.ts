@@ -324,6 +324,44 @@ export async function extractFirstFrame(
   }
 }
 
+/**
+ * `count` frames spread evenly over a video (JPEG, at the size the swap works at), the first one
+ * included: what the content check looks at in a video output. ffmpeg runs as a child process.
+ * A file ffprobe or ffmpeg cannot read is refused with EngineInputError('bad_request').
+ */
+export async function sampleFrames(
+  videoPath: string,
+  count: number,
+  options: { tempDir?: string; signal?: AbortSignal } = {},
+): Promise<Buffer[]> {
+  const input = await probeVideo(videoPath);
+  const temp = await mkdtemp(path.join(options.tempDir ?? os.tmpdir(), 'studio-frames-'));
+  try {
+    const { width, height } = outputSize(input.width, input.height);
+    // every step-th decoded frame: 0, step, 2·step ... (the count ffprobe gave may be an estimate)
+    const step = Math.max(1, Math.floor(input.frames / count));
+    const filters = [`select=not(mod(n\\,${step}))`, `scale=${width}:${height}`, 'setsar=1'];
+    await runFfmpeg(
+      ffmpeg(videoPath)
+        .outputOptions(
+          ...['-map', '0:v:0', '-an', '-sn', '-dn', '-vf', filters.join(',')],
+          ...['-fps_mode', 'vfr', '-frames:v', String(count), '-q:v', `${EXTRACT_QSCALE}`],
+        )
+        .output(path.join(temp, 'frame-%03d.jpg')),
+      options.signal,
+      () => undefined,
+    ).catch((error: unknown) => {
+      if (options.signal?.aborted) throw error;
+      throw new EngineInputError('bad_request', JobMessages.badVideo, { cause: error });
+    });
+    const files = (await readdir(temp)).filter((name) => name.endsWith('.jpg')).sort();
+    if (files.length === 0) throw new EngineInputError('bad_request', JobMessages.badVideo);
+    return await Promise.all(files.map((name) => readFile(path.join(temp, name))));
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
 /** The size the frames are processed at: scaled down to fit MAX_SIDE, both sides even. */
 export function outputSize(width: number, height: number): { width: number; height: number } {
   const scale = Math.min(1, MAX_SIDE / Math.max(width, height));

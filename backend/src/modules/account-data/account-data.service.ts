@@ -87,11 +87,12 @@ export class AccountDataService {
   async export(user: AuthUser): Promise<Readable> {
     const account = await this.security.requireAccount(user.id);
     const owner = new Types.ObjectId(user.id);
-    const [folders, items, entries, jobs] = await Promise.all([
+    const [folders, items, entries, jobs, ageAssurance] = await Promise.all([
       this.folders.find({ owner }).lean(),
       this.items.find({ owner }).sort({ createdAt: 1 }).lean(),
       this.ledger.find({ userId: owner, state: 'applied' }).sort({ createdAt: 1, _id: 1 }).lean(),
       this.jobs.find({ owner }).sort({ createdAt: 1 }).lean(),
+      this.ageAssurance.recordOf(user.id),
     ]);
     const zip = new ZipFile();
     const json = {
@@ -101,6 +102,8 @@ export class AccountDataService {
       createdAt: account.createdAt?.toISOString(),
       balance: account.balance,
       folders: folders.map((f) => ({ id: String(f._id), title: f.title })),
+      // method, time and the provider's reference: all the studio keeps of the check
+      ageAssurance,
     };
     zip.addBuffer(Buffer.from(JSON.stringify(json, null, 2)), 'account.json');
     zip.addBuffer(

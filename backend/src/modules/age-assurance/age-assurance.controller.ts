@@ -1,5 +1,17 @@
-import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, Req } from '@nestjs/common';
 import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Post,
+  Req,
+} from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -9,9 +21,17 @@ import {
 import type { Request } from 'express';
 import { AgeAssuranceMessages, SAFETY_REASONS } from '@studio/contracts';
 import { ok } from '../../common/api-response';
-import { CurrentUser, RateLimit, Roles, type AuthUser } from '../auth';
+import type { RawBodyRequest } from '../../common/body-parsing';
+import { CurrentUser, Public, RateLimit, Roles, type AuthUser } from '../auth';
+import { AgeProviderCheckService } from './age-provider-check.service';
 import { AgeAssuranceService } from './age-assurance.service';
-import { CardCheckParams, ManualAgeCheckDto, StaffUsernameParams, TestCardDto } from './age-assurance.dto';
+import {
+  CardCheckParams,
+  ManualAgeCheckDto,
+  ProviderCheckParams,
+  StaffUsernameParams,
+  TestCardDto,
+} from './age-assurance.dto';
 import { CardCheckPort } from './card-check.port';
 import { TestCardCheck } from './test-card-check.adapter';
 
@@ -72,6 +92,56 @@ export class AgeAssuranceController {
       throw new NotFoundException(AgeAssuranceMessages.testModeOnly);
     await this.cardCheck.enterCard(user.id, params.sessionId, dto.cardNumber);
     return ok(await this.assurance.completeCardCheck(user, params.sessionId));
+  }
+}
+
+/** The external provider's check (Persona's hosted flow) and its signed webhook. */
+@ApiTags('age-assurance')
+@Controller('age-assurance')
+export class ProviderAgeCheckController {
+  constructor(private readonly providerCheck: AgeProviderCheckService) {}
+
+  @Post('provider')
+  @HttpCode(200)
+  @RateLimit('checkout')
+  @ApiOperation({
+    summary: "Start an age check at the external provider (Persona's hosted flow: photo ID or face age)",
+    description: `503 "${AgeAssuranceMessages.providerNotConfigured}" when no provider is set up`,
+  })
+  @ApiOkResponse({ description: '{message, content: {reference, url}}: send the user to url' })
+  @ApiConflictResponse({ description: AgeAssuranceMessages.alreadyAssured })
+  async start(@CurrentUser() user: AuthUser, @Req() req: Request) {
+    return ok(await this.providerCheck.start(user, originOf(req)));
+  }
+
+  @Post('provider/:reference/complete')
+  @HttpCode(200)
+  @RateLimit('checkout')
+  @ApiOperation({
+    summary: 'Back from the provider: the check is read from the provider itself, never from the browser',
+    description: `403 with reason age_check_declined: "${SAFETY_REASONS.age_check_declined}"; 409 while not finished`,
+  })
+  @ApiOkResponse({ description: '{message, content: {required, assured, method, assuredAt}}' })
+  @ApiNotFoundResponse({ description: AgeAssuranceMessages.providerCheckNotFound })
+  async complete(@CurrentUser() user: AuthUser, @Param() params: ProviderCheckParams) {
+    return ok(await this.providerCheck.complete(user, params.reference));
+  }
+
+  @Post('persona/webhook')
+  @HttpCode(200)
+  @Public()
+  @ApiOperation({
+    summary: "Persona's webhook (Persona-Signature checked on the raw body, 5 minutes' window)",
+    description:
+      "Settles the named check once from Persona's own record; replays and late events change nothing " +
+      "(alreadySettled: true); events for checks not started here are answered 200 with outcome 'ignored'.",
+  })
+  @ApiOkResponse({ description: '{message, content: {outcome, alreadySettled?, ignored?}}' })
+  @ApiBadRequestResponse({
+    description: 'Missing or invalid signature, or a signature time outside the window',
+  })
+  async webhook(@Req() req: RawBodyRequest, @Headers('persona-signature') signature?: string) {
+    return ok(await this.providerCheck.handleWebhook(req.rawBody, signature));
   }
 }
 

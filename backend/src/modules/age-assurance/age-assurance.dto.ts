@@ -30,3 +30,10 @@ export class StaffUsernameParams {
   @MaxLength(64)
   username!: string;
 }
+
+export class ProviderCheckParams {
+  @ApiProperty({ description: "The provider's id of the check (Persona's inquiry id, inq_...)" })
+  @IsString()
+  @Matches(/^inq_[A-Za-z0-9]{1,64}$/, { message: 'Not an age check id' })
+  reference!: string;
+}

@@ -4,6 +4,7 @@ import { AccountsRepository } from '../accounts';
 import {
   PASSWORD,
   balanceOf,
+  downloadBytes,
   eventually,
   grantCredits,
   signIn,
@@ -15,6 +16,7 @@ import { fixture, rectangleMask } from '../../../test/fixtures';
 import { stripeTestConfig } from '../../../test/stripe';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { photoToolRequests } from '../../../test/photo-tool-requests';
+import { unzip } from '../../../test/zip';
 
 const card = (funding: string) => TEST_CARDS.find((c) => c.funding === funding)!.number;
 
@@ -203,6 +205,23 @@ describe('age assurance (AGE_ASSURANCE=required, local test card check on real s
       (l) => l.message === `Recorded a manual age check for ${user.username}.`,
     );
     expect(line).toMatchObject({ author: { username: supportName }, detail: `Method: manual · ${reason}` });
+  }, 120_000);
+
+  it("the account export gives the check's record: method, time and reference, nothing else", async () => {
+    const user = await newcomer();
+    const exported = async () => {
+      const zip = await downloadBytes(user, '/api/account/export');
+      return JSON.parse((await unzip(zip)).get('account.json')!.toString());
+    };
+    expect((await exported()).ageAssurance).toBeNull();
+    const sessionId = await startCardCheck(user);
+    const passed = await enterCard(user, sessionId, card('credit'));
+    expect(passed.status).toBe(200);
+    expect((await exported()).ageAssurance).toEqual({
+      method: 'credit_card',
+      assuredAt: passed.body.content.assuredAt,
+      reference: sessionId,
+    });
   }, 120_000);
 
   it('forgets the check when the account is deleted', async () => {

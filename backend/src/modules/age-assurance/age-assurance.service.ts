@@ -10,6 +10,7 @@ import {
   SAFETY_REASONS,
   TOOL_LABELS,
   type AgeAssuranceMethod,
+  type AgeAssuranceRecordView,
   type AgeAssuranceStatus,
   type CardCheckStart,
   type JobTool,
@@ -20,6 +21,7 @@ import { AccountsRepository } from '../accounts';
 import { AuditService } from '../audit';
 import type { AuthUser } from '../auth';
 import { AgeAssurance } from './age-assurance.schema';
+import { AgeProviderCheck } from './age-provider-check.schema';
 import { CardCheckPort } from './card-check.port';
 import { SafetyLog, SafetyRefusal } from '../content-safety';
 
@@ -32,6 +34,7 @@ import { SafetyLog, SafetyRefusal } from '../content-safety';
 export class AgeAssuranceService {
   constructor(
     @InjectModel(AgeAssurance.name) private readonly assurances: Model<AgeAssurance>,
+    @InjectModel(AgeProviderCheck.name) private readonly providerChecks: Model<AgeProviderCheck>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly cardCheck: CardCheckPort,
     private readonly accounts: AccountsRepository,
@@ -49,7 +52,16 @@ export class AgeAssuranceService {
       required: this.required,
       assured: !!record,
       ...(record ? { method: record.method, assuredAt: record.assuredAt.toISOString() } : {}),
+      ...(this.config.PERSONA_API_KEY ? { provider: 'persona' as const } : {}),
     };
+  }
+
+  /** What is kept of the account's check, for its export: method, time and the provider's reference. */
+  async recordOf(userId: string): Promise<AgeAssuranceRecordView | null> {
+    const record = await this.assurances.findById(userId).lean();
+    return record
+      ? { method: record.method, assuredAt: record.assuredAt.toISOString(), reference: record.reference }
+      : null;
   }
 
   async statusOf(username: string): Promise<AgeAssuranceStatus> {
@@ -112,7 +124,9 @@ export class AgeAssuranceService {
     if (check.funding !== 'credit') {
       await this.refuse(user, 'card_not_credit', `Card age check not passed (${check.funding} card)`);
     }
-    await this.assure(user, 'credit_card', check.reference, 'Age assured by a credit card check.');
+    if (!(await this.assure(user, 'credit_card', check.reference, 'Age assured by a credit card check.'))) {
+      throw new ConflictException(AgeAssuranceMessages.alreadyAssured);
+    }
     return this.status(user.id);
   }
 
@@ -123,7 +137,7 @@ export class AgeAssuranceService {
     // like credits, staff never vouch for themselves: the check is someone else's word
     if (account.id === actor.id) throw new ForbiddenException(AgeAssuranceMessages.notForYourself);
     const subject = { id: account.id, username: account.username };
-    await this.assure(
+    const recorded = await this.assure(
       subject,
       'manual',
       actor.username,
@@ -131,24 +145,28 @@ export class AgeAssuranceService {
       actor,
       reason,
     );
+    if (!recorded) throw new ConflictException(AgeAssuranceMessages.alreadyAssured);
     return this.status(subject.id);
   }
 
-  private async assure(
+  /**
+   * Records a passed check. The first check stands: a second one (or the same one again: a
+   * replayed webhook) changes nothing, writes no second line, and answers false.
+   */
+  async assure(
     subject: { id: string; username: string },
     method: AgeAssuranceMethod,
     reference: string,
     message: string,
     actor?: AuthUser,
     detail?: string,
-  ): Promise<void> {
-    // The first check stands; a second one changes nothing (and writes no second line).
+  ): Promise<boolean> {
     const result = await this.assurances.updateOne(
       { _id: subject.id },
       { $setOnInsert: { method, reference, assuredAt: new Date() } },
       { upsert: true },
     );
-    if (result.upsertedCount === 0) throw new ConflictException(AgeAssuranceMessages.alreadyAssured);
+    if (result.upsertedCount === 0) return false;
     await this.audit.append({
       category: AuditCategory.safety,
       author: actor
@@ -157,10 +175,12 @@ export class AgeAssuranceService {
       message,
       detail: [`Method: ${method}`, detail].filter(Boolean).join(' · '),
     });
+    return true;
   }
 
-  /** Account deletion: the record goes with the account. */
+  /** Account deletion: the record, and the references of checks started at a provider, go with the account. */
   async forgetAccount(userId: string): Promise<void> {
+    await this.providerChecks.deleteMany({ userId });
     await this.assurances.deleteOne({ _id: userId });
   }
 }

@@ -71,7 +71,7 @@ export class ContentSafety {
     return checks;
   }
 
-  /** Judges a job's image outputs before anyone sees them (videos are judged by their inputs). */
+  /** Judges a job's outputs before anyone sees them (a video comes as frames sampled from it). */
   async judgeOutputs(tool: JobTool, outputs: Buffer[]): Promise<OutputVerdict> {
     const checks = (await this.inspect(outputs)).map(stored);
     if (PHOTO_TOOLS.has(tool) && checks.some((check) => isSexual(check, this.policy))) {

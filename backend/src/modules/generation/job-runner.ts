@@ -19,6 +19,8 @@ import {
   JobTools,
   SAFETY_REASONS,
   TOOL_LABELS,
+  sexualScore,
+  VIDEO_FRAMES_CHECKED,
   type ContentCheck,
   type ContentItem,
 } from '@studio/contracts';
@@ -26,6 +28,7 @@ import {
   CapabilityUnavailableError,
   EngineCrashedError,
   EngineInputError,
+  sampleFrames,
   type EncodedImage,
   type InferenceEngine,
   type RunContext,
@@ -301,7 +304,9 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
 
   /**
    * Looks at the job's image inputs (those the face swap's check has not already looked at) and
-   * its image outputs, stores what it saw with the job, and says what the policy decides.
+   * its outputs — an image itself, a video a few frames spread over it — stores what it saw with
+   * the job, and says what the policy decides. The verdict has one check per output (a video's is
+   * its most sexual frame's).
    */
   private async judge(job: JobRecord, outputs: Output[]): Promise<OutputVerdict> {
     const inputs =
@@ -309,8 +314,11 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       (
         await this.safety.inspect(await Promise.all(imageInputsOf(job).map((key) => this.readInput(key))))
       ).map(({ scores, faces }) => ({ scores, faces }));
-    const images = outputs.filter((output) => output.format !== 'mp4').map((output) => output.data);
-    const verdict = await this.safety.judgeOutputs(job.tool, images);
+    const looked = await Promise.all(
+      outputs.map((output) => (output.format === 'mp4' ? this.framesOf(output.data) : [output.data])),
+    );
+    const judged = await this.safety.judgeOutputs(job.tool, looked.flat());
+    const verdict = { ...judged, checks: worstPerOutput(looked, judged.checks) } as OutputVerdict;
     const safety = {
       inputs,
       outputs: verdict.checks,
@@ -319,6 +327,18 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     };
     await this.jobs.updateOne({ _id: job._id }, { $set: { safety } });
     return verdict;
+  }
+
+  /** Frames of a video output for the content check (ffmpeg, a child process, on a temporary file). */
+  private async framesOf(video: Buffer): Promise<Buffer[]> {
+    const dir = await mkdtemp(join(tmpdir(), 'video-check-'));
+    try {
+      const path = join(dir, 'output.mp4');
+      await writeFile(path, video);
+      return await sampleFrames(path, VIDEO_FRAMES_CHECKED);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   private async recordCheckFailure(job: JobRecord, err: ContentCheckFailedError): Promise<void> {
@@ -358,12 +378,6 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
 
   /** Stores each result as an item with an id derived from the job, so a rerun stores it once. */
   private async store(job: JobRecord, images: Output[], verdict: OutputVerdict): Promise<ContentItem[]> {
-    // Image outputs were checked in order (videos are not): the i-th image's check.
-    const checks = new Map<number, ContentCheck>();
-    let checked = 0;
-    images.forEach((image, i) => {
-      if (image.format !== 'mp4') checks.set(i, verdict.checks[checked++]);
-    });
     const owner = { id: String(job.owner), username: job.username, role: 'user' as const };
     // Every output of every engine passes here: watermarked and C2PA-signed (in the provenance
     // child process, off this event loop) before it is stored, so no tool delivers an unmarked file.
@@ -395,7 +409,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         contentType: CONTENT_TYPES[image.format],
         title: titleOf(job, i, images.length),
         jobId: String(job._id),
-        check: checks.get(i),
+        check: verdict.checks[i],
         // A held output is stored for the moderator, not shown (the policy holds the whole job's).
         ...(verdict.kind === 'hold' ? { heldFor: verdict.reason } : {}),
       })),
@@ -455,6 +469,17 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
 export function outputItemId(jobId: string, index: number): string {
   const digest = createHash('sha256').update(`${jobId}:output:${index}`).digest('hex');
   return new Types.ObjectId(`${jobId.slice(0, 8)}${digest.slice(0, 16)}`).toHexString();
+}
+
+/** One check per output from the checks of its images (an image's one, a video's frames): the most sexual. */
+function worstPerOutput(looked: Buffer[][], checks: ContentCheck[]): ContentCheck[] {
+  let next = 0;
+  return looked.map((images) => {
+    const own = checks.slice(next, (next += images.length));
+    return own.reduce((worst, check) =>
+      sexualScore(check.scores) > sexualScore(worst.scores) ? check : worst,
+    );
+  });
 }
 
 /** Storage keys of a job's image inputs: not Magic Brush's mask, not the video of a video swap. */

@@ -1,4 +1,4 @@
-import { type AgeAssuranceStatus, type CardCheckStart } from '@studio/contracts';
+import { type AgeAssuranceStatus, type CardCheckStart, type ProviderCheckStart } from '@studio/contracts';
 import { Alert, Button, Card, Result, Space, Spin, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
@@ -13,8 +13,10 @@ const METHOD_NAMES: Record<string, string> = {
 };
 
 /**
- * /age-check: the credit card check (Stripe, setup mode: nothing charged, the card not kept). Stripe
- * sends the user back here with ?session=...; the server then reads the result from Stripe itself.
+ * /age-check: the credit card check (Stripe, setup mode: nothing charged, the card not kept), and,
+ * where the operator set one up, the provider's check (Persona's hosted flow). Stripe sends the user
+ * back here with ?session=..., Persona with ?inquiry-id=...; the server then reads the result from
+ * the provider itself.
  */
 export function AgeCheckPage() {
   const loggedIn = useRequireLogin({ explain: true });
@@ -23,6 +25,7 @@ export function AgeCheckPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const session = params.get('session');
+  const inquiry = params.get('inquiry-id');
 
   useEffect(() => {
     if (!loggedIn) return;
@@ -34,10 +37,18 @@ export function AgeCheckPage() {
         if (!done.ok && done.status !== 409) setError(errorText(done));
         setParams({}, { replace: true });
       }
+      if (inquiry) {
+        // 409: not decided yet (the provider's webhook settles it); said as it is
+        const done = await apiPost<AgeAssuranceStatus>(
+          `/age-assurance/provider/${encodeURIComponent(inquiry)}/complete`,
+        );
+        if (!done.ok) setError(errorText(done));
+        setParams({}, { replace: true });
+      }
       const result = await apiGet<AgeAssuranceStatus>('/age-assurance');
       if (result.ok && result.body) setStatus(result.body.content);
     })();
-  }, [loggedIn, session, setParams]);
+  }, [loggedIn, session, inquiry, setParams]);
 
   if (!loggedIn) return null;
   if (!status) return <Spin style={{ display: 'block', margin: '120px auto' }} />;
@@ -55,10 +66,10 @@ export function AgeCheckPage() {
     );
   }
 
-  const start = async () => {
+  const start = async (path: '/age-assurance/card' | '/age-assurance/provider') => {
     setBusy(true);
     setError(null);
-    const result = await apiPost<CardCheckStart>('/age-assurance/card');
+    const result = await apiPost<CardCheckStart | ProviderCheckStart>(path);
     if (result.ok && result.body) {
       window.location.assign(result.body.content.url);
       return;
@@ -85,12 +96,26 @@ export function AgeCheckPage() {
           passed, when, and Stripe&apos;s reference: no card number, no date of birth.
         </Typography.Paragraph>
         {error && <Alert type="error" showIcon message={error} data-testid="age-check-error" />}
-        <Button type="primary" size="large" loading={busy} onClick={start}>
+        <Button type="primary" size="large" loading={busy} onClick={() => start('/age-assurance/card')}>
           Check with a credit card
         </Button>
-        <Typography.Text type="secondary">
-          No credit card? Write to support: our staff can check your age another way.
-        </Typography.Text>
+        {status.provider === 'persona' ? (
+          <>
+            <Typography.Paragraph style={{ margin: 0 }}>
+              <strong>No credit card?</strong> Check with Persona, an identity-check service: a photo of an ID
+              document with a selfie, or an estimate of your age from your face, on Persona&apos;s own pages.
+              We keep only that the check passed, when, and Persona&apos;s reference: no ID image, no date of
+              birth.
+            </Typography.Paragraph>
+            <Button size="large" loading={busy} onClick={() => start('/age-assurance/provider')}>
+              Check with Persona (ID or face)
+            </Button>
+          </>
+        ) : (
+          <Typography.Text type="secondary">
+            No credit card? Write to support: our staff can check your age another way.
+          </Typography.Text>
+        )}
       </Space>
     </Card>
   );
