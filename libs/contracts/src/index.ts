@@ -17,3 +17,4 @@ export * from './input';
 export * from './face-swap';
 export * from './provenance';
 export * from './age-assurance';
+export * from './reports';

@@ -378,6 +378,14 @@ export class FoldersService {
     return { ...object, contentType: item.contentType, range: { ...range, total } };
   }
 
+  /** The id of an item's owner (any account), or null when there is no such item. */
+  async ownerOfItem(itemId: string): Promise<string | null> {
+    const item = isValidObjectId(itemId)
+      ? await this.items.findById(itemId).select({ owner: 1 }).lean()
+      : null;
+    return item ? String(item.owner) : null;
+  }
+
   /**
    * An admin hides an item (kept, not served, the owner reads why) or deletes its file (the record
    * stays as the notice). Either way the owner is told at once and the log says who did it.
