@@ -6,6 +6,7 @@ import {
   ThunderboltOutlined,
   CreditCardOutlined,
   CustomerServiceOutlined,
+  FlagOutlined,
   LoginOutlined,
   LogoutOutlined,
   SendOutlined,
@@ -44,7 +45,10 @@ export function loggedInEntries(role: Role | null): MenuItems {
   const consoleEntries: MenuItems = [
     ...(isAdmin ? [{ key: Paths.adminLogs, label: 'Logs', icon: <UnorderedListOutlined /> }] : []),
     ...(role && canSupport(role)
-      ? [{ key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> }]
+      ? [
+          { key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> },
+          { key: Paths.adminReports, label: 'Reports', icon: <FlagOutlined /> },
+        ]
       : []),
     ...(isAdmin ? [{ key: Paths.adminOperations, label: 'Operations', icon: <ControlOutlined /> }] : []),
   ];
