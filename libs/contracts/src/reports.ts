@@ -14,12 +14,21 @@ export const REPORT_LIMITS = {
   explanationChars: 5000,
   signatureChars: 200,
   reasonChars: 2000,
+  /** An owner may appeal a removal for this long after being told (DSA Art. 20(1): at least six months). */
+  appealDays: 183,
   /** Matches shown and removed for one report (copies of one picture across accounts). */
   maxMatches: 200,
 } as const;
 
-/** What the report is about (the Act's intimate images; other illegal content under the DSA). */
-export const REPORT_CATEGORIES = ['intimate_without_consent', 'other_illegal'] as const;
+/**
+ * What the report is about: the Act's intimate images; child sexual abuse material (for which the
+ * DSA, Art. 16(2)(c), lets the notifier stay anonymous: name, email and signature are optional);
+ * other illegal content under the DSA.
+ */
+export const REPORT_CATEGORIES = ['intimate_without_consent', 'child_sexual_abuse', 'other_illegal'] as const;
+
+/** Categories whose notices may come without name, email and signature (DSA Art. 16(2)(c)). */
+export const ANONYMOUS_REPORT_CATEGORIES: readonly ReportCategory[] = ['child_sexual_abuse'];
 export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
 
 /** Who files: the person shown, or someone authorised to act for them. */
@@ -54,6 +63,7 @@ export interface ReportView {
   status: ReportStatus;
   category: ReportCategory;
   reporterRole: ReporterRole;
+  /** Empty for an anonymous child sexual abuse notice (DSA Art. 16(2)(c)). */
   reporter: { name: string; email: string };
   url?: string;
   explanation: string;
@@ -90,6 +100,7 @@ export const ReportMessages = {
   notFound: 'Report not found',
   alreadyDecided: 'This report was already decided',
   alreadyAppealed: 'You already appealed this removal',
+  appealTooLate: 'The time to appeal this removal (six months) has passed',
   reasonRequired: 'Give the reason for the decision',
   blockedOutput:
     'This result matches content removed after a valid report and cannot be made again. No coins were charged.',

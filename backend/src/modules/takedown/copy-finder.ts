@@ -76,6 +76,17 @@ export class CopyFinder {
     );
   }
 
+  /** The ones of these items that have no hashes yet. */
+  async unhashed(itemIds: string[]): Promise<Set<string>> {
+    if (itemIds.length === 0) return new Set();
+    const have = await this.prints
+      .find({ _id: { $in: itemIds } })
+      .select({ _id: 1 })
+      .lean();
+    const hashed = new Set(have.map((row) => row._id));
+    return new Set(itemIds.filter((id) => !hashed.has(id)));
+  }
+
   async printOf(itemId: string): Promise<StoredPrint | null> {
     const found = await this.prints.findById(itemId).lean();
     return found ? { sha256: found.sha256, variants: found.variants, bands: found.bands } : null;

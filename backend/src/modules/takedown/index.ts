@@ -5,4 +5,5 @@
  */
 export { TakedownModule } from './takedown.module';
 export { CopyFinder } from './copy-finder';
+export { FingerprintBackfill } from './fingerprint-backfill';
 export type { StoredPrint } from './copy-finder';

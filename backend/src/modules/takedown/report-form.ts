@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import {
+  ANONYMOUS_REPORT_CATEGORIES,
   REPORT_CATEGORIES,
   REPORT_LIMITS,
   REPORTER_ROLES,
@@ -106,15 +107,18 @@ export function parseReport(fields: Record<string, string>, hasFile: boolean): N
     }
   }
   if (!hasFile && !url) throw new BadRequestException(ReportMessages.fileOrUrlRequired);
+  // Child sexual abuse notices may be anonymous (DSA Art. 16(2)(c)); an address given is still checked.
+  const anonymous = ANONYMOUS_REPORT_CATEGORIES.includes(category as ReportCategory);
   const name = tooLong(text('name'), REPORT_LIMITS.nameChars);
-  if (!name) throw new BadRequestException(ReportMessages.nameRequired);
+  if (!name && !anonymous) throw new BadRequestException(ReportMessages.nameRequired);
   const email = tooLong(text('email'), REPORT_LIMITS.emailChars).toLowerCase();
-  if (!EMAIL.test(email)) throw new BadRequestException(ReportMessages.emailRequired);
+  if ((email || !anonymous) && !EMAIL.test(email))
+    throw new BadRequestException(ReportMessages.emailRequired);
   const explanation = tooLong(text('explanation'), REPORT_LIMITS.explanationChars);
   if (!explanation) throw new BadRequestException(ReportMessages.explanationRequired);
   if (text('goodFaith') !== 'true') throw new BadRequestException(ReportMessages.goodFaithRequired);
   const signature = tooLong(text('signature'), REPORT_LIMITS.signatureChars);
-  if (!signature) throw new BadRequestException(ReportMessages.signatureRequired);
+  if (!signature && !anonymous) throw new BadRequestException(ReportMessages.signatureRequired);
   return {
     category: category as ReportCategory,
     reporterRole: reporterRole as ReporterRole,

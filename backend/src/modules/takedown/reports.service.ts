@@ -1,8 +1,8 @@
 import {
   BadRequestException,
   ConflictException,
+  ForbiddenException,
   Injectable,
-  Logger,
   NotFoundException,
 } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
@@ -51,8 +51,6 @@ export interface NewReport {
 /** The notice-and-removal process: receipt, copies found, the staff decision and its mails. */
 @Injectable()
 export class ReportsService {
-  private readonly logger = new Logger(ReportsService.name);
-
   constructor(
     @InjectModel(TakedownReport.name) private readonly reports: Model<TakedownReport>,
     @InjectModel(RemovalAppeal.name) private readonly appeals: Model<RemovalAppeal>,
@@ -110,7 +108,9 @@ export class ReportsService {
       category: 'takedown',
       message: `report ${reportId} received (${input.category}; ${matches.length} stored cop${matches.length === 1 ? 'y' : 'ies'} matched); due ${deadline.toISOString()}`,
     });
-    this.mail.dispatch(input.email, TakedownMails.receipt({ id: reportId, receivedAt, deadline }));
+    // Receipt without undue delay (DSA Art. 16(4)), unless the notice is anonymous.
+    if (input.email)
+      this.mail.dispatch(input.email, TakedownMails.receipt({ id: reportId, receivedAt, deadline }));
     return { id: reportId, receivedAt: receivedAt.toISOString(), deadline: deadline.toISOString() };
   }
 
@@ -183,7 +183,12 @@ export class ReportsService {
     });
     let removed = 0;
     if (input.action === 'remove') removed = await this.removeAll(staff, report, reason);
-    this.mail.dispatch(report.reporter.email, TakedownMails.decision({ id }, input.action, reason, removed));
+    if (report.reporter.email) {
+      this.mail.dispatch(
+        report.reporter.email,
+        TakedownMails.decision({ id }, input.action, reason, removed),
+      );
+    }
     await this.audit.append({
       category: 'takedown',
       author: { userId: staff.id, username: staff.username },
@@ -242,6 +247,10 @@ export class ReportsService {
     const report = await this.reports.findOne({ status: 'removed', 'matches.itemId': itemId }).lean();
     const removal = report?.matches.find((m) => m.itemId === itemId && m.ownerId === owner.id && m.removed);
     if (!report || !removal) throw new NotFoundException(ReportMessages.notFound);
+    const decidedAt = report.decision?.at.getTime() ?? 0;
+    if (Date.now() > decidedAt + REPORT_LIMITS.appealDays * 24 * HOUR_MS) {
+      throw new ForbiddenException(ReportMessages.appealTooLate);
+    }
     try {
       // One appeal per removed item: its id is the key, so a second one is a duplicate.
       await this.appeals.create({

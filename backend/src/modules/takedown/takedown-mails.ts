@@ -35,6 +35,7 @@ export const TakedownMails = {
         ? `We removed the content you reported and ${Math.max(0, removed - 1)} other cop${removed - 1 === 1 ? 'y' : 'ies'} we found (${removed} file(s) in all). The same picture is now blocked from being made or stored again.`
         : 'We reviewed your report and did not remove the content.',
       `Reason: ${reason}`,
+      'Copies were looked for automatically (by the watermark and by image hashes); the decision was taken by a person.',
       'You can contest this decision by replying to this mail, and you keep every right to go to a court or an out-of-court dispute settlement body.',
     ]),
   statementOfReasons: (

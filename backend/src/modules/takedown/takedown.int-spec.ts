@@ -7,6 +7,7 @@ import {
   downloadBytes,
   eventually,
   grantCredits,
+  makeFolder,
   signIn,
   uniqueName,
   type Client,
@@ -14,7 +15,10 @@ import {
 import { fixture, zeroPng } from '../../../test/fixtures';
 import { waitForMail } from '../../../test/mailbox';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { AccountsRepository } from '../accounts/accounts.repository';
 import { AuditService } from '../audit/audit.service';
+import { FoldersService } from '../folders/folders.service';
+import { FingerprintBackfill } from './fingerprint-backfill';
 
 /** A valid PNG whose header claims width x height (the pixels are never there): a pixel bomb. */
 function pngClaiming(width: number, height: number, real: Buffer): Buffer {
@@ -257,5 +261,41 @@ describe('notice and removal: public reports, copies found across accounts, remo
     expect(messages).toContain(`item ${bobsCopy.items[0]._id} of ${bob.username} removed`);
     expect(messages).toContain(`report ${id}: reporter told the decision`);
     expect(messages).toContain(`appealed the removal of item ${bobsCopy.items[0]._id}`);
+  });
+
+  it('backfills hashes of outputs stored before them, so reports find those too', async () => {
+    const carolId = (await t.app.get(AccountsRepository).findByUsername(carol.username))!.id;
+    const folderId = await makeFolder(carol, 'Older');
+    const picture = await sharp(fixture('ai-upper.jpg')).png().toBuffer();
+    const legacy = await t.app
+      .get(FoldersService)
+      .addItem({ id: carolId, username: carol.username, role: 'user' }, folderId, {
+        data: picture,
+        kind: 'image',
+        contentType: 'image/png',
+        title: 'Stored before hashes',
+      });
+    const copy = await sharp(picture).jpeg({ quality: 75 }).toBuffer();
+    const before = await report({ ...FORM, email: 'jane@example.com' }, copy);
+    const matchesOf = async (id: string) =>
+      ((await admin.agent.get(`/api/admin/reports/${id}`)).body.content.report as ReportView).matches;
+    expect(await matchesOf(before.body.content.report.id)).toEqual([]);
+
+    const backfill = t.app.get(FingerprintBackfill);
+    expect((await backfill.run()).added).toBeGreaterThanOrEqual(1);
+    expect((await backfill.run()).added).toBe(0); // idempotent
+    const after = await report({ ...FORM, email: 'jane@example.com' }, copy);
+    expect((await matchesOf(after.body.content.report.id)).map((m) => m.itemId)).toEqual([legacy._id]);
+  });
+
+  it('takes an anonymous child sexual abuse notice (DSA Art. 16(2)(c)): no name, email or signature', async () => {
+    const res = await report({
+      category: 'child_sexual_abuse',
+      reporterRole: 'other',
+      url: 'https://elsewhere.example/post/2',
+      explanation: 'Shows a child',
+      goodFaith: 'true',
+    });
+    expect(res.status).toBe(201);
   });
 });

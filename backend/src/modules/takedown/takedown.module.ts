@@ -5,6 +5,7 @@ import { EnginesModule } from '../engines';
 import { FoldersModule } from '../folders';
 import { ProvenanceModule } from '../provenance';
 import { CopyFinder } from './copy-finder';
+import { FingerprintBackfill } from './fingerprint-backfill';
 import { ReportsController } from './reports.controller';
 import { ReportsService } from './reports.service';
 import {
@@ -33,7 +34,7 @@ import {
     ProvenanceModule,
   ],
   controllers: [ReportsController],
-  providers: [CopyFinder, ReportsService],
-  exports: [CopyFinder],
+  providers: [CopyFinder, ReportsService, FingerprintBackfill],
+  exports: [CopyFinder, FingerprintBackfill],
 })
 export class TakedownModule {}

@@ -108,7 +108,8 @@ export class TakedownReport {
   @Prop({ required: true })
   explanation!: string;
 
-  @Prop({ required: true })
+  /** Empty only for an anonymous child sexual abuse notice (DSA Art. 16(2)(c)). */
+  @Prop({ type: String, default: '' })
   signature!: string;
 
   @Prop({ required: true })

@@ -1,5 +1,12 @@
 import { FlagOutlined, InboxOutlined } from '@ant-design/icons';
-import { REPORT_DEADLINE_HOURS, REPORT_LIMITS, ReportMessages, type ReportReceipt } from '@studio/contracts';
+import {
+  ANONYMOUS_REPORT_CATEGORIES,
+  REPORT_DEADLINE_HOURS,
+  REPORT_LIMITS,
+  ReportMessages,
+  type ReportCategory,
+  type ReportReceipt,
+} from '@studio/contracts';
 import { Alert, Button, Checkbox, Form, Input, Radio, Result, Space, Typography, Upload } from 'antd';
 import { useState } from 'react';
 import { apiUpload, errorText } from '../../api/client';
@@ -30,6 +37,9 @@ export function ReportPage() {
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [receipt, setReceipt] = useState<ReportReceipt | null>(null);
+  const category = Form.useWatch('category', form) as ReportCategory | undefined;
+  // Child sexual abuse notices may be anonymous (DSA Art. 16(2)(c)).
+  const anonymous = category !== undefined && ANONYMOUS_REPORT_CATEGORIES.includes(category);
 
   const send = async (values: ReportForm) => {
     if (!file && !values.url?.trim()) {
@@ -99,6 +109,7 @@ export function ReportPage() {
         <Form.Item name="category" label="What is it?" rules={[{ required: true }]}>
           <Radio.Group>
             <Radio value="intimate_without_consent">An intimate image or video shared without consent</Radio>
+            <Radio value="child_sexual_abuse">Child sexual abuse material (you may stay anonymous)</Radio>
             <Radio value="other_illegal">Other illegal content</Radio>
           </Radio.Group>
         </Form.Item>
@@ -152,7 +163,7 @@ export function ReportPage() {
           name="name"
           label="Your name"
           rules={[
-            { required: true, whitespace: true, message: ReportMessages.nameRequired },
+            { required: !anonymous, whitespace: true, message: ReportMessages.nameRequired },
             { max: REPORT_LIMITS.nameChars },
           ]}
         >
@@ -162,7 +173,7 @@ export function ReportPage() {
           name="email"
           label="Your email (for the receipt and the decision)"
           rules={[
-            { required: true, type: 'email', message: ReportMessages.emailRequired },
+            { required: !anonymous, type: 'email', message: ReportMessages.emailRequired },
             { max: REPORT_LIMITS.emailChars },
           ]}
         >
@@ -184,7 +195,7 @@ export function ReportPage() {
           name="signature"
           label="Signature: type your full name"
           rules={[
-            { required: true, whitespace: true, message: ReportMessages.signatureRequired },
+            { required: !anonymous, whitespace: true, message: ReportMessages.signatureRequired },
             { max: REPORT_LIMITS.signatureChars },
           ]}
         >
