@@ -183,6 +183,8 @@ export class ReportsService {
     });
     let removed = 0;
     if (input.action === 'remove') removed = await this.removeAll(staff, report, reason);
+    // The reported copy was kept for the review only (its hashes stay with the report).
+    if (report.fileKey) await this.storage.delete(report.fileKey);
     if (report.reporter.email) {
       this.mail.dispatch(
         report.reporter.email,
@@ -234,7 +236,6 @@ export class ReportsService {
       });
     }
     await this.copies.block(id, blocked);
-    if (report.fileKey) await this.storage.delete(report.fileKey);
     return removed;
   }
 
