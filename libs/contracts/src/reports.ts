@@ -102,6 +102,7 @@ export const ReportMessages = {
   alreadyAppealed: 'You already appealed this removal',
   appealTooLate: 'The time to appeal this removal (six months) has passed',
   reasonRequired: 'Give the reason for the decision',
+  blockedInput: 'This picture was removed after a valid report and cannot be used. No coins were charged.',
   blockedOutput:
     'This result matches content removed after a valid report and cannot be made again. No coins were charged.',
 } as const;

@@ -126,6 +126,16 @@ export class CopyFinder {
     );
   }
 
+  /**
+   * Whether any of these images is a removed picture (tool inputs, before a charge). Hashed on the
+   * engine pool only when the block list has anything in it.
+   */
+  async anyBlocked(images: Buffer[]): Promise<boolean> {
+    if (images.length === 0 || !(await this.blocked.exists({}))) return false;
+    for (const print of await this.fingerprint(images, false)) if (await this.isBlocked(print)) return true;
+    return false;
+  }
+
   /** Whether a picture is one that was removed (same bytes, or within 10 bits of a removed one). */
   async isBlocked(print: StoredPrint): Promise<boolean> {
     const candidates = await this.blocked

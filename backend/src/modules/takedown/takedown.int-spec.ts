@@ -1,5 +1,4 @@
 import sharp from 'sharp';
-import { crc32 } from 'node:zlib';
 import request from 'supertest';
 import { ReportMessages, type JobView, type ReportView } from '@studio/contracts';
 import {
@@ -12,22 +11,15 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { fixture, zeroPng } from '../../../test/fixtures';
+import { fixture, pngClaiming, zeroPng } from '../../../test/fixtures';
 import { waitForMail } from '../../../test/mailbox';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import type { InferenceEngine } from '@studio/inference';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import { EngineRegistry } from '../engines';
 import { AuditService } from '../audit/audit.service';
 import { FoldersService } from '../folders/folders.service';
 import { FingerprintBackfill } from './fingerprint-backfill';
-
-/** A valid PNG whose header claims width x height (the pixels are never there): a pixel bomb. */
-function pngClaiming(width: number, height: number, real: Buffer): Buffer {
-  const out = Buffer.from(real);
-  out.writeUInt32BE(width, 16);
-  out.writeUInt32BE(height, 20);
-  out.writeUInt32BE(crc32(out.subarray(12, 29)), 29);
-  return out;
-}
 
 const FORM = {
   category: 'intimate_without_consent',
@@ -241,14 +233,32 @@ describe('notice and removal: public reports, copies found across accounts, remo
       .send({ text: 'mine?' });
     expect(notHis.status).toBe(404);
 
-    // Made again (the same picture through the clone tool): withheld, nothing charged.
+    // The removed picture as a tool's input: refused before any charge.
     const before = await balanceOf(bob);
-    const remade = await bob.agent
+    const asInput = await bob.agent
       .post('/api/generateNoise')
       .field('author', bob.username)
       .field('amount', '1')
-      .attach('original', original.bytes, 'picture.png');
-    expect([remade.status, remade.body.content]).toEqual([422, ReportMessages.blockedOutput]);
+      .attach('original', await sharp(original.bytes).jpeg({ quality: 80 }).toBuffer(), 'picture.jpg');
+    expect([asInput.status, asInput.body.content]).toEqual([422, ReportMessages.blockedInput]);
+    expect(await balanceOf(bob)).toBe(before);
+    // An engine that makes the removed picture from another input: the output is withheld, refunded.
+    const registry = t.app.get(EngineRegistry);
+    const local = registry.engineFor('clone')!;
+    const madeAgain = Object.assign(Object.create(local) as InferenceEngine, {
+      clone: async () => [{ data: original.bytes, format: 'png' as const }],
+    });
+    registry.override('clone', madeAgain);
+    try {
+      const remade = await bob.agent
+        .post('/api/generateNoise')
+        .field('author', bob.username)
+        .field('amount', '1')
+        .attach('original', await sharp(fixture('ai-face.jpg')).png().toBuffer(), 'other.png');
+      expect([remade.status, remade.body.content]).toEqual([422, ReportMessages.blockedOutput]);
+    } finally {
+      registry.override('clone', null);
+    }
     await eventually(async () => expect(await balanceOf(bob)).toBe(before));
     // An unrelated picture is still made.
     const fine = await cloneAs(carol, await sharp(fixture('ai-face.jpg')).png().toBuffer());

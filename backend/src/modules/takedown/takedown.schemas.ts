@@ -2,18 +2,8 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
 import type { MatchMethod, ReportCategory, ReporterRole, ReportStatus } from '@studio/contracts';
 
-/**
- * The hashes of one stored output (its _id is the item's): the exact SHA-256 of the stored bytes
- * and the pHash of the picture and of its crops, with their 16-bit bands for the indexed look-up.
- */
-@Schema({ collection: 'output_fingerprints', versionKey: false })
-export class OutputFingerprint {
-  @Prop({ type: String, required: true })
-  _id!: string;
-
-  @Prop({ required: true, index: true })
-  ownerId!: string;
-
+/** A picture's hashes as stored: exact SHA-256, pHashes (whole + crops) and their 16-bit bands (indexed). */
+abstract class HashedPicture {
   @Prop({ required: true, index: true })
   sha256!: string;
 
@@ -26,6 +16,16 @@ export class OutputFingerprint {
   @Prop({ required: true })
   createdAt!: Date;
 }
+
+/** The hashes of one stored output; its _id is the item's. */
+@Schema({ collection: 'output_fingerprints', versionKey: false })
+export class OutputFingerprint extends HashedPicture {
+  @Prop({ type: String, required: true })
+  _id!: string;
+
+  @Prop({ required: true, index: true })
+  ownerId!: string;
+}
 export const OutputFingerprintSchema = SchemaFactory.createForClass(OutputFingerprint);
 
 /**
@@ -33,25 +33,13 @@ export const OutputFingerprintSchema = SchemaFactory.createForClass(OutputFinger
  * the removal stands (docs/takedown.md), without the picture itself.
  */
 @Schema({ collection: 'blocked_hashes', versionKey: false })
-export class BlockedHash {
+export class BlockedHash extends HashedPicture {
   /** `${reportId}:${itemId or 'upload'}`: blocking the same picture twice is one record. */
   @Prop({ type: String, required: true })
   _id!: string;
 
   @Prop({ required: true })
   reportId!: string;
-
-  @Prop({ required: true, index: true })
-  sha256!: string;
-
-  @Prop({ type: [String], required: true })
-  variants!: string[];
-
-  @Prop({ type: [String], required: true, index: true })
-  bands!: string[];
-
-  @Prop({ required: true })
-  createdAt!: Date;
 }
 export const BlockedHashSchema = SchemaFactory.createForClass(BlockedHash);
 
