@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { DECODE_LIMITS, FACE_SWAP_LIMITS, JobMessages, judgeFaceSwap, type FoundFace } from '@studio/contracts';
+import {
+  DECODE_LIMITS,
+  FACE_SWAP_LIMITS,
+  JobMessages,
+  judgeFaceSwap,
+  type FoundFace,
+} from '@studio/contracts';
 import { cloneImage } from './clone';
 import {
   CapabilityUnavailableError,
