@@ -55,6 +55,8 @@ export interface ReportMatchView {
   /** Perceptual matches: differing bits of 64 (0 for watermark and exact matches). */
   distance: number;
   removed: boolean;
+  /** The owner's appeal against the removal (DSA Art. 20), for staff to review. */
+  appeal?: { text: string; at: string };
 }
 
 /** A report as staff see it in the reports queue. */

@@ -143,12 +143,21 @@ export class ReportsService {
     void staff; // staff only (enforced by the controller's roles)
     const filter = status === 'open' ? { status: 'open' } : { status: { $ne: 'open' } };
     const sort: Record<string, 1 | -1> = status === 'open' ? { deadline: 1 } : { receivedAt: -1 };
-    const rows = await this.reports.find(filter).sort(sort).limit(200).lean();
-    return rows.map((row) => toView(row as TakedownReportRecord));
+    const rows = (await this.reports.find(filter).sort(sort).limit(200).lean()) as TakedownReportRecord[];
+    const appeals = await this.appealsOf(rows.filter((row) => row.status === 'removed'));
+    return rows.map((row) => toView(row, appeals));
   }
 
   async get(staff: AuthUser, id: string): Promise<ReportView> {
-    return toView(await this.require(id));
+    const report = await this.require(id);
+    return toView(report, await this.appealsOf([report]));
+  }
+
+  /** The appeals against these reports' removals, by `${reportId}:${itemId}`. */
+  private async appealsOf(reports: TakedownReportRecord[]): Promise<Map<string, { text: string; at: Date }>> {
+    if (reports.length === 0) return new Map();
+    const rows = await this.appeals.find({ reportId: { $in: reports.map((r) => String(r._id)) } }).lean();
+    return new Map(rows.map((row) => [row._id, { text: row.text, at: row.at }]));
   }
 
   /** The reported copy as uploaded (staff review it before deciding). */
@@ -283,7 +292,11 @@ export class ReportsService {
   }
 }
 
-export function toView(row: TakedownReportRecord, now = Date.now()): ReportView {
+export function toView(
+  row: TakedownReportRecord,
+  appeals: Map<string, { text: string; at: Date }> = new Map(),
+  now = Date.now(),
+): ReportView {
   const msLeft = row.deadline.getTime() - now;
   return {
     id: String(row._id),
@@ -299,14 +312,18 @@ export function toView(row: TakedownReportRecord, now = Date.now()): ReportView 
     deadline: row.deadline.toISOString(),
     msLeft,
     overdue: row.status === 'open' && msLeft < 0,
-    matches: row.matches.map((m) => ({
-      itemId: m.itemId,
-      ownerId: m.ownerId,
-      ownerName: m.ownerName,
-      method: m.method,
-      distance: m.distance,
-      removed: Boolean(m.removed),
-    })),
+    matches: row.matches.map((m) => {
+      const appeal = appeals.get(`${String(row._id)}:${m.itemId}`);
+      return {
+        itemId: m.itemId,
+        ownerId: m.ownerId,
+        ownerName: m.ownerName,
+        method: m.method,
+        distance: m.distance,
+        removed: Boolean(m.removed),
+        ...(appeal ? { appeal: { text: appeal.text, at: appeal.at.toISOString() } } : {}),
+      };
+    }),
     ...(row.decision
       ? {
           decision: {

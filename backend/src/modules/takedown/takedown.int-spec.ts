@@ -228,6 +228,10 @@ describe('notice and removal: public reports, copies found across accounts, remo
       .post(`/api/reports/appeals/${bobsCopy.items[0]._id}`)
       .send({ text: 'again' });
     expect(twice.status).toBe(409);
+    const reviewed = (await admin.agent.get(`/api/admin/reports/${id}`)).body.content.report as ReportView;
+    expect(reviewed.matches.find((m) => m.itemId === bobsCopy.items[0]._id)?.appeal?.text).toBe(
+      'It is my own picture',
+    );
     const notHis = await carol.agent
       .post(`/api/reports/appeals/${bobsCopy.items[0]._id}`)
       .send({ text: 'mine?' });

@@ -150,6 +150,7 @@ function ReportsTable({ status }: { status: 'open' | 'decided' }) {
                       {m.ownerName} · item {m.itemId} · {m.method}
                       {m.method === 'perceptual' ? ` (${m.distance} bits)` : ''}
                       {m.removed ? ' · removed' : ''}
+                      {m.appeal ? ` · appealed: “${m.appeal.text}”` : ''}
                     </span>
                   ))}
                 </Space>
