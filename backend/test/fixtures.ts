@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 
 /** The sample images and videos libs/inference keeps for its own tests. */
 export const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
@@ -64,6 +65,16 @@ export function zeroPng(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
     .png({ compressionLevel: 9 })
     .toBuffer();
+}
+
+/** A valid PNG whose header claims width x height (the pixels are never there): a pixel bomb. */
+export function pngClaiming(width: number, height: number, real: Buffer): Buffer {
+  const out = Buffer.from(real);
+  // IHDR is the first chunk: length(4) type(4) at offset 8; width/height at 16 and 20, CRC at 29
+  out.writeUInt32BE(width, 16);
+  out.writeUInt32BE(height, 20);
+  out.writeUInt32BE(crc32(out.subarray(12, 29)), 29);
+  return out;
 }
 
 /**

@@ -15,6 +15,8 @@ export const Paths = {
   credits: '/credits',
   jobs: '/jobs',
   verify: '/verify',
+  report: '/report',
+  appeal: '/appeal',
   ageCheck: '/age-check',
   magic: '/magic',
   generate: '/generate',
@@ -25,6 +27,7 @@ export const Paths = {
   adminSupport: '/admin/support',
   adminOperations: '/admin/operations',
   adminModeration: '/admin/moderation',
+  adminReports: '/admin/reports',
   userProfile: (username: string) => `/profile/${encodeURIComponent(username)}`,
   inpaints: (username: string) => `/profile/inpaints/${encodeURIComponent(username)}`,
   // The spec navigates with this spelling; route matching is case-insensitive.

@@ -75,6 +75,11 @@ const SuperResolutionPage = page(() =>
 );
 const NotFoundPage = page(() => import('./pages/NotFound/NotFoundPage').then((m) => m.NotFoundPage));
 const VerifyPage = page(() => import('./pages/Verify/VerifyPage').then((m) => m.VerifyPage));
+const ReportPage = page(() => import('./pages/Report/ReportPage').then((m) => m.ReportPage));
+const AppealPage = page(() => import('./pages/Report/AppealPage').then((m) => m.AppealPage));
+const AdminReportsPage = page(() =>
+  import('./pages/AdminReports/AdminReportsPage').then((m) => m.AdminReportsPage),
+);
 const VideoSwapPage = page(() => import('./pages/VideoSwap/VideoSwapPage').then((m) => m.VideoSwapPage));
 
 /**
@@ -103,6 +108,8 @@ export const routes: RouteObject[] = [
       { path: 'credits', element: <CreditsPage /> },
       { path: 'jobs', element: <JobsPage /> },
       { path: 'verify', element: <VerifyPage /> },
+      { path: 'report', element: <ReportPage /> },
+      { path: 'appeal', element: <AppealPage /> },
       { path: 'profile/:username', element: <ProfilePage /> },
       { path: 'profile/inpaints/:username', element: <ProfilePage /> },
       { path: 'profile/bulkinpaints/:id', element: <FolderContentsPage /> },
@@ -117,6 +124,7 @@ export const routes: RouteObject[] = [
       { path: 'admin/support', element: <SupportPage /> },
       { path: 'admin/operations', element: <AdminOperationsPage /> },
       { path: 'admin/moderation', element: <ModerationPage /> },
+      { path: 'admin/reports', element: <AdminReportsPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -14,6 +14,7 @@ import { MetricsModule } from '../../src/modules/metrics';
 import { ProvenanceModule } from '../../src/modules/provenance';
 import { RealtimeGateway, RealtimeModule } from '../../src/modules/realtime';
 import { RestoreModule } from '../../src/modules/restore';
+import { TakedownModule } from '../../src/modules/takedown';
 import { WorkerProcessorsModule } from '../../worker/src/worker.module';
 
 @Module({})
@@ -36,6 +37,7 @@ export class AppModule {
         RealtimeModule,
         MetricsModule,
         RestoreModule,
+        TakedownModule,
         ...(config.WORKER_INLINE ? [WorkerProcessorsModule] : []),
       ],
       controllers: [HealthController],

@@ -294,6 +294,8 @@ export const configSchema = z
     PROVENANCE_PYTHON: z.string().min(1).default('.tools/provenance/bin/python'),
     /** Verify page uploads per client address per minute. */
     VERIFY_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+    /** Public report (notice-and-removal) submissions per client address per hour. */
+    REPORT_RATE_PER_HOUR: z.coerce.number().int().min(1).default(10),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_PRETTY: bool.default('false'),
   })

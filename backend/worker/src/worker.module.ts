@@ -7,6 +7,7 @@ import { ProvenanceModule } from '../../src/modules/provenance';
 import { DomainEventsProcessor } from '../../src/modules/events';
 import { RealtimeListener, RealtimeModule } from '../../src/modules/realtime';
 import { StorageCleanupListener } from '../../src/modules/storage';
+import { TakedownModule } from '../../src/modules/takedown';
 
 /**
  * The worker's processors and event consumers. Imported by the worker app, and by the API app
@@ -20,6 +21,7 @@ import { StorageCleanupListener } from '../../src/modules/storage';
     SessionRevokerModule,
     ProvenanceModule,
     ContentSafetyModule,
+    TakedownModule,
   ],
   providers: [
     JobRunner,

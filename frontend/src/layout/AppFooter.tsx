@@ -6,7 +6,8 @@ import { Paths } from '../paths';
 export function AppFooter() {
   return (
     <Layout.Footer className="app-footer">
-      © {new Date().getFullYear()} {PRODUCT_NAME} · <Link to={Paths.verify}>Verify a file</Link>
+      © {new Date().getFullYear()} {PRODUCT_NAME} · <Link to={Paths.verify}>Verify a file</Link> ·{' '}
+      <Link to={Paths.report}>Report content</Link>
     </Layout.Footer>
   );
 }

@@ -60,7 +60,7 @@ describe('AppHeader', () => {
     ]);
   });
 
-  it('adds Logs, Support, Moderation and Operations for an admin session', async () => {
+  it('adds Logs, Support, Reports, Moderation and Operations for an admin session', async () => {
     rememberAccount('root');
     mockFetch({
       'GET /api/session': sessionAnswer({ username: 'root', role: 'admin' }),
@@ -73,12 +73,12 @@ describe('AppHeader', () => {
     await waitFor(() => expect(screen.getByTestId('account-menu')).toHaveTextContent('root'));
 
     const labels = menuLabels(await openAccountMenu());
-    expect(labels.slice(-5)).toEqual(['Logs', 'Support', 'Moderation', 'Operations', 'Log out']);
+    expect(labels.slice(-6)).toEqual(['Logs', 'Support', 'Reports', 'Moderation', 'Operations', 'Log out']);
     fireEvent.click(await screen.findByRole('menuitem', { name: /Logs/ }));
     await waitFor(() => expect(app.pathname()).toBe('/admin/logs'));
   });
 
-  it('adds only Support for a support session', async () => {
+  it('adds only Support and Reports for a support session', async () => {
     rememberAccount('helper');
     mockFetch({ 'GET /api/session': sessionAnswer({ username: 'helper', role: 'support' }) });
     const app = renderApp('/');
@@ -88,7 +88,7 @@ describe('AppHeader', () => {
     expect(labels).not.toContain('Logs');
     expect(labels).not.toContain('Operations');
     expect(labels).not.toContain('Moderation');
-    expect(labels.slice(-2)).toEqual(['Support', 'Log out']);
+    expect(labels.slice(-3)).toEqual(['Support', 'Reports', 'Log out']);
     fireEvent.click(await screen.findByRole('menuitem', { name: /Support/ }));
     await waitFor(() => expect(app.pathname()).toBe('/admin/support'));
   });

@@ -7,6 +7,7 @@ import {
   CreditCardOutlined,
   CustomerServiceOutlined,
   EyeOutlined,
+  FlagOutlined,
   LoginOutlined,
   LogoutOutlined,
   SendOutlined,
@@ -46,7 +47,10 @@ export function loggedInEntries(role: Role | null): MenuItems {
   const consoleEntries: MenuItems = [
     ...(isAdmin ? [{ key: Paths.adminLogs, label: 'Logs', icon: <UnorderedListOutlined /> }] : []),
     ...(role && canSupport(role)
-      ? [{ key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> }]
+      ? [
+          { key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> },
+          { key: Paths.adminReports, label: 'Reports', icon: <FlagOutlined /> },
+        ]
       : []),
     ...(role && canModerate(role)
       ? [{ key: Paths.adminModeration, label: 'Moderation', icon: <EyeOutlined /> }]

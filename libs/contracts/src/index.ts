@@ -18,3 +18,4 @@ export * from './face-swap';
 export * from './provenance';
 export * from './age-assurance';
 export * from './api-keys';
+export * from './reports';

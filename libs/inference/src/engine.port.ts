@@ -1,3 +1,4 @@
+import type { ImageFingerprint } from './fingerprint';
 /**
  * The inference engine port: one method per capability and the list of capabilities an engine has.
  * The backend picks an engine per tool by configuration; the job processors only see this port.
@@ -69,6 +70,12 @@ export interface FoundFaces {
 }
 
 /** Images to look at before they are used or shown (every input and output of a job). */
+/** Images to fingerprint (copy finding); `crops`: also hash the crops a stored output keeps. */
+export interface FingerprintRequest {
+  images: Buffer[];
+  crops: boolean;
+}
+
 export interface InspectContentRequest {
   images: Buffer[];
 }
@@ -128,6 +135,8 @@ export interface InferenceEngine {
   findFaces?(request: FindFacesRequest, context?: RunContext): Promise<FoundFaces[]>;
   /** Class scores and face ages of images (local engines; the content check before use or display). */
   inspectContent?(request: InspectContentRequest, context?: RunContext): Promise<ContentReport[]>;
+  /** Exact and perceptual hashes of images (local engines; copy finding, see fingerprint.ts). */
+  fingerprint?(request: FingerprintRequest, context?: RunContext): Promise<ImageFingerprint[]>;
   /** Loads models ahead of the first job (optional; engines load lazily anyway). */
   warmup?(): Promise<void>;
   /** Releases models and workers. */

@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { FACE_SWAP_LIMITS, JobMessages, judgeFaceSwap, type FoundFace } from '@studio/contracts';
+import {
+  DECODE_LIMITS,
+  FACE_SWAP_LIMITS,
+  JobMessages,
+  judgeFaceSwap,
+  type FoundFace,
+} from '@studio/contracts';
 import { cloneImage } from './clone';
 import {
   CapabilityUnavailableError,
@@ -10,6 +16,7 @@ import {
   FaceSwapVideoRequest,
   ContentReport,
   FindFacesRequest,
+  FingerprintRequest,
   FoundFaces,
   InspectContentRequest,
   GenerateRequest,
@@ -20,6 +27,7 @@ import {
 } from './engine.port';
 import { NsfwClassifier } from './content-classifier';
 import { FaceAnalyzer, type DetectedFace } from './face-analyzer';
+import { fingerprintImage, type ImageFingerprint } from './fingerprint';
 import { LOCAL_CPU_CAPABILITIES } from './local-capabilities';
 import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace, yawDegreesOf } from './face-swap';
 import { decodeRgb, fromRgb, MAX_SIDE } from './image-io';
@@ -215,6 +223,18 @@ export class LocalCpuEngine implements InferenceEngine {
       reports.push({ scores, faces, timings: { classifyMs, facesMs: Date.now() - started } });
     }
     return reports;
+  }
+
+  /** Exact and perceptual hashes (pHash) of each image, within the output decoding budget. */
+  async fingerprint(request: FingerprintRequest, context: RunContext = {}): Promise<ImageFingerprint[]> {
+    const prints: ImageFingerprint[] = [];
+    for (const image of request.images) {
+      context.signal?.throwIfAborted();
+      prints.push(
+        await fingerprintImage(image, { maxPixels: DECODE_LIMITS.outputImagePixels, crops: request.crops }),
+      );
+    }
+    return prints;
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,8 @@ const budgets = {
   patreon: { per: 'user', limit: (c: AppConfig) => c.PATREON_RATE_LIMIT_PER_MINUTE },
   // The public verify page (docs/provenance.md): per client address.
   verify: { per: 'address', limit: (c: AppConfig) => c.VERIFY_RATE_PER_MINUTE },
+  // The public report page (docs/takedown.md): per client address, per hour.
+  reports: { per: 'address', limit: (c: AppConfig) => c.REPORT_RATE_PER_HOUR, ttlMs: 3600_000 },
   // A whole account's zip is minutes of reads: a few per hour (12 parallel ones all ran before).
   exports: { per: 'user', limit: (c: AppConfig) => c.EXPORT_RATE_LIMIT_PER_HOUR, ttlMs: 3600_000 },
 } as const;

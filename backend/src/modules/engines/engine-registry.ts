@@ -88,6 +88,11 @@ export class EngineRegistry implements OnApplicationShutdown {
     return this.engineOfKind('local') as InferenceEngine & Required<Pick<InferenceEngine, 'inspectContent'>>;
   }
 
+  /** The local engine's pool, which hashes every stored output and every reported copy. */
+  fingerprinter(): InferenceEngine & Required<Pick<InferenceEngine, 'fingerprint'>> {
+    return this.engineOfKind('local') as InferenceEngine & Required<Pick<InferenceEngine, 'fingerprint'>>;
+  }
+
   /** Whether a face swap request must pass the check before it is charged (see faceFinder). */
   faceSwapChecked(tool: 'faceSwap' | 'faceSwapVideo' = 'faceSwap'): boolean {
     return !!this.engineFor(tool)?.findFaces;

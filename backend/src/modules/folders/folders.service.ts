@@ -380,6 +380,36 @@ export class FoldersService {
   }
 
   /**
+   * Image items of every account in id order after `afterId` (keyset paging), with their owner and
+   * storage key: the copy finder's backfill of hashes for outputs stored before it existed.
+   */
+  async imageItemsAfter(
+    afterId: string | null,
+    limit: number,
+  ): Promise<{ id: string; ownerId: string; storageKey: string; takenDown: boolean }[]> {
+    const rows = await this.items
+      .find({ kind: 'image', ...(afterId ? { _id: { $gt: new Types.ObjectId(afterId) } } : {}) })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .select({ owner: 1, storageKey: 1, takedown: 1 })
+      .lean();
+    return rows.map((row) => ({
+      id: String(row._id),
+      ownerId: String(row.owner),
+      storageKey: row.storageKey,
+      takenDown: Boolean(row.takedown),
+    }));
+  }
+
+  /** The id of an item's owner (any account), or null when there is no such item. */
+  async ownerOfItem(itemId: string): Promise<string | null> {
+    const item = isValidObjectId(itemId)
+      ? await this.items.findById(itemId).select({ owner: 1 }).lean()
+      : null;
+    return item ? String(item.owner) : null;
+  }
+
+  /**
    * An admin hides an item (kept, not served, the owner reads why) or deletes its file (the record
    * stays as the notice). Either way the owner is told at once and the log says who did it.
    */

@@ -9,6 +9,7 @@ import { FoldersModule } from '../folders';
 import { RealtimeModule } from '../realtime';
 import { OperationsModule } from '../operations';
 import { ProvenanceModule } from '../provenance';
+import { TakedownModule } from '../takedown';
 import { EnginesModule, JobQueuesModule } from '../engines';
 import { GenerationController } from './generation.controller';
 import { FaceSwapChecks } from './face-swap-check';
@@ -42,6 +43,7 @@ import { OpenJobLimit } from './open-job-limit';
     EnginesModule,
     OperationsModule,
     ProvenanceModule,
+    TakedownModule,
   ],
   controllers: [
     GenerationController,

@@ -18,6 +18,7 @@ import {
   JobSocketEvents,
   Messages,
   PromptMessages,
+  ReportMessages,
   TOOL_LABELS,
   chargeReason,
   type ApiResponse,
@@ -34,6 +35,7 @@ import { JobLiveness, LedgerService } from '../billing';
 import { FoldersService } from '../folders';
 import { RealtimePublisher } from '../realtime';
 import { newStorageKey, StoragePort } from '../storage';
+import { CopyFinder } from '../takedown';
 import { EngineRegistry, toolQueueToken } from '../engines';
 import { Job, reservationKeyOf, type JobParams, type JobRecord } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
@@ -105,6 +107,7 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     private readonly openJobs: OpenJobLimit,
     private readonly ageAssurance: AgeAssuranceService,
     private readonly keySpending: ApiKeySpending,
+    private readonly copies: CopyFinder,
     liveness: JobLiveness,
     @Inject(toolQueueToken('clone')) clone: Queue,
     @Inject(toolQueueToken('superResolution')) superResolution: Queue,
@@ -175,6 +178,11 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     const folderId = request.folderId
       ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
       : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);
+    // A picture removed after a report is not taken as a tool's input (before anything is charged).
+    const images = request.inputs.filter((input) => input.extension !== 'mp4').map((input) => input.data);
+    if (await this.copies.anyBlocked(images)) {
+      throw new HttpException(ReportMessages.blockedInput, HttpStatus.UNPROCESSABLE_ENTITY);
+    }
     const cost = this.ledger.quote(request.tool, request.units);
     const id = String(jobId);
 

@@ -17,6 +17,7 @@ import {
   GENERATED_IMAGE_SIZE,
   JobMessages,
   JobTools,
+  ReportMessages,
   SAFETY_REASONS,
   TOOL_LABELS,
   sexualScore,
@@ -38,6 +39,7 @@ import { ContentSafety, describeChecks, SafetyLog, type OutputVerdict } from '..
 import { FoldersService } from '../folders';
 import { ProvenanceService } from '../provenance';
 import { StoragePort } from '../storage';
+import { CopyFinder } from '../takedown';
 import { CAPABILITY_OF, EngineRegistry, concurrencyOf, runsQueue, toolQueueToken } from '../engines';
 import { JobCancelSignals } from './job-control.signals';
 import { Job, type JobRecord } from './job.schema';
@@ -99,6 +101,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly provenance: ProvenanceService,
     private readonly safety: ContentSafety,
     private readonly safetyLog: SafetyLog,
+    private readonly copies: CopyFinder,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -219,7 +222,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         err instanceof EngineInputError ||
         err instanceof CapabilityUnavailableError ||
         err instanceof EngineCrashedError ||
-        err instanceof ContentCheckFailedError;
+        err instanceof ContentCheckFailedError ||
+        err instanceof BlockedCopyError;
       if (err instanceof ContentCheckFailedError) await this.recordCheckFailure(job, err);
       const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
@@ -399,6 +403,21 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         format: image.format,
       })),
     );
+    // A picture removed after a valid report is not made again: its hashes (on the engine pool)
+    // against the block list; the job fails and is refunded. Kept hashes find copies later.
+    const imageIndexes = images.flatMap((image, i) => (image.format === 'mp4' ? [] : [i]));
+    const prints = await this.copies.fingerprint(
+      imageIndexes.map((i) => marked[i]),
+      true,
+    );
+    for (const print of prints) if (await this.copies.isBlocked(print)) throw new BlockedCopyError();
+    await this.copies.record(
+      prints.map((print, n) => ({
+        itemId: outputItemId(String(job._id), imageIndexes[n]),
+        ownerId: String(job.owner),
+        print,
+      })),
+    );
     return this.folders.addItems(
       owner,
       String(job.folder),
@@ -507,7 +526,15 @@ class ContentCheckFailedError extends Error {
   }
 }
 
+/** An output matched the block list of pictures removed after a report: withheld, refunded. */
+class BlockedCopyError extends Error {
+  constructor() {
+    super('output matches a picture removed after a report');
+  }
+}
+
 function userMessage(err: unknown): string {
+  if (err instanceof BlockedCopyError) return ReportMessages.blockedOutput;
   if (err instanceof ContentCheckFailedError) return SAFETY_REASONS.check_failed;
   if (err instanceof EngineInputError) return err.message;
   if (err instanceof CapabilityUnavailableError) return JobMessages.engineUnavailable;

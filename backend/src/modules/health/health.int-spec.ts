@@ -170,6 +170,13 @@ describe('health and API document', () => {
         'GET /api/moderation/held/{itemId}/file',
         'POST /api/moderation/held/{itemId}/release',
         'POST /api/moderation/held/{itemId}/remove',
+        // notice and removal (issue 38, modules/takedown)
+        'POST /api/reports',
+        'POST /api/reports/appeals/{itemId}',
+        'GET /api/admin/reports',
+        'GET /api/admin/reports/{id}',
+        'GET /api/admin/reports/{id}/file',
+        'POST /api/admin/reports/{id}/decision',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');

@@ -6,3 +6,6 @@
 export { ProvenanceModule } from './provenance.module';
 export { ProvenanceService, provenanceProblem } from './provenance.service';
 export type { JobToMark, OutputToMark } from './provenance.service';
+/** The verify page's upload check (type by magic bytes, size, pixel and video budgets), shared with the report page. */
+export { checkMedia } from './verify.controller';
+export type { MarkedOutput } from './provenance.service';

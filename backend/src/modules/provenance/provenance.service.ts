@@ -192,6 +192,18 @@ export class ProvenanceService implements OnModuleDestroy {
     throw new Error(`no free watermark id for item ${itemId}`);
   }
 
+  /**
+   * The output a checked upload was made as, by its watermark (the report page: a copy traced to
+   * its item even after re-encoding). Undefined without provenance or without a watermark of ours.
+   */
+  async traceOutput(file: { path: string; kind: 'image' | 'video' }): Promise<MarkedOutput | undefined> {
+    if (!this.marker) return undefined;
+    const seen = await this.marker.inspect(file.path, file.kind);
+    if (!seen.watermark.found || seen.watermark.id === null) return undefined;
+    const mark = await this.marks.findById(seen.watermark.id).lean();
+    return mark ? { itemId: mark.itemId, jobId: mark.jobId, ownerId: mark.ownerId } : undefined;
+  }
+
   /** Reads a checked upload: its manifest, its watermark, and (admins) whose output it is. */
   async verify(
     caller: AuthUser | undefined,
@@ -241,6 +253,13 @@ export class ProvenanceService implements OnModuleDestroy {
     }
     return result;
   }
+}
+
+/** The output a file's watermark points at, if the watermark is ours. */
+export interface MarkedOutput {
+  itemId: string;
+  jobId: string;
+  ownerId: string;
 }
 
 /** Inputs by hash: the edited picture as parent, the rest (a face, a mask) as components. */

@@ -129,7 +129,7 @@ function receive(req: Request, path: string): Promise<string> {
 }
 
 /** Image or video by its bytes (never its name), within the tools' upload limits. */
-async function checkMedia(path: string): Promise<'image' | 'video'> {
+export async function checkMedia(path: string): Promise<'image' | 'video'> {
   const handle = await open(path, 'r');
   const head = Buffer.alloc(16);
   let size: number;

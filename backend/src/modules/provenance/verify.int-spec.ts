@@ -4,7 +4,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { crc32 } from 'node:zlib';
 import request from 'supertest';
 import sharp from 'sharp';
 import { VerifyMessages, type JobView, type VerifyResult } from '@studio/contracts';
@@ -17,7 +16,7 @@ import {
   uniqueName,
   type Client,
 } from '../../../test/clients';
-import { fixture, zeroPng } from '../../../test/fixtures';
+import { fixture, pngClaiming, zeroPng } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
 
@@ -39,16 +38,6 @@ function pngChunks(png: Buffer, type: string): Buffer[] {
     at += 12 + length;
   }
   return found;
-}
-
-/** A valid PNG whose header claims width x height (the pixels are never there): a pixel bomb. */
-function pngClaiming(width: number, height: number, real: Buffer): Buffer {
-  const out = Buffer.from(real);
-  // IHDR is the first chunk: length(4) type(4) at offset 8; width/height at 16 and 20, CRC at 29
-  out.writeUInt32BE(width, 16);
-  out.writeUInt32BE(height, 20);
-  out.writeUInt32BE(crc32(out.subarray(12, 29)), 29);
-  return out;
 }
 
 describe('provenance: every output marked, and the public verify page (real app, c2pa, watermark)', () => {

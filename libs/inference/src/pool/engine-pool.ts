@@ -19,6 +19,7 @@ import {
   FaceSwapVideoRequest,
   ContentReport,
   FindFacesRequest,
+  FingerprintRequest,
   InspectContentRequest,
   FoundFaces,
   GenerateRequest,
@@ -27,6 +28,7 @@ import {
   RunContext,
   SuperResolveRequest,
 } from '../engine.port';
+import type { ImageFingerprint } from '../fingerprint';
 import { LOCAL_CPU_CAPABILITIES } from '../local-capabilities';
 import type { LocalCpuEngineOptions } from '../local-engine';
 import { EngineLogger, silentLogger } from '../logger';
@@ -141,6 +143,10 @@ export class PooledCpuEngine implements InferenceEngine {
 
   inspectContent(request: InspectContentRequest, context?: RunContext): Promise<ContentReport[]> {
     return this.run('inspectContent', request, context);
+  }
+
+  fingerprint(request: FingerprintRequest, context?: RunContext): Promise<ImageFingerprint[]> {
+    return this.run('fingerprint', request, context);
   }
 
   /** Starts the threads and resolves once each has loaded its models. */

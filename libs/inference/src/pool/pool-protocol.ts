@@ -12,6 +12,7 @@ export const POOL_METHODS = [
   'faceSwapVideo',
   'findFaces',
   'inspectContent',
+  'fingerprint',
 ] as const;
 export type PoolMethod = (typeof POOL_METHODS)[number];
 

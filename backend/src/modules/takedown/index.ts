@@ -1,0 +1,9 @@
+/**
+ * The takedown module's face: notice and removal (TAKE IT DOWN Act; DSA Art. 16, 17, 20).
+ * Above folders, provenance, engines, accounts, mail and audit; below generation, whose job runner
+ * fingerprints each output and checks it against the block list before storing it.
+ */
+export { TakedownModule } from './takedown.module';
+export { CopyFinder } from './copy-finder';
+export { FingerprintBackfill } from './fingerprint-backfill';
+export type { StoredPrint } from './copy-finder';

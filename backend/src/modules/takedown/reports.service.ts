@@ -1,0 +1,338 @@
+import {
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { readFile } from 'node:fs/promises';
+import { isValidObjectId, Types, type Model } from 'mongoose';
+import {
+  REPORT_DEADLINE_HOURS,
+  REPORT_LIMITS,
+  ReportMessages,
+  type ReportCategory,
+  type ReportDecisionInput,
+  type ReporterRole,
+  type ReportReceipt,
+  type ReportView,
+} from '@studio/contracts';
+import { AccountsRepository } from '../accounts';
+import { AuditService } from '../audit';
+import type { AuthUser } from '../auth';
+import { FoldersService } from '../folders';
+import { MailService } from '../mail';
+import { ProvenanceService } from '../provenance';
+import { newStorageKey, StoragePort } from '../storage';
+import { CopyFinder, type StoredPrint } from './copy-finder';
+import { TakedownMails } from './takedown-mails';
+import {
+  RemovalAppeal,
+  TakedownReport,
+  type ReportMatch,
+  type TakedownReportRecord,
+} from './takedown.schemas';
+
+const HOUR_MS = 3600_000;
+
+/** A report's fields as the public form sends them, checked by the controller. */
+export interface NewReport {
+  category: ReportCategory;
+  reporterRole: ReporterRole;
+  name: string;
+  email: string;
+  url?: string;
+  explanation: string;
+  signature: string;
+  goodFaith: true;
+}
+
+/** The notice-and-removal process: receipt, copies found, the staff decision and its mails. */
+@Injectable()
+export class ReportsService {
+  constructor(
+    @InjectModel(TakedownReport.name) private readonly reports: Model<TakedownReport>,
+    @InjectModel(RemovalAppeal.name) private readonly appeals: Model<RemovalAppeal>,
+    private readonly copies: CopyFinder,
+    private readonly provenance: ProvenanceService,
+    private readonly folders: FoldersService,
+    private readonly accounts: AccountsRepository,
+    private readonly storage: StoragePort,
+    private readonly mail: MailService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Records a notice with every stored copy found (watermark, exact and perceptual hashes), and
+   * mails the receipt with the 48-hour deadline. The uploaded copy is kept for the reviewer.
+   */
+  async submit(
+    input: NewReport,
+    file?: { path: string; kind: 'image' | 'video'; type: string },
+  ): Promise<ReportReceipt> {
+    const receivedAt = new Date();
+    const deadline = new Date(receivedAt.getTime() + REPORT_DEADLINE_HOURS * HOUR_MS);
+    const id = new Types.ObjectId();
+    let fingerprint: StoredPrint | undefined;
+    let matches: ReportMatch[] = [];
+    let fileKey: string | undefined;
+    if (file) {
+      const data = await readFile(file.path);
+      const traced = await this.provenance.traceOutput(file);
+      fingerprint = file.kind === 'image' ? (await this.copies.fingerprint([data], false))[0] : undefined;
+      matches = await this.matchesFor(fingerprint, traced?.itemId);
+      // Under the report's id (storage keys are `<24 hex>/<uuid>.<ext>`; served only as an attachment).
+      fileKey = newStorageKey(id.toHexString(), file.kind === 'image' ? 'png' : 'mp4');
+      await this.storage.put(fileKey, data);
+    }
+    await this.reports.create({
+      _id: id,
+      status: 'open',
+      category: input.category,
+      reporterRole: input.reporterRole,
+      reporter: { name: input.name, email: input.email },
+      url: input.url,
+      explanation: input.explanation,
+      signature: input.signature,
+      goodFaith: true,
+      fileKey,
+      fileType: file?.type,
+      fingerprint,
+      matches,
+      receivedAt,
+      deadline,
+    });
+    const reportId = id.toHexString();
+    await this.audit.append({
+      category: 'takedown',
+      message: `report ${reportId} received (${input.category}; ${matches.length} stored cop${matches.length === 1 ? 'y' : 'ies'} matched); due ${deadline.toISOString()}`,
+    });
+    // Receipt without undue delay (DSA Art. 16(4)), unless the notice is anonymous.
+    if (input.email)
+      this.mail.dispatch(input.email, TakedownMails.receipt({ id: reportId, receivedAt, deadline }));
+    return { id: reportId, receivedAt: receivedAt.toISOString(), deadline: deadline.toISOString() };
+  }
+
+  /** The watermark's item first, then every output with the same or a near hash, with owners. */
+  private async matchesFor(print: StoredPrint | undefined, tracedItemId?: string): Promise<ReportMatch[]> {
+    const found = print ? await this.copies.findCopies(print) : [];
+    const byItem = new Map<string, Omit<ReportMatch, 'ownerName'>>();
+    if (tracedItemId) {
+      const traced = await this.copies.printOf(tracedItemId);
+      const owner = await this.folders.ownerOfItem(tracedItemId);
+      if (owner)
+        byItem.set(tracedItemId, { itemId: tracedItemId, ownerId: owner, method: 'watermark', distance: 0 });
+      // The original's own hashes find its copies too (a copy of the watermarked file in other accounts).
+      if (traced) for (const copy of await this.copies.findCopies(traced)) found.push(copy);
+    }
+    for (const copy of found) if (!byItem.has(copy.itemId)) byItem.set(copy.itemId, copy);
+    const names = new Map<string, string>();
+    const matches: ReportMatch[] = [];
+    for (const match of [...byItem.values()].slice(0, REPORT_LIMITS.maxMatches)) {
+      if (!names.has(match.ownerId)) {
+        names.set(match.ownerId, (await this.accounts.findById(match.ownerId))?.username ?? match.ownerId);
+      }
+      matches.push({ ...match, ownerName: names.get(match.ownerId)! });
+    }
+    return matches;
+  }
+
+  /** The staff queue: open reports first, by time left on their clock; then the decided ones. */
+  async list(staff: AuthUser, status: 'open' | 'decided'): Promise<ReportView[]> {
+    void staff; // staff only (enforced by the controller's roles)
+    const filter = status === 'open' ? { status: 'open' } : { status: { $ne: 'open' } };
+    const sort: Record<string, 1 | -1> = status === 'open' ? { deadline: 1 } : { receivedAt: -1 };
+    const rows = (await this.reports.find(filter).sort(sort).limit(200).lean()) as TakedownReportRecord[];
+    const appeals = await this.appealsOf(rows.filter((row) => row.status === 'removed'));
+    return rows.map((row) => toView(row, appeals));
+  }
+
+  async get(staff: AuthUser, id: string): Promise<ReportView> {
+    const report = await this.require(id);
+    return toView(report, await this.appealsOf([report]));
+  }
+
+  /** The appeals against these reports' removals, by `${reportId}:${itemId}`. */
+  private async appealsOf(reports: TakedownReportRecord[]): Promise<Map<string, { text: string; at: Date }>> {
+    if (reports.length === 0) return new Map();
+    const rows = await this.appeals.find({ reportId: { $in: reports.map((r) => String(r._id)) } }).lean();
+    return new Map(rows.map((row) => [row._id, { text: row.text, at: row.at }]));
+  }
+
+  /** The reported copy as uploaded (staff review it before deciding). */
+  async file(staff: AuthUser, id: string): Promise<{ data: Buffer; type: string }> {
+    const report = await this.require(id);
+    const data = report.fileKey ? await this.storage.read(report.fileKey) : null;
+    if (!data) throw new NotFoundException(ReportMessages.notFound);
+    return { data, type: report.fileType ?? 'application/octet-stream' };
+  }
+
+  /**
+   * Decides a report once. Remove: every matched item in every account is taken down (file
+   * deleted, its address answers 451), the pictures go on the block list, each owner gets a
+   * statement of reasons with the way to appeal; the reporter is told the outcome either way.
+   */
+  async decide(staff: AuthUser, id: string, input: ReportDecisionInput): Promise<ReportView> {
+    const reason = input.reason?.trim();
+    if (!reason) throw new BadRequestException(ReportMessages.reasonRequired);
+    const report = await this.require(id);
+    const decision = { action: input.action, reason, by: staff.username, byId: staff.id, at: new Date() };
+    // The guard makes the decision once, even when two staff press at the same moment.
+    const claimed = await this.reports.updateOne(
+      { _id: report._id, status: 'open' },
+      { $set: { status: input.action === 'remove' ? 'removed' : 'rejected', decision } },
+    );
+    if (claimed.modifiedCount !== 1) throw new ConflictException(ReportMessages.alreadyDecided);
+    await this.audit.append({
+      category: 'takedown',
+      author: { userId: staff.id, username: staff.username },
+      message: `${staff.username} decided report ${id}: ${input.action} (${report.matches.length} matched item(s))`,
+      detail: reason,
+    });
+    let removed = 0;
+    if (input.action === 'remove') removed = await this.removeAll(staff, report, reason);
+    // The reported copy was kept for the review only (its hashes stay with the report).
+    if (report.fileKey) await this.storage.delete(report.fileKey);
+    if (report.reporter.email) {
+      this.mail.dispatch(
+        report.reporter.email,
+        TakedownMails.decision({ id }, input.action, reason, removed),
+      );
+    }
+    await this.audit.append({
+      category: 'takedown',
+      author: { userId: staff.id, username: staff.username },
+      message: `report ${id}: reporter told the decision (${input.action})`,
+    });
+    return toView(await this.require(id));
+  }
+
+  private async removeAll(staff: AuthUser, report: TakedownReportRecord, reason: string): Promise<number> {
+    const id = report._id.toHexString();
+    const blocked: { key: string; print: StoredPrint }[] = [];
+    if (report.fingerprint) blocked.push({ key: 'upload', print: report.fingerprint });
+    let removed = 0;
+    for (const [index, match] of report.matches.entries()) {
+      const print = await this.copies.printOf(match.itemId);
+      if (print) blocked.push({ key: match.itemId, print });
+      // Hashes first: a copy made while the removal runs is already refused.
+      await this.copies.block(id, blocked.slice(-1));
+      const item = await this.folders
+        .takeDown(staff, match.itemId, { reason: `Removed after report ${id}: ${reason}`, mode: 'delete' })
+        .catch((err: unknown) => {
+          if (err instanceof NotFoundException) return null; // deleted by its owner meanwhile
+          throw err;
+        });
+      // By index (the list is fixed once the report is filed; FerretDB has no positional `$`).
+      await this.reports.updateOne({ _id: report._id }, { $set: { [`matches.${index}.removed`]: true } });
+      removed++;
+      const owner = await this.accounts.findById(match.ownerId);
+      if (owner) {
+        this.mail.dispatch(
+          owner.email,
+          TakedownMails.statementOfReasons(
+            { reportId: id, itemId: match.itemId, title: item?.title, at: new Date() },
+            reason,
+            this.mail.link(`/appeal?item=${match.itemId}`),
+          ),
+        );
+      }
+      await this.audit.append({
+        category: 'takedown',
+        author: { userId: staff.id, username: staff.username },
+        message: `report ${id}: item ${match.itemId} of ${match.ownerName} removed (${match.method}); statement of reasons sent`,
+      });
+    }
+    await this.copies.block(id, blocked);
+    return removed;
+  }
+
+  /** The owner's one appeal against a removal (DSA Art. 20): recorded, audited, back in the queue. */
+  async appeal(owner: AuthUser, itemId: string, text: string): Promise<{ reportId: string }> {
+    const appealText = text?.trim();
+    if (!appealText) throw new BadRequestException(ReportMessages.explanationRequired);
+    if (appealText.length > REPORT_LIMITS.explanationChars)
+      throw new BadRequestException(ReportMessages.tooLong);
+    const report = await this.reports.findOne({ status: 'removed', 'matches.itemId': itemId }).lean();
+    const removal = report?.matches.find((m) => m.itemId === itemId && m.ownerId === owner.id && m.removed);
+    if (!report || !removal) throw new NotFoundException(ReportMessages.notFound);
+    const decidedAt = report.decision?.at.getTime() ?? 0;
+    if (Date.now() > decidedAt + REPORT_LIMITS.appealDays * 24 * HOUR_MS) {
+      throw new ForbiddenException(ReportMessages.appealTooLate);
+    }
+    try {
+      // One appeal per removed item: its id is the key, so a second one is a duplicate.
+      await this.appeals.create({
+        _id: `${String(report._id)}:${itemId}`,
+        reportId: String(report._id),
+        itemId,
+        ownerId: owner.id,
+        text: appealText,
+        at: new Date(),
+      });
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000)
+        throw new ConflictException(ReportMessages.alreadyAppealed);
+      throw err;
+    }
+    const reportId = String(report._id);
+    await this.audit.append({
+      category: 'takedown',
+      author: { userId: owner.id, username: owner.username },
+      message: `${owner.username} appealed the removal of item ${itemId} (report ${reportId})`,
+    });
+    return { reportId };
+  }
+
+  private async require(id: string): Promise<TakedownReportRecord> {
+    const report = isValidObjectId(id) ? await this.reports.findById(id).lean() : null;
+    if (!report) throw new NotFoundException(ReportMessages.notFound);
+    return report as TakedownReportRecord;
+  }
+}
+
+export function toView(
+  row: TakedownReportRecord,
+  appeals: Map<string, { text: string; at: Date }> = new Map(),
+  now = Date.now(),
+): ReportView {
+  const msLeft = row.deadline.getTime() - now;
+  return {
+    id: String(row._id),
+    status: row.status,
+    category: row.category,
+    reporterRole: row.reporterRole,
+    reporter: row.reporter,
+    ...(row.url ? { url: row.url } : {}),
+    explanation: row.explanation,
+    signature: row.signature,
+    hasFile: Boolean(row.fileKey),
+    receivedAt: row.receivedAt.toISOString(),
+    deadline: row.deadline.toISOString(),
+    msLeft,
+    overdue: row.status === 'open' && msLeft < 0,
+    matches: row.matches.map((m) => {
+      const appeal = appeals.get(`${String(row._id)}:${m.itemId}`);
+      return {
+        itemId: m.itemId,
+        ownerId: m.ownerId,
+        ownerName: m.ownerName,
+        method: m.method,
+        distance: m.distance,
+        removed: Boolean(m.removed),
+        ...(appeal ? { appeal: { text: appeal.text, at: appeal.at.toISOString() } } : {}),
+      };
+    }),
+    ...(row.decision
+      ? {
+          decision: {
+            action: row.decision.action,
+            reason: row.decision.reason,
+            by: row.decision.by,
+            at: row.decision.at.toISOString(),
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,53 @@
+import { REPORT_DEADLINE_HOURS } from '@studio/contracts';
+import type { MailContent } from '../mail';
+
+const escapeHtml = (value: string) =>
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+function mail(subject: string, paragraphs: string[]): MailContent {
+  const text = [...paragraphs, '— AI Studio'].join('\n\n');
+  const html =
+    `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;max-width:560px">` +
+    paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('') +
+    `<p style="color:#666">— AI Studio</p></body></html>`;
+  return { subject, text, html };
+}
+
+/** The mails of the notice-and-removal process (docs/takedown.md). */
+export const TakedownMails = {
+  receipt: (report: { id: string; receivedAt: Date; deadline: Date }): MailContent =>
+    mail(`We received your report ${report.id}`, [
+      `We received your report on ${report.receivedAt.toISOString()} (reference ${report.id}).`,
+      `We will decide it, and remove the content and every copy we find if the report is valid, within ${REPORT_DEADLINE_HOURS} hours: by ${report.deadline.toISOString()}.`,
+      'We will email you the decision. If you did not send this report, you can ignore this mail.',
+    ]),
+  decision: (
+    report: { id: string },
+    action: 'remove' | 'reject',
+    reason: string,
+    removed: number,
+  ): MailContent =>
+    mail(`Decision on your report ${report.id}`, [
+      action === 'remove'
+        ? `We removed the content you reported and ${Math.max(0, removed - 1)} other cop${removed - 1 === 1 ? 'y' : 'ies'} we found (${removed} file(s) in all). The same picture is now blocked from being made or stored again.`
+        : 'We reviewed your report and did not remove the content.',
+      `Reason: ${reason}`,
+      'Copies were looked for automatically (by the watermark and by image hashes); the decision was taken by a person.',
+      'You can contest this decision by replying to this mail, and you keep every right to go to a court or an out-of-court dispute settlement body.',
+    ]),
+  statementOfReasons: (
+    removal: { reportId: string; itemId: string; title?: string; at: Date },
+    reason: string,
+    appealUrl: string,
+  ): MailContent =>
+    mail('Statement of reasons: content removed from your account', [
+      `On ${removal.at.toISOString()} we removed "${removal.title ?? 'an item'}" (item ${removal.itemId}) from your account and deleted its file.`,
+      `Why: ${reason}`,
+      `Facts: a notice (reference ${removal.reportId}) reported the picture; it was reviewed by a member of our staff, and the item was found to be the reported picture or a copy of it by its watermark or image hashes. The decision was taken by a person, not an automated system.`,
+      'Ground: content that shows a person in an intimate way without their consent, or that is otherwise illegal, is not allowed on this service (our terms, and the law such as the US TAKE IT DOWN Act).',
+      `You can appeal once, free of charge, on ${appealUrl} — a different member of staff reviews it. You may also use an out-of-court dispute settlement body or a court.`,
+    ]),
+};

@@ -1,0 +1,110 @@
+/**
+ * The public notice-and-removal channel (TAKE IT DOWN Act; EU DSA Art. 16, 17, 20): what a report
+ * carries, its clock, and what staff and the people involved see. docs/takedown.md has the process.
+ */
+
+/** A valid request is decided, and every known copy removed, within this time (the Act's 48 hours). */
+export const REPORT_DEADLINE_HOURS = 48;
+
+export const REPORT_LIMITS = {
+  nameChars: 200,
+  emailChars: 254,
+  urlChars: 2048,
+  /** The explanation of why the content is illegal / shows the person without consent (DSA Art. 16(2)(a)). */
+  explanationChars: 5000,
+  signatureChars: 200,
+  reasonChars: 2000,
+  /** An owner may appeal a removal for this long after being told (DSA Art. 20(1): at least six months). */
+  appealDays: 183,
+  /** Matches shown and removed for one report (copies of one picture across accounts). */
+  maxMatches: 200,
+} as const;
+
+/**
+ * What the report is about: the Act's intimate images; child sexual abuse material (for which the
+ * DSA, Art. 16(2)(c), lets the notifier stay anonymous: name, email and signature are optional);
+ * other illegal content under the DSA.
+ */
+export const REPORT_CATEGORIES = ['intimate_without_consent', 'child_sexual_abuse', 'other_illegal'] as const;
+
+/** Categories whose notices may come without name, email and signature (DSA Art. 16(2)(c)). */
+export const ANONYMOUS_REPORT_CATEGORIES: readonly ReportCategory[] = ['child_sexual_abuse'];
+export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
+
+/** Who files: the person shown, or someone authorised to act for them. */
+export const REPORTER_ROLES = ['depicted', 'representative', 'other'] as const;
+export type ReporterRole = (typeof REPORTER_ROLES)[number];
+
+export type ReportStatus = 'open' | 'removed' | 'rejected';
+
+/** How a stored output was found to be a copy of the reported file. */
+export type MatchMethod = 'watermark' | 'exact' | 'perceptual';
+
+export interface ReportReceipt {
+  id: string;
+  receivedAt: string;
+  /** The decision is due by then (48 hours after receipt). */
+  deadline: string;
+}
+
+export interface ReportMatchView {
+  itemId: string;
+  ownerId: string;
+  ownerName: string;
+  method: MatchMethod;
+  /** Perceptual matches: differing bits of 64 (0 for watermark and exact matches). */
+  distance: number;
+  removed: boolean;
+  /** The owner's appeal against the removal (DSA Art. 20), for staff to review. */
+  appeal?: { text: string; at: string };
+}
+
+/** A report as staff see it in the reports queue. */
+export interface ReportView {
+  id: string;
+  status: ReportStatus;
+  category: ReportCategory;
+  reporterRole: ReporterRole;
+  /** Empty for an anonymous child sexual abuse notice (DSA Art. 16(2)(c)). */
+  reporter: { name: string; email: string };
+  url?: string;
+  explanation: string;
+  signature: string;
+  hasFile: boolean;
+  receivedAt: string;
+  deadline: string;
+  /** Milliseconds left on the 48-hour clock (negative: overdue). */
+  msLeft: number;
+  overdue: boolean;
+  matches: ReportMatchView[];
+  decision?: { action: 'remove' | 'reject'; reason: string; by: string; at: string };
+}
+
+export interface ReportDecisionInput {
+  action: 'remove' | 'reject';
+  reason: string;
+}
+
+export const ReportMessages = {
+  received:
+    'Your report was received. We decide it within 48 hours and email you the outcome; the receipt is on its way.',
+  fileOrUrlRequired: 'Attach a copy of the image or video, or give the address where it appears',
+  badUrl: 'The address must be an http or https link',
+  nameRequired: 'Give your name',
+  emailRequired: 'Give an email address where we can reach you',
+  explanationRequired: 'Explain why the content shows you without consent, or why it is illegal',
+  goodFaithRequired: 'Confirm the statement of good faith',
+  signatureRequired: 'Type your full name as your signature',
+  categoryRequired: 'Choose what the report is about',
+  roleRequired: 'Say whether you are the person shown or act for them',
+  tooLong: 'A field is too long',
+  badForm: 'The report could not be read: send it as a form',
+  notFound: 'Report not found',
+  alreadyDecided: 'This report was already decided',
+  alreadyAppealed: 'You already appealed this removal',
+  appealTooLate: 'The time to appeal this removal (six months) has passed',
+  reasonRequired: 'Give the reason for the decision',
+  blockedInput: 'This picture was removed after a valid report and cannot be used. No coins were charged.',
+  blockedOutput:
+    'This result matches content removed after a valid report and cannot be made again. No coins were charged.',
+} as const;
