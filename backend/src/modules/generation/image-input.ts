@@ -1,6 +1,7 @@
 import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import sharp from 'sharp';
-import { IMAGE_SIDE_MAX, JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
+import { IMAGE_SIDE_MAX, isDecompressionBomb, JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
+import { DecodeBudgetError, ImageDecoder, UnreadableImageError } from '@studio/inference';
 
 /** An image as bytes (a data URL) or as an upload streamed to a temp file. */
 export type ImageSource = Buffer | { path: string; size: number };
@@ -16,11 +17,15 @@ export interface NormalizedImage {
 
 const ACCEPTED: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);
 
+/** One decoder process per API process (started on the first upload; see ImageDecoder). */
+const decoder = new ImageDecoder();
+
 /**
  * Checks an uploaded image and brings it to the form every engine takes: the type comes from the
- * bytes (sharp reads the magic numbers, the file name is ignored), the decoded size is capped
- * (decompression bombs), EXIF orientation is applied, and neither side exceeds `maxSide` (1024 px
- * unless the tool works at a larger size, as the face swap's target does).
+ * bytes (sharp reads the magic numbers, the file name is ignored), the decoded size is capped and
+ * decompression bombs are refused from the header, EXIF orientation is applied, and neither side
+ * exceeds `maxSide` (1024 px unless the tool works at a larger size, as the face swap's target
+ * does). Decoding runs in the decoder process, under its memory ceiling, never in the API's.
  */
 export async function normalizeImage(
   source: ImageSource | undefined,
@@ -30,7 +35,6 @@ export async function normalizeImage(
   if (sizeOf(source) > UPLOAD_LIMITS.imageBytes)
     throw new PayloadTooLargeException(JobMessages.imageTooLarge);
   const data = inputOf(source);
-  const options = { limitInputPixels: UPLOAD_LIMITS.imagePixels, failOn: 'error' as const };
   let format: string | undefined;
   let pixels = 0;
   try {
@@ -44,16 +48,19 @@ export async function normalizeImage(
   if (!format || !ACCEPTED.has(format)) throw new BadRequestException(JobMessages.badImage);
   if (pixels === 0) throw new BadRequestException(JobMessages.badImage);
   if (pixels > UPLOAD_LIMITS.imagePixels) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
+  if (isDecompressionBomb(format, pixels, sizeOf(source)))
+    throw new PayloadTooLargeException(JobMessages.imageTooSparse);
+  return decodeUpload({ input: data, maxPixels: UPLOAD_LIMITS.imagePixels, maxSide });
+}
+
+async function decodeUpload(request: Parameters<ImageDecoder['decode']>[0]): Promise<NormalizedImage> {
   try {
-    const { data: png, info } = await sharp(data, options)
-      .rotate()
-      .resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
-      .png()
-      .toBuffer({ resolveWithObject: true });
-    return { data: png, width: info.width, height: info.height };
-  } catch {
+    return await decoder.decode(request);
+  } catch (err) {
+    if (err instanceof DecodeBudgetError) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
     // Truncated or corrupt image data that the header did not reveal.
-    throw new BadRequestException(JobMessages.badImage);
+    if (err instanceof UnreadableImageError) throw new BadRequestException(JobMessages.badImage);
+    throw err;
   }
 }
 
@@ -68,5 +75,10 @@ export async function normalizeMask(
 ): Promise<Buffer> {
   if (!data || sizeOf(data) === 0) throw new BadRequestException(JobMessages.maskRequired);
   const checked = await normalizeImage(data);
-  return sharp(checked.data).resize(width, height, { fit: 'fill' }).png().toBuffer();
+  const filled = await decodeUpload({
+    input: checked.data,
+    maxPixels: UPLOAD_LIMITS.imagePixels,
+    fill: { width, height },
+  });
+  return filled.data;
 }
