@@ -32,14 +32,27 @@ export async function normalizeImage(
   maxSide: number = IMAGE_SIDE_MAX,
 ): Promise<NormalizedImage> {
   if (!source || sizeOf(source) === 0) throw new BadRequestException(JobMessages.imageRequired);
+  await checkHeader(source);
+  return decodeUpload({ input: inputOf(source), maxPixels: UPLOAD_LIMITS.imagePixels, maxSide });
+}
+
+/**
+ * The header checks of normalizeImage for every image of a request at once (missing ones are left
+ * to it), before any of them is decoded: a bomb in the last field is refused without waiting for
+ * the decodes of the others.
+ */
+export async function checkImages(...sources: (ImageSource | undefined)[]): Promise<void> {
+  for (const source of sources) if (source && sizeOf(source) > 0) await checkHeader(source);
+}
+
+/** Type, bytes, pixels and pixels per byte, from the header alone (no decoding). */
+async function checkHeader(source: ImageSource): Promise<void> {
   if (sizeOf(source) > UPLOAD_LIMITS.imageBytes)
     throw new PayloadTooLargeException(JobMessages.imageTooLarge);
-  const data = inputOf(source);
   let format: string | undefined;
   let pixels = 0;
   try {
-    // The header alone (no decoding), so a pixel bomb is measured here and refused below.
-    const meta = await sharp(data, { limitInputPixels: false }).metadata();
+    const meta = await sharp(inputOf(source), { limitInputPixels: false }).metadata();
     format = meta.format;
     pixels = (meta.width ?? 0) * (meta.height ?? 0);
   } catch {
@@ -50,7 +63,6 @@ export async function normalizeImage(
   if (pixels > UPLOAD_LIMITS.imagePixels) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
   if (isDecompressionBomb(format, pixels, sizeOf(source)))
     throw new PayloadTooLargeException(JobMessages.imageTooSparse);
-  return decodeUpload({ input: data, maxPixels: UPLOAD_LIMITS.imagePixels, maxSide });
 }
 
 async function decodeUpload(request: Parameters<ImageDecoder['decode']>[0]): Promise<NormalizedImage> {

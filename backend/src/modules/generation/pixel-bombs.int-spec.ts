@@ -50,119 +50,130 @@ describe('pixel bombs on the tool routes (issue 35)', () => {
 
   const jobCount = async () => ((await user.agent.get('/api/jobs')).body.content as unknown[]).length;
 
-  type Send = (bomb: Buffer) => request.Test;
-  const routes: [string, Send][] = [
-    [
-      'generateNoise original',
-      (b) => user.agent.post('/api/generateNoise').field('amount', '1').attach('original', b, 'a.png'),
-    ],
-    ['generateNoise Clone0', (b) => user.agent.post('/api/generateNoise').attach('Clone0', b, 'a.png')],
-    [
-      'superResolution multipart',
-      (b) => user.agent.post('/api/superResolution').attach('original', b, 'a.png'),
-    ],
-    [
-      'superResolution JSON data URL',
-      (b) =>
-        user.agent
-          .post('/api/superResolution')
-          .send({ original: `data:image/png;base64,${b.toString('base64')}` }),
-    ],
+  /** Where the bomb goes in a request that is otherwise complete (nothing refuses it before its image is read). */
+  const BOMB = 'bomb';
+  type Part = [field: string, file: 'bomb' | 'face' | 'mask' | 'video'];
+  const routes: [label: string, path: string, fields: Record<string, string>, parts: Part[]][] = [
+    ['generateNoise original', '/api/generateNoise', { amount: '1' }, [['original', BOMB]]],
+    ['generateNoise Clone0', '/api/generateNoise', {}, [['Clone0', BOMB]]],
+    ['superResolution multipart', '/api/superResolution', {}, [['original', BOMB]]],
     [
       'inpaintImage original',
-      (b) =>
-        user.agent
-          .post('/api/inpaintImage')
-          .field('prompt', 'smile')
-          .field('amount', '1')
-          .attach('original', b, 'a.png')
-          .attach('mask', mask, 'mask.png'),
+      '/api/inpaintImage',
+      { prompt: 'smile', amount: '1' },
+      [
+        ['original', BOMB],
+        ['mask', 'mask'],
+      ],
     ],
     [
       'inpaintImage mask',
-      (b) =>
-        user.agent
-          .post('/api/inpaintImage')
-          .field('prompt', 'smile')
-          .field('amount', '1')
-          .attach('original', face, 'face.jpg')
-          .attach('mask', b, 'mask.png'),
+      '/api/inpaintImage',
+      { prompt: 'smile', amount: '1' },
+      [
+        ['original', 'face'],
+        ['mask', BOMB],
+      ],
     ],
     [
       'bulkInpaintImage original',
-      (b) =>
-        user.agent
-          .post('/api/bulkInpaintImage')
-          .field('folder', folder)
-          .field('prompt', 'smile')
-          .field('amount', '1')
-          .attach('original', b, 'a.png')
-          .attach('mask', mask, 'mask.png'),
+      '/api/bulkInpaintImage',
+      { prompt: 'smile', amount: '1', folder: 'FOLDER' },
+      [
+        ['original', BOMB],
+        ['mask', 'mask'],
+      ],
     ],
     [
       'bulkInpaintImage extra image',
-      (b) =>
-        user.agent
-          .post('/api/bulkInpaintImage')
-          .field('folder', folder)
-          .field('prompt', 'smile')
-          .field('amount', '1')
-          .attach('original', face, 'face.jpg')
-          .attach('mask', mask, 'mask.png')
-          .attach('extra1', b, 'b.png'),
+      '/api/bulkInpaintImage',
+      { prompt: 'smile', amount: '1', folder: 'FOLDER' },
+      [
+        ['original', 'face'],
+        ['mask', 'mask'],
+        ['extra1', BOMB],
+      ],
     ],
     [
       'faceSwap/check face',
-      (b) =>
-        user.agent.post('/api/faceSwap/check').attach('Swap0', b, 'a.png').attach('Swap1', face, 'b.jpg'),
+      '/api/faceSwap/check',
+      {},
+      [
+        ['Swap0', BOMB],
+        ['Swap1', 'face'],
+      ],
     ],
     [
       'faceSwap/check target',
-      (b) =>
-        user.agent.post('/api/faceSwap/check').attach('Swap0', face, 'a.jpg').attach('Swap1', b, 'b.png'),
+      '/api/faceSwap/check',
+      {},
+      [
+        ['Swap0', 'face'],
+        ['Swap1', BOMB],
+      ],
     ],
     [
       'faceSwap target',
-      (b) =>
-        user.agent
-          .post('/api/faceSwap')
-          .field('folder', folder)
-          .field('consent', 'true')
-          .attach('Swap0', face, 'a.jpg')
-          .attach('Swap1', b, 'b.png'),
+      '/api/faceSwap',
+      { folder: 'FOLDER', consent: 'true' },
+      [
+        ['Swap0', 'face'],
+        ['Swap1', BOMB],
+      ],
     ],
     [
       'faceSwapVideo/check face',
-      (b) =>
-        user.agent
-          .post('/api/faceSwapVideo/check')
-          .attach('SwapVideo0', video, 'clip.mp4')
-          .attach('SwapVideo1', b, 'a.png'),
+      '/api/faceSwapVideo/check',
+      {},
+      [
+        ['SwapVideo0', 'video'],
+        ['SwapVideo1', BOMB],
+      ],
     ],
     [
       'faceSwapVideo face',
-      (b) =>
-        user.agent
-          .post('/api/faceSwapVideo')
-          .field('folder', folder)
-          .field('consent', 'true')
-          .field('length', '1')
-          .attach('SwapVideo0', video, 'clip.mp4')
-          .attach('SwapVideo1', b, 'a.png'),
+      '/api/faceSwapVideo',
+      { folder: 'FOLDER', consent: 'true', length: '1' },
+      [
+        ['SwapVideo0', 'video'],
+        ['SwapVideo1', BOMB],
+      ],
     ],
   ];
+
+  function send(path: string, fields: Record<string, string>, parts: Part[]): request.Test {
+    const files = { bomb, face, mask, video };
+    let req = user.agent.post(path);
+    for (const [name, value] of Object.entries(fields))
+      req = req.field(name, value === 'FOLDER' ? folder : value);
+    for (const [field, file] of parts)
+      req = req.attach(field, files[file], file === 'video' ? 'c.mp4' : `${file}.png`);
+    return req;
+  }
+
+  it('superResolution JSON data URL: 413 with a clear message, nothing charged, no job', async () => {
+    const [balance, jobs] = [await balanceOf(user), await jobCount()];
+    const res = await user.agent
+      .post('/api/superResolution')
+      .send({ original: `data:image/png;base64,${bomb.toString('base64')}` });
+    expect([res.status, res.body.content]).toEqual([413, JobMessages.imageTooSparse]);
+    expect([await balanceOf(user), await jobCount()]).toEqual([balance, jobs]);
+  });
 
   it('the bomb is within the tools’ pixel budget: only its bytes give it away', () => {
     expect(6000 * 6000).toBeLessThanOrEqual(UPLOAD_LIMITS.imagePixels);
     expect(bomb.length).toBeLessThan(200 * 1024);
   });
 
-  it.each(routes)('%s: 413 with a clear message, nothing charged, no job', async (_label, send) => {
-    const [balance, jobs] = [await balanceOf(user), await jobCount()];
-    const res = await send(bomb);
-    expect([res.status, res.body.content]).toEqual([413, JobMessages.imageTooSparse]);
-    expect([await balanceOf(user), await jobCount()]).toEqual([balance, jobs]);
-  });
+  it.each(routes)(
+    '%s: 413 with a clear message, nothing charged, no job',
+    async (_label, path, fields, parts) => {
+      const [balance, jobs] = [await balanceOf(user), await jobCount()];
+      const res = await send(path, fields, parts);
+      expect([res.status, res.body.content]).toEqual([413, JobMessages.imageTooSparse]);
+      expect([await balanceOf(user), await jobCount()]).toEqual([balance, jobs]);
+    },
+  );
 
   it('answers 20 bombs sent at once, each 413, and serves the next request', async () => {
     const answers = await Promise.all(
