@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { writeTestVideo } from '../test/fixtures';
 import { logIn, serveBenchApp } from './bench-client';
-import { peakDuring, treeRss } from './process-memory';
+import { peakDuring, treeRss, treeRssOf } from './process-memory';
 
 const MB = 1024 * 1024;
 const BENCH_ADMIN = 'decodebenchadmin';
@@ -269,6 +269,9 @@ async function settle(port: number, cookies: string[]): Promise<void> {
   }
 }
 
+/** The image decoder process (libs/inference/src/decoders/image-decoder-child.cjs) of the app. */
+const decoderRss = (pid: number) => treeRssOf(pid, /image-decoder-child/);
+
 const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
 const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -343,6 +346,13 @@ async function main(): Promise<void> {
     const folders = await makeBenchFolders(port, cookies);
     const routes = pixelBombRoutes(face, mask, clip);
     const other = cookies[20];
+    // load the engine pool's models (face analysis, content classifier) once, so that their first
+    // load does not count as a row's growth
+    const warm = form({}, [
+      ['Swap0', face, 'a.jpg'],
+      ['Swap1', face, 'b.jpg'],
+    ]);
+    await post(port, '/api/faceSwap/check', other, warm.type, warm.data);
     const idleProbe = await probeLatency(port, other, new Promise((resolve) => setTimeout(resolve, 2000)));
     console.log(
       `\nidle app: tree RSS ${mb(treeRss(pid))}; another user's GET /api/jobs p50 ${pct(idleProbe, 50).toFixed(1)} ms, ` +
@@ -371,6 +381,7 @@ async function main(): Promise<void> {
           const idle = treeRss(pid);
           let answers: { status: number; ms: number }[] = [];
           let probe: number[] = [];
+          let decoderPeak = 0;
           const peak = await peakDuring(
             pid,
             async () => {
@@ -380,13 +391,17 @@ async function main(): Promise<void> {
                   return post(port, route.path, route.public ? '' : cookies[i], body.type, body.data);
                 }),
               );
-              [answers, probe] = await Promise.all([load, probeLatency(port, other, load)]);
+              decoderPeak = await peakDuring(
+                pid,
+                async () => ([answers, probe] = await Promise.all([load, probeLatency(port, other, load)])),
+                decoderRss,
+              );
             },
             treeRss,
           );
           const statuses = answers.map((a) => a.status);
           rows.push(
-            `${label} +${mb(peak - idle)}, ` +
+            `${label} +${mb(peak - idle)} (decoder process peak ${mb(decoderPeak)}), ` +
               `${[...new Set(statuses)].map((s) => `${s}x${statuses.filter((x) => x === s).length}`).join(' ')}, ` +
               `slowest ${pct(
                 answers.map((a) => a.ms),
