@@ -12,6 +12,21 @@ export function rssOf(pid: number): number {
 
 /** Resident memory of a process and all its descendants (the provenance child, ffmpeg …). */
 export function treeRss(pid: number): number {
+  return sumTree(pid, () => true);
+}
+
+/** Resident memory of the descendants of `pid` (itself included) whose command line matches. */
+export function treeRssOf(pid: number, command: RegExp): number {
+  return sumTree(pid, (p) => {
+    try {
+      return command.test(readFileSync(`/proc/${p}/cmdline`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
+function sumTree(pid: number, counts: (pid: number) => boolean): number {
   const children = new Map<number, number[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -23,7 +38,8 @@ export function treeRss(pid: number): number {
       // gone meanwhile
     }
   }
-  const walk = (p: number): number => rssOf(p) + (children.get(p) ?? []).reduce((n, c) => n + walk(c), 0);
+  const walk = (p: number): number =>
+    (counts(p) ? rssOf(p) : 0) + (children.get(p) ?? []).reduce((n, c) => n + walk(c), 0);
   return walk(pid);
 }
 

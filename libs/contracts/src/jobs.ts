@@ -216,9 +216,33 @@ export const DECODE_LIMITS = {
   videoFramePixels: 3840 * 2160,
   /** Address space of the provenance child process (its baseline maps about 350 MB). */
   provenanceMemoryMb: 2048,
-  /** Address space of each ffmpeg and ffprobe process started on an upload. */
+  /** Address space of each ffmpeg and ffprobe process started on an upload, and of the image
+   * decoder process that reads the tools' uploads. */
   ffmpegMemoryMb: 2048,
+  /** Tool uploads decoded at once (per API process), each on one thread of the decoder process. */
+  imageDecoderConcurrency: 2,
+  /**
+   * Decompression bombs: above this many pixels (the face swap target's working size; every tool
+   * works at 2048 px or less), a file must be large enough for its pixels, or it is refused from its
+   * header, before anything decodes it. Below it, decoding costs little whatever the file.
+   */
+  denseAbovePixels: 2048 * 2048,
+  /**
+   * The most pixels one byte of file may declare above `denseAbovePixels`, per format. Measured on
+   * the test faces enlarged up to 6000 px (smoother than any camera photo): PNG at most 4.1 px per
+   * byte, JPEG q50 103, WebP q75 210; flat bombs: PNG 260-310, JPEG 170, WebP 560. docs/security.md.
+   */
+  pixelsPerByte: { png: 32, jpeg: 128, webp: 256 } as Readonly<Record<string, number>>,
 } as const;
+
+/**
+ * A decompression bomb, from its header: more pixels than the tools work at, in a file too small
+ * for them to be a photo (DECODE_LIMITS.pixelsPerByte, measured per format).
+ */
+export function isDecompressionBomb(format: string, pixels: number, bytes: number): boolean {
+  if (pixels <= DECODE_LIMITS.denseAbovePixels) return false;
+  return pixels / Math.max(1, bytes) > (DECODE_LIMITS.pixelsPerByte[format] ?? 1);
+}
 
 export const JobMessages = {
   notFound: 'Job not found',
@@ -227,6 +251,8 @@ export const JobMessages = {
   faceImageRequired: 'Choose a face image and a target image',
   badImage: 'The file is not a JPEG, PNG or WebP image',
   imageTooLarge: 'The image is too large',
+  imageTooSparse:
+    'The image declares more pixels than its file can hold for a photo (a decompression bomb?): save it at 2048 px or less on its longer side and try again',
   videoFrameTooLarge: 'The video’s frames are too large (at most 3840x2160)',
   noFaceSource: 'No face found in the face image',
   noFaceTarget: 'No face found in the target image',

@@ -42,6 +42,8 @@ export {
   VIDEO_MAX_FPS,
 } from './video-swap';
 export { CAPPED_FFMPEG, CAPPED_FFPROBE, DecodeBudgetError, isVideoFrameTooLarge } from './decoders';
+export { ImageDecoder, UnreadableImageError } from './decoders/image-decoder';
+export type { DecodedImage, ImageDecodeRequest, ImageDecoderOptions } from './decoders/image-decoder';
 export type { VideoInfo, VideoFaceSwapOptions, VideoFaceSwapResult } from './video-swap';
 export * from './remote';
 export { NsfwClassifier, CONTENT_CLASSES } from './content-classifier';

@@ -42,7 +42,7 @@ import { FaceSwapChecks } from './face-swap-check';
 import { JobHistory } from './job-history.service';
 import { GenerationService, imageInputs } from './generation.service';
 import { fileNamed, imageUpload, ToolUpload, type UploadedFile } from './generation-uploads';
-import { normalizeImage } from './image-input';
+import { checkImages, normalizeImage } from './image-input';
 
 const CLONE_FIELD = new RegExp(`^${JobFields.clonePrefix}(\\d+)$`);
 const isCloneFile = (name: string) => name === 'original' || CLONE_FIELD.test(name);
@@ -103,6 +103,7 @@ export class GenerationController {
     } else {
       if (copies.length === 0) throw new BadRequestException(JobMessages.imageRequired);
       if (copies.length > CLONE_AMOUNT.max) throw new BadRequestException(amountMessage);
+      await checkImages(...copies);
       const images = [];
       for (const copy of copies) images.push(await normalizeImage(copy));
       job = await this.generation.submit(user, {
@@ -272,6 +273,7 @@ async function swapImages(files: UploadedFile[]) {
   const face = fileNamed(files, JobFields.swapFace);
   const target = fileNamed(files, JobFields.swapTarget);
   if (!face || !target) throw new BadRequestException(JobMessages.faceImageRequired);
+  await checkImages(face, target);
   return {
     source: await normalizeImage(face),
     target: await normalizeImage(target, FACE_SWAP_LIMITS.targetSideMax),

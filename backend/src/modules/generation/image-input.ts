@@ -1,6 +1,7 @@
 import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 import sharp from 'sharp';
-import { IMAGE_SIDE_MAX, JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
+import { IMAGE_SIDE_MAX, isDecompressionBomb, JobMessages, UPLOAD_LIMITS } from '@studio/contracts';
+import { DecodeBudgetError, ImageDecoder, UnreadableImageError } from '@studio/inference';
 
 /** An image as bytes (a data URL) or as an upload streamed to a temp file. */
 export type ImageSource = Buffer | { path: string; size: number };
@@ -16,26 +17,42 @@ export interface NormalizedImage {
 
 const ACCEPTED: ReadonlySet<string> = new Set(UPLOAD_LIMITS.imageTypes);
 
+/** One decoder process per API process (started on the first upload; see ImageDecoder). */
+const decoder = new ImageDecoder();
+
 /**
  * Checks an uploaded image and brings it to the form every engine takes: the type comes from the
- * bytes (sharp reads the magic numbers, the file name is ignored), the decoded size is capped
- * (decompression bombs), EXIF orientation is applied, and neither side exceeds `maxSide` (1024 px
- * unless the tool works at a larger size, as the face swap's target does).
+ * bytes (sharp reads the magic numbers, the file name is ignored), the decoded size is capped and
+ * decompression bombs are refused from the header, EXIF orientation is applied, and neither side
+ * exceeds `maxSide` (1024 px unless the tool works at a larger size, as the face swap's target
+ * does). Decoding runs in the decoder process, under its memory ceiling, never in the API's.
  */
 export async function normalizeImage(
   source: ImageSource | undefined,
   maxSide: number = IMAGE_SIDE_MAX,
 ): Promise<NormalizedImage> {
   if (!source || sizeOf(source) === 0) throw new BadRequestException(JobMessages.imageRequired);
+  await checkHeader(source);
+  return decodeUpload({ input: inputOf(source), maxPixels: UPLOAD_LIMITS.imagePixels, maxSide });
+}
+
+/**
+ * The header checks of normalizeImage for every image of a request at once (missing ones are left
+ * to it), before any of them is decoded: a bomb in the last field is refused without waiting for
+ * the decodes of the others.
+ */
+export async function checkImages(...sources: (ImageSource | undefined)[]): Promise<void> {
+  for (const source of sources) if (source && sizeOf(source) > 0) await checkHeader(source);
+}
+
+/** Type, bytes, pixels and pixels per byte, from the header alone (no decoding). */
+async function checkHeader(source: ImageSource): Promise<void> {
   if (sizeOf(source) > UPLOAD_LIMITS.imageBytes)
     throw new PayloadTooLargeException(JobMessages.imageTooLarge);
-  const data = inputOf(source);
-  const options = { limitInputPixels: UPLOAD_LIMITS.imagePixels, failOn: 'error' as const };
   let format: string | undefined;
   let pixels = 0;
   try {
-    // The header alone (no decoding), so a pixel bomb is measured here and refused below.
-    const meta = await sharp(data, { limitInputPixels: false }).metadata();
+    const meta = await sharp(inputOf(source), { limitInputPixels: false }).metadata();
     format = meta.format;
     pixels = (meta.width ?? 0) * (meta.height ?? 0);
   } catch {
@@ -44,16 +61,18 @@ export async function normalizeImage(
   if (!format || !ACCEPTED.has(format)) throw new BadRequestException(JobMessages.badImage);
   if (pixels === 0) throw new BadRequestException(JobMessages.badImage);
   if (pixels > UPLOAD_LIMITS.imagePixels) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
+  if (isDecompressionBomb(format, pixels, sizeOf(source)))
+    throw new PayloadTooLargeException(JobMessages.imageTooSparse);
+}
+
+async function decodeUpload(request: Parameters<ImageDecoder['decode']>[0]): Promise<NormalizedImage> {
   try {
-    const { data: png, info } = await sharp(data, options)
-      .rotate()
-      .resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true })
-      .png()
-      .toBuffer({ resolveWithObject: true });
-    return { data: png, width: info.width, height: info.height };
-  } catch {
+    return await decoder.decode(request);
+  } catch (err) {
+    if (err instanceof DecodeBudgetError) throw new PayloadTooLargeException(JobMessages.imageTooLarge);
     // Truncated or corrupt image data that the header did not reveal.
-    throw new BadRequestException(JobMessages.badImage);
+    if (err instanceof UnreadableImageError) throw new BadRequestException(JobMessages.badImage);
+    throw err;
   }
 }
 
@@ -68,5 +87,10 @@ export async function normalizeMask(
 ): Promise<Buffer> {
   if (!data || sizeOf(data) === 0) throw new BadRequestException(JobMessages.maskRequired);
   const checked = await normalizeImage(data);
-  return sharp(checked.data).resize(width, height, { fit: 'fill' }).png().toBuffer();
+  const filled = await decodeUpload({
+    input: checked.data,
+    maxPixels: UPLOAD_LIMITS.imagePixels,
+    fill: { width, height },
+  });
+  return filled.data;
 }

@@ -14,7 +14,7 @@ import type { AuthUser } from '../auth';
 import { FoldersService } from '../folders';
 import { GenerationService, imageInputs, type JobRequest } from './generation.service';
 import { batchStatus } from './batch-status';
-import { normalizeImage, normalizeMask, type ImageSource } from './image-input';
+import { checkImages, normalizeImage, normalizeMask, type ImageSource } from './image-input';
 
 export interface InpaintInput {
   author?: string;
@@ -93,6 +93,7 @@ export class InpaintService {
     amount: number,
   ): Promise<JobRequest[]> {
     const requests: JobRequest[] = [];
+    await checkImages(...originals, input.mask);
     for (const original of originals) {
       const image = await normalizeImage(original);
       const mask = await normalizeMask(input.mask, image.width, image.height);

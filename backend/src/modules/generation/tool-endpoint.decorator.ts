@@ -15,7 +15,9 @@ export const ToolEndpoints = () =>
     ApiResponse({
       status: 413,
       description:
-        'The upload is larger than its limit (refused from Content-Length, or as soon as it is exceeded)',
+        'The upload is larger than its limit (refused from Content-Length, or as soon as it is exceeded), ' +
+        'an image declares more than 40 MP, or more pixels than its file can hold for a photo (a ' +
+        'decompression bomb, from the header: DECODE_LIMITS.pixelsPerByte above 2048x2048); nothing charged',
     }),
     ApiResponse({
       status: 429,
