@@ -16,13 +16,10 @@ import {
   ApiPayloadTooLargeResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import busboy from 'busboy';
 import type { Request } from 'express';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import {
   DECODE_LIMITS,
@@ -33,6 +30,7 @@ import {
 } from '@studio/contracts';
 import { DecodeBudgetError, isVideoFrameTooLarge, isVideoTooLong, probeVideo } from '@studio/inference';
 import { ok } from '../../common/api-response';
+import { receiveSingleFileForm } from '../../common/single-file-form';
 import { TakesFiles } from '../../common/request-origin';
 import { Public, type AuthUser, RateLimit } from '../auth';
 import { ProvenanceService } from './provenance.service';
@@ -91,41 +89,15 @@ export class VerifyController {
 }
 
 /** Streams the one `file` part to disk; refused (413) as soon as it passes the video cap. */
-function receive(req: Request, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: req.headers,
-        limits: { files: 1, fields: 0, fileSize: UPLOAD_LIMITS.videoBytes, parts: 2 },
-      });
-    } catch {
-      reject(new BadRequestException(VerifyMessages.fileRequired));
-      return;
-    }
-    let writing: Promise<void> | undefined;
-    let tooLarge = false;
-    parser.on('file', (name, stream) => {
-      if (name !== 'file' || writing) {
-        stream.resume();
-        return;
-      }
-      stream.on('limit', () => {
-        tooLarge = true;
-      });
-      writing = pipeline(stream, createWriteStream(path));
-    });
-    parser.on('error', () => reject(new BadRequestException(VerifyMessages.fileRequired)));
-    parser.on('close', () => {
-      if (!writing) return reject(new BadRequestException(VerifyMessages.fileRequired));
-      writing.then(
-        () => (tooLarge ? reject(new PayloadTooLargeException(VerifyMessages.tooLarge)) : resolve(path)),
-        () => reject(new BadRequestException(VerifyMessages.fileRequired)),
-      );
-    });
-    req.on('aborted', () => reject(new BadRequestException(VerifyMessages.fileRequired)));
-    req.pipe(parser);
+async function receive(req: Request, path: string): Promise<string> {
+  const messages = { badForm: VerifyMessages.fileRequired, tooLarge: VerifyMessages.tooLarge };
+  const { file } = await receiveSingleFileForm(req, path, {
+    fields: [],
+    fileBytes: UPLOAD_LIMITS.videoBytes,
+    messages,
   });
+  if (!file) throw new BadRequestException(VerifyMessages.fileRequired);
+  return file;
 }
 
 /** Image or video by its bytes (never its name), within the tools' upload limits. */

@@ -1,8 +1,6 @@
-import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
-import busboy from 'busboy';
+import { BadRequestException } from '@nestjs/common';
 import type { Request } from 'express';
-import { createWriteStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
+import { receiveSingleFileForm, type SingleFileForm } from '../../common/single-file-form';
 import {
   ANONYMOUS_REPORT_CATEGORIES,
   REPORT_CATEGORIES,
@@ -17,63 +15,21 @@ import {
 import type { NewReport } from './reports.service';
 
 /** The form's text fields and the optional copy, streamed to `path` (refused past the video cap). */
-export interface ReceivedForm {
-  fields: Record<string, string>;
-  file?: string;
-}
+export type ReceivedForm = SingleFileForm;
 
 const FIELDS = ['category', 'reporterRole', 'name', 'email', 'url', 'explanation', 'signature', 'goodFaith'];
 
 export function receiveReportForm(req: Request, path: string): Promise<ReceivedForm> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: req.headers,
-        limits: {
-          files: 1,
-          fields: FIELDS.length,
-          // UTF-8: up to 4 bytes a character
-          fieldSize: REPORT_LIMITS.explanationChars * 4,
-          fileSize: UPLOAD_LIMITS.videoBytes,
-          parts: FIELDS.length + 1,
-        },
-      });
-    } catch {
-      reject(new BadRequestException(ReportMessages.badForm));
-      return;
-    }
-    const fields: Record<string, string> = {};
-    let writing: Promise<void> | undefined;
-    let tooLarge = false;
-    let fieldTooLong = false;
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fieldTooLong = true;
-      if (FIELDS.includes(name)) fields[name] = value;
-    });
-    parser.on('file', (name, stream) => {
-      if (name !== 'file' || writing) {
-        stream.resume();
-        return;
-      }
-      stream.on('limit', () => {
-        tooLarge = true;
-      });
-      writing = pipeline(stream, createWriteStream(path));
-    });
-    parser.on('error', () => reject(new BadRequestException(ReportMessages.badForm)));
-    parser.on('close', () => {
-      (writing ?? Promise.resolve()).then(
-        () => {
-          if (tooLarge) return reject(new PayloadTooLargeException(VerifyMessages.tooLarge));
-          if (fieldTooLong) return reject(new BadRequestException(ReportMessages.tooLong));
-          resolve({ fields, ...(writing ? { file: path } : {}) });
-        },
-        () => reject(new BadRequestException(ReportMessages.badForm)),
-      );
-    });
-    req.on('aborted', () => reject(new BadRequestException(ReportMessages.badForm)));
-    req.pipe(parser);
+  return receiveSingleFileForm(req, path, {
+    fields: FIELDS,
+    // UTF-8: up to 4 bytes a character
+    fieldBytes: REPORT_LIMITS.explanationChars * 4,
+    fileBytes: UPLOAD_LIMITS.videoBytes,
+    messages: {
+      badForm: ReportMessages.badForm,
+      tooLarge: VerifyMessages.tooLarge,
+      fieldTooLong: ReportMessages.tooLong,
+    },
   });
 }
 
