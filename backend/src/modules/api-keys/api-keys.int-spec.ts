@@ -1,9 +1,11 @@
 import { getModelToken } from '@nestjs/mongoose';
+import type { InferenceEngine, RunContext } from '@studio/inference';
 import type { Model } from 'mongoose';
 import request from 'supertest';
 import sharp from 'sharp';
 import { API_KEY_PREFIX, ApiKeyMessages, type ApiKeyScope, type ApiKeyView } from '@studio/contracts';
 import { AccountsRepository } from '../accounts/accounts.repository';
+import { EngineRegistry } from '../engines';
 import { ApiKey } from './api-key.schema';
 import { balanceOf, grantCredits, PASSWORD, signIn, uniqueName, type Client } from '../../../test/clients';
 import { startTestApp, type TestApp } from '../../../test/test-app';
@@ -20,6 +22,19 @@ describe('personal API keys', () => {
       JOB_RATE_LIMIT_PER_MINUTE: '1000',
       API_KEY_RATE_PER_MINUTE: '1000',
     });
+    // Clone jobs run until cancelled, so a test's cancel always finds its job open (never a race
+    // with a fast engine); a job's coins count as spent while it runs.
+    const registry = t.app.get(EngineRegistry);
+    const real = registry.engineFor('clone')!;
+    registry.override(
+      'clone',
+      Object.assign(Object.create(real) as InferenceEngine, {
+        clone: (_request: unknown, context?: RunContext) =>
+          new Promise<never>((_resolve, reject) => {
+            context?.signal?.addEventListener('abort', () => reject(context.signal!.reason as Error));
+          }),
+      }),
+    );
     image = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#579' } })
       .png()
       .toBuffer();
