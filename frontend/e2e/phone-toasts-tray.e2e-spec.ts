@@ -127,13 +127,16 @@ describe('on a phone: toasts cover no control, the Account page fits, the tray c
     await page.getByLabel('New password', { exact: true }).fill('amber-river-castle-42');
     await page.getByLabel('Repeat the new password').fill('amber-river-castle-42');
     const save = page.getByRole('button', { name: /Change password/ });
-    // The button low on the screen (the form scrolled up to it), where a floating toast would land.
+    // The button low on the screen (the form scrolled up to it), where a floating toast would land
+    // (a phone's toast sat at the bottom, above the Jobs button).
     await save.evaluate((el) => {
       const box = el.getBoundingClientRect();
-      window.scrollBy({ top: box.top + box.height / 2 - 700, behavior: 'instant' as ScrollBehavior });
+      const target = innerHeight - 140;
+      window.scrollBy({ top: box.top + box.height / 2 - target, behavior: 'instant' as ScrollBehavior });
     });
     await markUncoveredControls(page);
-    await save.click();
+    // Sent from the keyboard: a click would first scroll the button to the middle of the screen.
+    await page.getByLabel('Repeat the new password').press('Enter');
     await page.locator('.ant-notification-notice-error').waitFor();
     const covered = await controlsUnderToasts(page);
     await screenshot(page, 'phone-toast-change-password');
