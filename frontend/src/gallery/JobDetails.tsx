@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { editPath, inputsKept, TOOL_PATHS } from '../jobs/jobPaths';
 import { readJob, type JobRead } from '../jobs/readJob';
+import { formatWhen } from '../ui/formatWhen';
 
 type Loaded = { status: 'idle' | 'loading' } | JobRead;
 
@@ -38,15 +39,14 @@ function JobSummary({ loaded }: { loaded: Loaded }) {
   if (loaded.status === 'failed') return <Typography.Text type="danger">{loaded.text}</Typography.Text>;
   if (loaded.status !== 'ready') return <Spin size="small" />;
   const { job } = loaded;
-  const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : '—');
   return (
     <div data-testid="job-details" style={{ maxWidth: 320 }}>
       <Descriptions size="small" column={1}>
         <Descriptions.Item label="Tool">{TOOL_LABELS[job.tool]}</Descriptions.Item>
         <Descriptions.Item label="State">{JOB_STATE_LABELS[job.state]}</Descriptions.Item>
         <Descriptions.Item label="Cost">{plural(job.cost, 'credit')}</Descriptions.Item>
-        <Descriptions.Item label="Started">{when(job.createdAt)}</Descriptions.Item>
-        <Descriptions.Item label="Finished">{when(job.finishedAt)}</Descriptions.Item>
+        <Descriptions.Item label="Started">{formatWhen(job.createdAt)}</Descriptions.Item>
+        <Descriptions.Item label="Finished">{formatWhen(job.finishedAt)}</Descriptions.Item>
         <Descriptions.Item label="Job">
           <Typography.Text copyable code>
             {job._id}

@@ -3,6 +3,7 @@
  * server, the account screen and the tests. A key acts as its owner with the role `user` only:
  * staff powers, the account itself and payments are never reachable with a key.
  */
+import { plural } from './messages';
 
 /** What a key may be allowed: read (jobs, folders, balance), run tools, write folders. */
 export const API_KEY_SCOPES = ['read', 'tools', 'folders'] as const;
@@ -57,7 +58,9 @@ export const ApiKeyMessages = {
       : 'This cannot be done with an API key: sign in on the website',
   tooMany: `You have ${API_KEY_LIMITS.perAccount} API keys already: revoke one first`,
   capReached: (cap: number) =>
-    `This API key has reached its monthly spending cap of ${cap} coins: raise it on your account page or wait for next month`,
+    `This API key has reached its monthly spending cap of ${plural(cap, 'coin')}: raise it on your account page or wait for next month`,
+  tooManyRequests: (retryAfterSeconds: number) =>
+    `Too many requests with this API key: try again in ${retryAfterSeconds} s`,
   notFound: 'No such API key',
   staffNoKeys: 'Staff accounts cannot make API keys: use a separate user account for scripts',
 } as const;

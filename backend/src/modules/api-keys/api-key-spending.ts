@@ -32,16 +32,25 @@ export class ApiKeySpending {
     const month = spendMonth();
     const _id = `${key.id}:${month}`;
     const entry = entryOf(jobId, coins);
-    await this.spends
-      .updateOne({ _id }, { $setOnInsert: { coins: 0, jobs: [] } }, { upsert: true })
-      .catch((err: { code?: number }) => {
-        if (err?.code !== DUPLICATE_KEY) throw err; // another request made it first
-      });
     const guard =
       key.monthlyCap === undefined ? {} : { coins: { $lte: Math.max(-1, key.monthlyCap - coins) } };
-    const counted = await this.spends
-      .findOneAndUpdate({ _id, jobs: { $ne: entry }, ...guard }, { $inc: { coins }, $push: { jobs: entry } })
-      .lean();
+    const count = () =>
+      this.spends
+        .findOneAndUpdate(
+          { _id, jobs: { $ne: entry }, ...guard },
+          { $inc: { coins }, $push: { jobs: entry } },
+        )
+        .lean();
+    // One guarded write when the month's document exists (every submission but a month's first).
+    let counted = await count();
+    if (!counted && !(await this.spends.exists({ _id }))) {
+      await this.spends
+        .updateOne({ _id }, { $setOnInsert: { coins: 0, jobs: [] } }, { upsert: true })
+        .catch((err: { code?: number }) => {
+          if (err?.code !== DUPLICATE_KEY) throw err; // another request made it first
+        });
+      counted = await count();
+    }
     if (!counted && !(await this.spends.exists({ _id, jobs: entry }))) {
       throw new HttpException(ApiKeyMessages.capReached(key.monthlyCap ?? 0), HttpStatus.PAYMENT_REQUIRED);
     }

@@ -44,7 +44,7 @@ export class KeyRateExceeded extends HttpException {
   constructor(readonly retryAfterSeconds: number) {
     super(
       {
-        message: `Too many requests with this API key: try again in ${retryAfterSeconds} s`,
+        message: ApiKeyMessages.tooManyRequests(retryAfterSeconds),
         extra: { retryAfterSeconds },
       },
       HttpStatus.TOO_MANY_REQUESTS,
@@ -79,7 +79,7 @@ export class ApiKeysService implements ApiKeyDirectory {
       ...(request.monthlyCap !== undefined ? { monthlyCap: request.monthlyCap } : {}),
       ...(request.revokeOnPasswordChange ? { credentialsVersion } : {}),
     });
-    return { key: await this.viewOf(created.toObject()), secret };
+    return { key: await this.viewWithSpend(created.toObject()), secret };
   }
 
   /** The owner's keys, live first, newest first. */
@@ -88,7 +88,13 @@ export class ApiKeysService implements ApiKeyDirectory {
       .find({ owner: new Types.ObjectId(user.id) })
       .sort({ createdAt: -1 })
       .lean();
-    const views = await Promise.all(rows.map((row) => this.viewOf(row)));
+    // This month's spend of every key in one read (revoked keys stay listed, so there may be many).
+    const month = spendMonth();
+    const spends = await this.spends
+      .find({ _id: { $in: rows.map((row) => `${String(row._id)}:${month}`) } }, { coins: 1 })
+      .lean();
+    const spent = new Map(spends.map((spend) => [spend._id, spend.coins]));
+    const views = rows.map((row) => viewOf(row, spent.get(`${String(row._id)}:${month}`) ?? 0));
     return [...views.filter((v) => !v.revokedAt), ...views.filter((v) => v.revokedAt)];
   }
 
@@ -102,7 +108,7 @@ export class ApiKeysService implements ApiKeyDirectory {
     );
     const row = await this.keys.findOne(filter).lean();
     if (!row) throw new NotFoundException(ApiKeyMessages.notFound);
-    return this.viewOf(row);
+    return this.viewWithSpend(row);
   }
 
   /** Every key of an account goes with it (account deletion). */
@@ -148,19 +154,26 @@ export class ApiKeysService implements ApiKeyDirectory {
     }
   }
 
-  private async viewOf(row: ApiKey & { _id: Types.ObjectId }): Promise<ApiKeyView> {
+  /** One key as its owner sees it, with this month's spend read. */
+  private async viewWithSpend(row: ApiKeyRow): Promise<ApiKeyView> {
     const spend = await this.spends.findById(`${String(row._id)}:${spendMonth()}`, { coins: 1 }).lean();
-    return {
-      id: String(row._id),
-      name: row.name,
-      scopes: row.scopes,
-      preview: row.preview,
-      ...(row.monthlyCap !== undefined && row.monthlyCap !== null ? { monthlyCap: row.monthlyCap } : {}),
-      spentThisMonth: spend?.coins ?? 0,
-      revokeOnPasswordChange: row.credentialsVersion !== undefined && row.credentialsVersion !== null,
-      createdAt: row.createdAt.toISOString(),
-      ...(row.lastUsedAt ? { lastUsedAt: row.lastUsedAt.toISOString() } : {}),
-      ...(row.revokedAt ? { revokedAt: row.revokedAt.toISOString() } : {}),
-    };
+    return viewOf(row, spend?.coins ?? 0);
   }
+}
+
+type ApiKeyRow = ApiKey & { _id: Types.ObjectId };
+
+function viewOf(row: ApiKeyRow, spentThisMonth: number): ApiKeyView {
+  return {
+    id: String(row._id),
+    name: row.name,
+    scopes: row.scopes,
+    preview: row.preview,
+    ...(row.monthlyCap !== undefined && row.monthlyCap !== null ? { monthlyCap: row.monthlyCap } : {}),
+    spentThisMonth,
+    revokeOnPasswordChange: row.credentialsVersion !== undefined && row.credentialsVersion !== null,
+    createdAt: row.createdAt.toISOString(),
+    ...(row.lastUsedAt ? { lastUsedAt: row.lastUsedAt.toISOString() } : {}),
+    ...(row.revokedAt ? { revokedAt: row.revokedAt.toISOString() } : {}),
+  };
 }

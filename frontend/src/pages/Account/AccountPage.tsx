@@ -24,8 +24,7 @@ import { useSession } from '../../session/useSession';
 import { useToast } from '../../ui/toast';
 import { ApiKeysCard } from './ApiKeysCard';
 import { NEW_PASSWORD_RULE } from './newPasswordRule';
-
-const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : '—');
+import { formatWhen } from '../../ui/formatWhen';
 
 /** Profile → Account: email, password, sessions, export and deletion. */
 export function AccountPage() {
@@ -208,8 +207,8 @@ function SessionsCard() {
           pagination={false}
           columns={[
             { title: 'Device', dataIndex: 'device', render: (_: string, row) => deviceOf(row) },
-            { title: 'Signed in', dataIndex: 'signedInAt', render: when },
-            { title: 'Last used', dataIndex: 'lastUsedAt', render: when },
+            { title: 'Signed in', dataIndex: 'signedInAt', render: (iso?: string) => formatWhen(iso) },
+            { title: 'Last used', dataIndex: 'lastUsedAt', render: (iso?: string) => formatWhen(iso) },
             { title: '', key: 'end', render: (_, row) => endButton(row) },
           ]}
         />
@@ -225,8 +224,8 @@ function SessionsCard() {
                   title={deviceOf(row)}
                   description={
                     <>
-                      <div>Signed in {when(row.signedInAt)}</div>
-                      <div>Last used {when(row.lastUsedAt)}</div>
+                      <div>Signed in {formatWhen(row.signedInAt)}</div>
+                      <div>Last used {formatWhen(row.lastUsedAt)}</div>
                     </>
                   }
                 />

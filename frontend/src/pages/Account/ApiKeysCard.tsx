@@ -6,6 +6,8 @@ import {
   type ApiKeyUsage,
   type ApiKeyView,
   type CreatedApiKey,
+  formatCount,
+  plural,
 } from '@studio/contracts';
 import {
   Alert,
@@ -26,6 +28,7 @@ import {
 } from 'antd';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { apiGet, apiPost, apiRequest, errorText } from '../../api/client';
+import { formatWhen } from '../../ui/formatWhen';
 import { useToast } from '../../ui/toast';
 import { usageTotals, type UsageTotal } from './apiKeyUsage';
 
@@ -38,10 +41,6 @@ interface NewKeyForm {
   monthlyCap?: number | null;
   revokeOnPasswordChange: boolean;
 }
-
-const coinCount = (coins: number) => (coins === 1 ? '1 coin' : `${coins} coins`);
-
-const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 /** Profile → Account → API keys: make (the secret shown once), list and revoke personal keys. */
 export function ApiKeysCard() {
@@ -145,11 +144,11 @@ export function ApiKeysCard() {
                   <div>{key.scopes.map((scope) => API_KEY_SCOPE_LABELS[scope]).join(' · ')}</div>
                   <div data-testid="api-key-spend">
                     {key.monthlyCap !== undefined
-                      ? `${key.spentThisMonth} of ${key.monthlyCap} coins spent this month`
-                      : `${coinCount(key.spentThisMonth)} spent this month (no cap)`}
+                      ? `${formatCount(key.spentThisMonth)} of ${plural(key.monthlyCap, 'coin')} spent this month`
+                      : `${plural(key.spentThisMonth, 'coin')} spent this month (no cap)`}
                   </div>
                   <div>
-                    Made {when(key.createdAt)} · last used {when(key.lastUsedAt)}
+                    Made {formatWhen(key.createdAt)} · last used {formatWhen(key.lastUsedAt, 'never')}
                     {key.revokeOnPasswordChange ? ' · ends when you change your password' : ''}
                   </div>
                 </>

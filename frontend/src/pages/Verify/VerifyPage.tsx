@@ -3,6 +3,7 @@ import { VerifyMessages, type VerifyResult } from '@studio/contracts';
 import { Alert, Card, Descriptions, Space, Spin, Tag, Typography, Upload } from 'antd';
 import { useState } from 'react';
 import { apiUpload } from '../../api/client';
+import { formatWhen } from '../../ui/formatWhen';
 
 const MANIFEST_TEXT: Record<VerifyResult['manifest']['state'], { color: string; text: string }> = {
   valid: { color: 'green', text: 'Signed by this studio, unchanged' },
@@ -18,8 +19,6 @@ const WATERMARK_TEXT: Record<VerifyResult['watermark']['state'], { color: string
 };
 
 const ACTIONS: Record<string, string> = { 'c2pa.created': 'created', 'c2pa.edited': 'edited' };
-
-const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : undefined);
 
 /**
  * The public verify page: anyone drops an image or a video and sees whether it carries this
@@ -109,7 +108,7 @@ export function VerifyPage() {
               </Tag>
             </Descriptions.Item>
             {tool && <Descriptions.Item label="Tool">{tool}</Descriptions.Item>}
-            {madeAt && <Descriptions.Item label="Made">{when(madeAt)}</Descriptions.Item>}
+            {madeAt && <Descriptions.Item label="Made">{formatWhen(madeAt)}</Descriptions.Item>}
             {result.manifest.action && result.manifest.state !== 'none' && (
               <Descriptions.Item label="Declared action">
                 {ACTIONS[result.manifest.action] ?? result.manifest.action}
