@@ -25,6 +25,14 @@ module.exports = {
   // Integration tests boot the whole app against real services; browser tests take longer still.
   // A bound for a test that hangs, not a speed goal: wide, as a busy machine (npm run test:loaded) is slow.
   testTimeout: 180_000,
+  // Test files run in worker processes that are replaced once a file leaves them above this much
+  // memory. Run in the main process (jest's choice on a 2-core machine), every file's leftovers
+  // accumulated until the whole run died of a full heap after 45 minutes (CI, stop 42). Setting a
+  // limit is also what makes jest use workers when it has only one.
+  workerIdleMemoryLimit: '1200MB',
+  // Two files at a time on CI's two cores: each file waits on its app, browser and services as
+  // much as it computes. Files are isolated (own database, Redis prefix, storage folder, port 0).
+  maxWorkers: process.env.TEST_WORKERS ?? 2,
   // Per-file timings, and the slowest files and each project's total at the end (deploy/local/timing-reporter.cjs).
   reporters: ['default', '<rootDir>/deploy/local/timing-reporter.cjs'],
   projects: [
