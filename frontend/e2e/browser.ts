@@ -33,7 +33,8 @@ export function toast(page: Page, text: string) {
   return page.locator('.ant-notification-notice').filter({ hasText: text });
 }
 
-export const FRONTEND_DIST = join(__dirname, '../dist');
+/** The built client the test apps serve; TEST_FRONTEND_DIST points a run at another build (an older one, to see a test fail on the code before its fix). */
+export const FRONTEND_DIST = process.env.TEST_FRONTEND_DIST ?? join(__dirname, '../dist');
 
 /** Logs in through the login screen and waits for the confirmation toast. */
 export async function logInAs(
