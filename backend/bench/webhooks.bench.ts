@@ -1,6 +1,6 @@
 /**
  * Webhooks benchmark (issue 41): BENCH_WEBHOOK_JOBS (1,000) jobs ending, from BENCH_SUBMITTERS (10)
- * users at once, with a no-op clone engine, twice in one run:
+ * users at once, with a no-op clone engine and the tests' content-check double, twice in one run:
  *  1. the job pipeline alone (no endpoint registered): jobs per second, submit → job.completed on
  *     the socket p50/p99;
  *  2. the same with each user's endpoint (a receiver on 127.0.0.1) subscribed to job.succeeded:
@@ -21,7 +21,9 @@ import { JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/c
 import type { EncodedImage, InferenceEngine } from '@studio/inference';
 import { createApp } from '../api/src/create-app';
 import { loadConfig } from '../src/config/app-config';
+import { ContentSafety } from '../src/modules/content-safety';
 import { EngineRegistry } from '../src/modules/engines';
+import { MarkedImageClassifier } from '../test/marked-classifier';
 import { WebhookReceiver } from '../test/webhook-receiver';
 import { benchUser, submitImageJob } from './bench-client';
 import { percentile } from './timing';
@@ -51,6 +53,8 @@ async function main(): Promise<void> {
     JOB_CONCURRENCY_CLONE: process.env.BENCH_CONCURRENCY ?? '8',
     JOB_RATE_LIMIT_PER_MINUTE: '100000',
     MAX_OPEN_JOBS_PER_USER: '100000',
+    AUTH_RATE_LIMIT_PER_MINUTE: '100000',
+    FOLDER_RATE_LIMIT_PER_MINUTE: '100000',
     WEBHOOK_ALLOW_LOOPBACK: 'true',
     REDIS_PREFIX: `hooks${Date.now().toString(36)}`,
     STORAGE_DIR: storage,
@@ -58,6 +62,9 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  // Neither the engine nor the content check is measured here: a no-op clone, and the tests'
+  // classifier double (unmarked images are neutral) instead of nsfwjs on the engine pool.
+  app.get(ContentSafety).override(new MarkedImageClassifier());
   const registry = app.get(EngineRegistry);
   const pixel = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#888' } })
     .png()
