@@ -6,7 +6,10 @@
  *  2. the same with each user's endpoint (a receiver on 127.0.0.1) subscribed to job.succeeded:
  *     the pipeline's figures again, deliveries per second (first receipt of each, over the run) and
  *     delivery latency p50/p99 (the event's time in the body → the receiver has it), every
- *     delivery's signature checked by the Standard Webhooks reference library.
+ *     delivery's signature checked by the Standard Webhooks reference library;
+ *  3. the deliveries alone: JOBS job.succeeded events published at once on the domain event bus
+ *     (jobs that ended, without running them), for one user's endpoint: how fast the webhook path
+ *     drains a burst when the pipeline is not the bound.
  */
 import 'reflect-metadata';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,9 +20,11 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { io, type Socket } from 'socket.io-client';
 import { Webhook } from 'standardwebhooks';
-import { JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
+import { DomainEvents, JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
 import type { EncodedImage, InferenceEngine } from '@studio/inference';
 import { createApp } from '../api/src/create-app';
+import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
+import { DomainEventBus } from '../src/modules/events';
 import { loadConfig } from '../src/config/app-config';
 import { ContentSafety } from '../src/modules/content-safety';
 import { EngineRegistry } from '../src/modules/engines';
@@ -162,6 +167,47 @@ async function main(): Promise<void> {
     return figures;
   };
 
+  /** Part 3: JOBS job ends announced at once, delivered to one endpoint. */
+  const burst = async () => {
+    const user = await benchUser(app, base, 'burst', 0);
+    const res = await fetch(`${base}/api/account/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: user.cookie, origin: base },
+      body: JSON.stringify({ url: receiver.url(`/${user.username}`), events: ['job.succeeded'] }),
+    });
+    const verifier = new Webhook(((await res.json()) as { content: { secret: string } }).content.secret);
+    const userId = (await app.get(AccountsRepository).findByUsername(user.username))!.id;
+    const bus = app.get(DomainEventBus);
+    const firstReceipt = receiver.received.length;
+    const wallStart = Date.now();
+    await Promise.all(
+      Array.from({ length: JOBS }, (_, i) =>
+        bus.publishDirect(
+          DomainEvents.jobCompleted,
+          { userId, username: user.username, jobId: `burst${i}`, tool: 'clone', items: 1, cost: 1 },
+          `bench-burst:${wallStart}:${i}`,
+        ),
+      ),
+    );
+    const got = await receiver.waitFor((all) => {
+      const mine = all.slice(firstReceipt).filter((r) => r.path === `/${user.username}`);
+      return new Set(mine.map((r) => r.id)).size >= JOBS ? mine : undefined;
+    }, 600_000);
+    const first = new Map<string, (typeof got)[number]>();
+    for (const r of got) if (!first.has(r.id)) first.set(r.id, r);
+    const latencies = [...first.values()].map((r) => {
+      verifier.verify(r.body, r.headers);
+      return r.at - Date.parse(r.json.timestamp);
+    });
+    latencies.sort((a, b) => a - b);
+    const lastAt = Math.max(...[...first.values()].map((r) => r.at));
+    return {
+      perSecond: (first.size * 1000) / (lastAt - wallStart),
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+    };
+  };
+
   console.log(
     `\n== webhooks: ${JOBS} clone jobs ending (no-op engine), ${SUBMITTERS} users submitting at once ==`,
   );
@@ -179,6 +225,10 @@ async function main(): Promise<void> {
   );
   console.log(
     `webhook deliveries:          ${withHooks.deliveriesPerSecond!.toFixed(1)} deliveries/s (job.succeeded, each signature verified), job ended → received p50 ${ms(withHooks.deliveryP50!)}, p99 ${ms(withHooks.deliveryP99!)}`,
+  );
+  const alone3 = await burst();
+  console.log(
+    `webhook deliveries alone:    ${alone3.perSecond.toFixed(1)} deliveries/s (${JOBS} job ends announced at once, one endpoint), announced → received p50 ${ms(alone3.p50)}, p99 ${ms(alone3.p99)}`,
   );
   await receiver.close();
   await app.close();
