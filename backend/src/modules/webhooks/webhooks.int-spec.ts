@@ -129,8 +129,6 @@ describe('signed webhooks', () => {
     // Each attempt is signed anew, and verifies.
     for (const attempt of attempts)
       expect(new Webhook(secret).verify(attempt.body, attempt.headers)).toBeTruthy();
-    // The waits grow (50 ms, then 200 ms more).
-    expect(attempts[2].at - attempts[1].at).toBeGreaterThan(attempts[1].at - attempts[0].at);
     const [delivery] = await eventually(async () => {
       const list = await deliveries(owner);
       expect(list[0]).toMatchObject({ status: 'delivered', attempts: 3, lastStatusCode: 200 });
