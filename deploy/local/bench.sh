@@ -23,12 +23,14 @@ export MONGODB_URI="${BENCH_MONGODB_URI:-mongodb://127.0.0.1:$mongo_port/bench${
 export REDIS_URL="redis://127.0.0.1:$redis_port"
 export PORT=0 NODE_ENV=test TS_NODE_TRANSPILE_ONLY=true TS_NODE_PROJECT="$ROOT/backend/tsconfig.json"
 
-# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, workers, audit, uploads, database, password) one of them.
-parts="${*:-ledger folders pipeline workers audit uploads database password}"
+# `npm run bench` runs every part; `npm run bench -- ledger` (or folders, pipeline, workers, audit, uploads, database, password, webhooks) one of them.
+parts="${*:-ledger folders pipeline workers audit uploads database password webhooks}"
 [[ " $parts " == *" ledger "* ]] && node -r ts-node/register backend/bench/ledger.bench.ts
 [[ " $parts " == *" folders "* ]] && node -r ts-node/register backend/bench/folder-contents.bench.ts
 [[ " $parts " == *" pipeline "* ]] && node ${BENCH_NODE_FLAGS:-} -r ts-node/register backend/bench/pipeline.bench.ts
 [[ " $parts " == *" workers "* ]] && node -r ts-node/register backend/bench/workers.bench.ts
+# signed webhooks (issue 41): deliveries per second and latency with 1,000 jobs ending, beside the job pipeline alone
+[[ " $parts " == *" webhooks "* ]] && node -r ts-node/register backend/bench/webhooks.bench.ts
 [[ " $parts " == *" audit "* ]] && node -r ts-node/register backend/bench/audit-stats.bench.ts
 # the embedded database alone: reads at 10k and BENCH_DOCS (default 1M) documents
 [[ " $parts " == *" database "* ]] && node -r ts-node/register backend/bench/database.bench.ts

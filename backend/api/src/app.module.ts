@@ -15,6 +15,7 @@ import { ProvenanceModule } from '../../src/modules/provenance';
 import { RealtimeGateway, RealtimeModule } from '../../src/modules/realtime';
 import { RestoreModule } from '../../src/modules/restore';
 import { TakedownModule } from '../../src/modules/takedown';
+import { WebhooksModule } from '../../src/modules/webhooks';
 import { WorkerProcessorsModule } from '../../worker/src/worker.module';
 
 @Module({})
@@ -38,6 +39,7 @@ export class AppModule {
         MetricsModule,
         RestoreModule,
         TakedownModule,
+        WebhooksModule,
         ...(config.WORKER_INLINE ? [WorkerProcessorsModule] : []),
       ],
       controllers: [HealthController],

@@ -249,6 +249,24 @@ export const configSchema = z
     JOB_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
     /** Requests per minute per personal API key, every route together (429 beyond it). */
     API_KEY_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    /**
+     * Signed webhooks (docs/api.md): the first retry's delay and the window (a delivery is retried
+     * for this long, and an endpoint whose deliveries fail for this long is switched off); the
+     * schedule between is WEBHOOK_RETRY in libs/contracts. Tests shorten both.
+     */
+    WEBHOOK_RETRY_FIRST_DELAY_MS: z.coerce.number().int().min(1).default(5_000),
+    WEBHOOK_RETRY_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .default(24 * 3600_000),
+    /** How long one delivery waits for the receiver's answer. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
+    /**
+     * Lets webhook endpoints be http:// and on this machine (127.0.0.0/8, ::1), for local receivers
+     * and the tests. Never in production (refused there): endpoints are https and public only.
+     */
+    WEBHOOK_ALLOW_LOOPBACK: bool.default('false'),
     /** Jobs one user may have waiting or running at once, across tools (429 beyond it). */
     MAX_OPEN_JOBS_PER_USER: z.coerce.number().int().min(1).default(MAX_OPEN_JOBS_PER_USER),
     /** Other per-user budgets per minute: folders made, downloads, Stripe sessions, Patreon tries. */
@@ -318,6 +336,13 @@ export const configSchema = z
             'is required in production: outputs must be watermarked and signed (mount the signing certificate and key, docs/provenance.md)',
         });
       }
+    }
+    if (cfg.NODE_ENV === 'production' && cfg.WEBHOOK_ALLOW_LOOPBACK) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['WEBHOOK_ALLOW_LOOPBACK'],
+        message: 'cannot be on in production: webhooks go to public https addresses only',
+      });
     }
     if (cfg.NODE_ENV === 'production' && !cfg.SMTP_URL) {
       ctx.addIssue({

@@ -8,6 +8,7 @@ import { DomainEventsProcessor } from '../../src/modules/events';
 import { RealtimeListener, RealtimeModule } from '../../src/modules/realtime';
 import { StorageCleanupListener } from '../../src/modules/storage';
 import { TakedownModule } from '../../src/modules/takedown';
+import { WebhookDeliveryProcessor, WebhooksListener, WebhooksModule } from '../../src/modules/webhooks';
 
 /**
  * The worker's processors and event consumers. Imported by the worker app, and by the API app
@@ -22,6 +23,7 @@ import { TakedownModule } from '../../src/modules/takedown';
     ProvenanceModule,
     ContentSafetyModule,
     TakedownModule,
+    WebhooksModule,
   ],
   providers: [
     JobRunner,
@@ -30,6 +32,8 @@ import { TakedownModule } from '../../src/modules/takedown';
     RealtimeListener,
     StorageCleanupListener,
     SessionEndListener,
+    WebhooksListener,
+    WebhookDeliveryProcessor,
   ],
 })
 export class WorkerProcessorsModule {}

@@ -19,3 +19,4 @@ export * from './provenance';
 export * from './age-assurance';
 export * from './api-keys';
 export * from './reports';
+export * from './webhooks';

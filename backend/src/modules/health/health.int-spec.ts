@@ -156,6 +156,12 @@ describe('health and API document', () => {
         'POST /api/account/api-keys',
         'DELETE /api/account/api-keys/{keyId}',
         'GET /api/account/api-keys/usage',
+        'GET /api/account/webhooks',
+        'POST /api/account/webhooks',
+        'PATCH /api/account/webhooks/{endpointId}',
+        'DELETE /api/account/webhooks/{endpointId}',
+        'GET /api/account/webhooks/deliveries',
+        'POST /api/account/webhooks/deliveries/{deliveryId}/replay',
         // age assurance and moderation (issue 37)
         'GET /api/age-assurance',
         'POST /api/age-assurance/card',

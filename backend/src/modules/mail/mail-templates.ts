@@ -84,4 +84,16 @@ export const MailTemplates = {
       `Hello ${username},`,
       'Your AI Studio account and everything in its folders have been deleted, as you asked.',
     ]),
+
+  /** A webhook endpoint failed for a whole retry window and was switched off. */
+  webhookSwitchedOff: (username: string, url: string, window: string, accountUrl: string) =>
+    compose(
+      'A webhook endpoint was switched off',
+      [
+        `Hello ${username},`,
+        `Every delivery to your webhook endpoint ${url} has failed for ${window}, so it was switched off and its waiting deliveries were given up.`,
+        'Fix the receiver, then switch the endpoint on again on your account page; you can send the given-up deliveries again from the list of recent deliveries there.',
+      ],
+      { label: 'Open my account', url: accountUrl },
+    ),
 };

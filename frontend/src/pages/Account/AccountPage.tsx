@@ -23,6 +23,7 @@ import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
 import { useToast } from '../../ui/toast';
 import { ApiKeysCard } from './ApiKeysCard';
+import { WebhooksCard } from './WebhooksCard';
 import { NEW_PASSWORD_RULE } from './newPasswordRule';
 import { formatWhen } from '../../ui/formatWhen';
 
@@ -53,6 +54,7 @@ function AccountScreen() {
       <PasswordCard />
       <SessionsCard />
       <ApiKeysCard />
+      <WebhooksCard />
       <DataCard username={overview.username} />
     </Space>
   );
