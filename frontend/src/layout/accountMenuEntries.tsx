@@ -1,4 +1,5 @@
 import {
+  BarChartOutlined,
   BgColorsOutlined,
   CopyOutlined,
   ControlOutlined,
@@ -50,6 +51,7 @@ export function loggedInEntries(role: Role | null): MenuItems {
       ? [
           { key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> },
           { key: Paths.adminReports, label: 'Reports', icon: <FlagOutlined /> },
+          { key: Paths.adminTransparency, label: 'Transparency', icon: <BarChartOutlined /> },
         ]
       : []),
     ...(role && canModerate(role)

@@ -19,6 +19,26 @@ export interface CopyFound {
   ownerId: string;
   method: 'exact' | 'perceptual';
   distance: number;
+  sha256: string;
+  createdAt: Date;
+  /** A job's stored input rather than an output item. */
+  input?: { jobId: string; index: number; storageKey: string };
+}
+
+type PrintRow = OutputFingerprint & { _id: string };
+
+function found(row: PrintRow, method: CopyFound['method'], distance: number): CopyFound {
+  return {
+    itemId: row._id,
+    ownerId: row.ownerId,
+    method,
+    distance,
+    sha256: row.sha256,
+    createdAt: row.createdAt,
+    ...(row.jobId && row.storageKey
+      ? { input: { jobId: row.jobId, index: row.inputIndex ?? 0, storageKey: row.storageKey } }
+      : {}),
+  };
 }
 
 /**
@@ -76,6 +96,34 @@ export class CopyFinder {
     );
   }
 
+  /**
+   * Records the hashes of a job's stored image inputs: they are served back to their owner (for
+   * "Run again"), so a copy given to a tool is found and removed like an output.
+   */
+  async recordInputs(
+    jobId: string,
+    ownerId: string,
+    inputs: { index: number; storageKey: string; print: StoredPrint }[],
+  ): Promise<void> {
+    if (inputs.length === 0) return;
+    await this.prints.bulkWrite(
+      inputs.map(({ index, storageKey, print }) => ({
+        updateOne: {
+          filter: { _id: `${jobId}:input:${index}` },
+          update: {
+            $setOnInsert: { ownerId, jobId, inputIndex: index, storageKey, ...print, createdAt: new Date() },
+          },
+          upsert: true,
+        },
+      })),
+    );
+  }
+
+  /** A job's stored inputs are gone (with its outputs, or their retention over): so are their hashes. */
+  async forgetInputs(jobId: string): Promise<void> {
+    await this.prints.deleteMany({ jobId });
+  }
+
   /** The ones of these items that have no hashes yet. */
   async unhashed(itemIds: string[]): Promise<Set<string>> {
     if (itemIds.length === 0) return new Set();
@@ -85,6 +133,11 @@ export class CopyFinder {
       .lean();
     const hashed = new Set(have.map((row) => row._id));
     return new Set(itemIds.filter((id) => !hashed.has(id)));
+  }
+
+  /** Removing a block-list entry (an appeal reversed the removal of that picture). */
+  async unblock(reportId: string, key: string): Promise<void> {
+    await this.blocked.deleteOne({ _id: `${reportId}:${key}` });
   }
 
   async printOf(itemId: string): Promise<StoredPrint | null> {
@@ -98,18 +151,29 @@ export class CopyFinder {
       .find({ $or: [{ sha256: print.sha256 }, { bands: { $in: print.bands } }] })
       .limit(REPORT_LIMITS.maxMatches * 5)
       .lean();
-    const found: CopyFound[] = [];
-    for (const candidate of candidates) {
+    const copies: CopyFound[] = [];
+    for (const candidate of candidates as PrintRow[]) {
       if (candidate.sha256 === print.sha256) {
-        found.push({ itemId: candidate._id, ownerId: candidate.ownerId, method: 'exact', distance: 0 });
+        copies.push(found(candidate, 'exact', 0));
         continue;
       }
       const distance = distanceTo(print.variants, candidate.variants);
-      if (distance <= PHASH_MATCH_BITS) {
-        found.push({ itemId: candidate._id, ownerId: candidate.ownerId, method: 'perceptual', distance });
-      }
+      if (distance <= PHASH_MATCH_BITS) copies.push(found(candidate, 'perceptual', distance));
     }
-    return found.sort((a, b) => a.distance - b.distance).slice(0, REPORT_LIMITS.maxMatches);
+    return copies.sort((a, b) => a.distance - b.distance).slice(0, REPORT_LIMITS.maxMatches);
+  }
+
+  /**
+   * Every stored picture with exactly these bytes (the "known identical copies" of pictures found
+   * another way: a stored input has no crop hashes, so a cropped report finds it through its original).
+   */
+  async sameBytes(sha256s: string[]): Promise<CopyFound[]> {
+    if (sha256s.length === 0) return [];
+    const rows = await this.prints
+      .find({ sha256: { $in: sha256s } })
+      .limit(REPORT_LIMITS.maxMatches)
+      .lean();
+    return (rows as PrintRow[]).map((row) => found(row, 'exact', 0));
   }
 
   /** Puts removed pictures on the block list (idempotent per report and picture). */
@@ -131,9 +195,19 @@ export class CopyFinder {
    * engine pool only when the block list has anything in it.
    */
   async anyBlocked(images: Buffer[]): Promise<boolean> {
-    if (images.length === 0 || !(await this.blocked.exists({}))) return false;
-    for (const print of await this.fingerprint(images, false)) if (await this.isBlocked(print)) return true;
-    return false;
+    return (await this.screenInputs(images)).blocked;
+  }
+
+  /**
+   * Tool inputs before anything is stored or charged: their hashes (kept with the stored inputs,
+   * recordInputs) and whether any is a removed picture. One hashing on the engine pool (whole
+   * picture, no crops) per job.
+   */
+  async screenInputs(images: Buffer[]): Promise<{ blocked: boolean; prints: StoredPrint[] }> {
+    const prints = await this.fingerprint(images, false);
+    if (prints.length === 0 || !(await this.blocked.exists({}))) return { blocked: false, prints };
+    for (const print of prints) if (await this.isBlocked(print)) return { blocked: true, prints };
+    return { blocked: false, prints };
   }
 
   /** Whether a picture is one that was removed (same bytes, or within 10 bits of a removed one). */

@@ -20,6 +20,7 @@ import { EngineRegistry } from '../engines';
 import { AuditService } from '../audit/audit.service';
 import { FoldersService } from '../folders/folders.service';
 import { FingerprintBackfill } from './fingerprint-backfill';
+import { ReportsService } from './reports.service';
 
 const FORM = {
   category: 'intimate_without_consent',
@@ -40,6 +41,10 @@ describe('notice and removal: public reports, copies found across accounts, remo
   let original: { job: JobView; bytes: Buffer };
   let bobsCopy: JobView;
   let unrelated: JobView;
+  let removedReportId: string;
+  let supportStaff: Client;
+  /** Bob's clone job keeps alice's picture, byte for byte, as its stored input. */
+  const bobsInput = () => `${bobsCopy._id}:input:0`;
 
   /** One clone of `picture` (the local engine's noise copy: a real output, marked and stored). */
   const cloneAs = async (client: Client, picture: Buffer): Promise<JobView> => {
@@ -79,6 +84,11 @@ describe('notice and removal: public reports, copies found across accounts, remo
       signIn(t, uniqueName('carol')),
     ]);
     for (const c of [alice, bob, carol]) await grantCredits(t, c.username, 10);
+    const helpName = uniqueName('help');
+    await signIn(t, helpName);
+    const accounts = t.app.get(AccountsRepository);
+    await accounts.setRole((await accounts.findByUsername(helpName))!.id, 'support');
+    supportStaff = await signIn(t, helpName);
     const face = await sharp(fixture('cgi-model-1.jpg')).png().toBuffer();
     const job = await cloneAs(alice, face);
     expect(job.state).toBe('succeeded');
@@ -174,10 +184,23 @@ describe('notice and removal: public reports, copies found across accounts, remo
     for (const seen of queue) {
       expect(seen.overdue).toBe(false);
       expect(seen.msLeft).toBeGreaterThan(47 * 3600_000);
-      const matched = seen.matches.map((m) => m.itemId).sort();
-      expect(matched).toEqual([original.job.items[0]._id, bobsCopy.items[0]._id].sort());
-      expect(seen.matches.map((m) => m.ownerName).sort()).toEqual([alice.username, bob.username].sort());
+      const items = seen.matches.filter((m) => m.kind === 'item');
+      expect(items.map((m) => m.itemId).sort()).toEqual(
+        [original.job.items[0]._id, bobsCopy.items[0]._id].sort(),
+      );
+      expect([...new Set(seen.matches.map((m) => m.ownerName))].sort()).toEqual(
+        [alice.username, bob.username].sort(),
+      );
+      // Bob's clone job stored alice's file as its input, byte for byte: named as its exact copy.
+      expect(seen.matches.find((m) => m.itemId === bobsInput())).toMatchObject({
+        kind: 'input',
+        method: 'exact',
+        copyOf: original.job.items[0]._id,
+        ownerName: bob.username,
+      });
+      const matched = seen.matches.map((m) => m.itemId);
       expect(matched).not.toContain(unrelated.items[0]._id);
+      expect(matched).not.toContain(`${unrelated._id}:input:0`);
     }
     // The second report is rejected: nothing removed, the reporter told.
     const rejected = await admin.agent
@@ -200,16 +223,20 @@ describe('notice and removal: public reports, copies found across accounts, remo
     const view = decided.body.content.report as ReportView;
     expect(view.status).toBe('removed');
     expect(view.matches.every((m) => m.removed)).toBe(true);
-    expect(view.matches).toHaveLength(2);
+    expect(view.matches.map((m) => m.itemId)).toEqual(
+      expect.arrayContaining([original.job.items[0]._id, bobsCopy.items[0]._id, bobsInput()]),
+    );
+    removedReportId = id;
     // A second decision is refused.
     const again = await admin.agent
       .post(`/api/admin/reports/${id}/decision`)
       .send({ action: 'reject', reason: 'no' });
     expect(again.status).toBe(409);
 
-    // Both addresses stop answering with the file.
-    expect((await alice.agent.get(original.job.items[0].url)).status).toBe(451);
-    expect((await bob.agent.get(bobsCopy.items[0].url)).status).toBe(451);
+    // Every address stops answering with the file: 410 Gone (the files are deleted).
+    expect((await alice.agent.get(original.job.items[0].url)).status).toBe(410);
+    expect((await bob.agent.get(bobsCopy.items[0].url)).status).toBe(410);
+    expect((await bob.agent.get(`/api/jobs/${bobsCopy._id}/inputs/0`)).status).toBe(410);
     expect((await carol.agent.get(unrelated.items[0].url)).status).toBe(200);
 
     const sor = await waitForMail(`${bob.username}@example.com`, /Statement of reasons/);
@@ -277,6 +304,68 @@ describe('notice and removal: public reports, copies found across accounts, remo
     expect(messages).toContain(`appealed the removal of item ${bobsCopy.items[0]._id}`);
   });
 
+  it('appeals are decided once, not by the remover: reversed puts the item back and unblocks it, upheld deletes the kept file; owners told, audited', async () => {
+    const id = removedReportId;
+    const appealOn = (client: Client, itemId: string, outcome: string, reason = 'Reviewed the appeal') =>
+      client.agent
+        .post(`/api/admin/reports/${id}/appeals/${encodeURIComponent(itemId)}/decision`)
+        .send({ outcome, reason });
+    const aliceItem = original.job.items[0]._id;
+    const bobsItem = bobsCopy.items[0]._id;
+    expect(
+      (await alice.agent.post(`/api/reports/appeals/${aliceItem}`).send({ text: 'This is a made-up face' }))
+        .status,
+    ).toBe(200);
+    const before = (await admin.agent.get(`/api/admin/reports/${id}`)).body.content.report as ReportView;
+    expect(before.matches.find((m) => m.itemId === bobsItem)?.restorable).toBe(true);
+
+    expect((await appealOn(bob, bobsItem, 'reversed')).status).toBe(403); // not staff
+    const sameStaff = await appealOn(admin, bobsItem, 'reversed');
+    expect([sameStaff.status, sameStaff.body.content]).toEqual([403, ReportMessages.appealSameStaff]);
+    expect((await appealOn(supportStaff, bobsItem, 'maybe')).status).toBe(400);
+    expect((await appealOn(supportStaff, bobsItem, 'reversed', ' ')).status).toBe(400);
+    const noAppeal = await appealOn(supportStaff, bobsInput(), 'reversed');
+    expect([noAppeal.status, noAppeal.body.content]).toEqual([404, ReportMessages.noAppeal]);
+
+    const reversed = await appealOn(supportStaff, bobsItem, 'reversed', 'Not a copy of the reported picture');
+    expect(reversed.status).toBe(200);
+    const after = reversed.body.content.report as ReportView;
+    expect(after.matches.find((m) => m.itemId === bobsItem)).toMatchObject({
+      removed: false,
+      restorable: false,
+      appeal: { decision: { outcome: 'reversed', by: supportStaff.username } },
+    });
+    // Bob's item is back, byte for byte as it was served before, in his folder.
+    expect((await bob.agent.get(bobsCopy.items[0].url)).status).toBe(200);
+    const folder = await bob.agent.get(`/api/getBulkInpaints/${bobsCopy.folderId}`);
+    expect(
+      (folder.body.content.inpaints as { _id: string; visible?: boolean }[]).find((i) => i._id === bobsItem)
+        ?.visible,
+    ).not.toBe(false);
+    const told = await waitForMail(`${bob.username}@example.com`, /Decision on your appeal/);
+    expect(told.text).toContain('reversed our decision');
+    expect(told.text).toContain('Not a copy of the reported picture');
+    expect((await appealOn(supportStaff, bobsItem, 'upheld')).status).toBe(409);
+
+    const upheld = await appealOn(supportStaff, aliceItem, 'upheld', 'The picture shows the reporter');
+    expect(upheld.status).toBe(200);
+    expect(
+      (upheld.body.content.report as ReportView).matches.find((m) => m.itemId === aliceItem),
+    ).toMatchObject({ removed: true, restorable: false, appeal: { decision: { outcome: 'upheld' } } });
+    expect((await alice.agent.get(original.job.items[0].url)).status).toBe(410);
+    expect((await waitForMail(`${alice.username}@example.com`, /Decision on your appeal/)).text).toContain(
+      'upheld our decision',
+    );
+
+    const messages = (await t.app.get(AuditService).latest(50)).map((e) => e.message).join('\n');
+    expect(messages).toContain(
+      `${supportStaff.username} decided the appeal of ${bob.username} on ${bobsItem} (report ${id}): reversed; file restored; owner told`,
+    );
+    expect(messages).toContain(
+      `${supportStaff.username} decided the appeal of ${alice.username} on ${aliceItem} (report ${id}): upheld`,
+    );
+  });
+
   it('backfills hashes of outputs stored before them, so reports find those too', async () => {
     const carolId = (await t.app.get(AccountsRepository).findByUsername(carol.username))!.id;
     const folderId = await makeFolder(carol, 'Older');
@@ -300,6 +389,22 @@ describe('notice and removal: public reports, copies found across accounts, remo
     expect((await backfill.run()).added).toBe(0); // idempotent
     const after = await report({ ...FORM, email: 'jane@example.com' }, copy);
     expect((await matchesOf(after.body.content.report.id)).map((m) => m.itemId)).toEqual([legacy._id]);
+
+    // Removed with no appeal: its file is kept (quarantined) until the appeal window closes.
+    const afterId = after.body.content.report.id as string;
+    await admin.agent
+      .post(`/api/admin/reports/${afterId}/decision`)
+      .send({ action: 'remove', reason: 'Shown without consent' })
+      .expect(200);
+    expect((await matchesOf(afterId))[0].restorable).toBe(true);
+    const service = t.app.get(ReportsService);
+    expect(await service.sweepQuarantine(new Date(Date.now() + 182 * 24 * 3600_000))).toBe(0);
+    expect(await service.sweepQuarantine(new Date(Date.now() + 184 * 24 * 3600_000))).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect((await matchesOf(afterId))[0].restorable).toBe(false);
+    const messages = (await t.app.get(AuditService).latest(20)).map((e) => e.message).join('\n');
+    expect(messages).toMatch(/quarantined file\(s\) deleted: their appeal window closed/);
   });
 
   it('takes an anonymous child sexual abuse notice (DSA Art. 16(2)(c)): no name, email or signature', async () => {
@@ -311,5 +416,73 @@ describe('notice and removal: public reports, copies found across accounts, remo
       goodFaith: 'true',
     });
     expect(res.status).toBe(201);
+  });
+
+  it('transparency counts over a period, from the records only, and their CSV (staff)', async () => {
+    const now = Date.now();
+    const from = new Date(now - 24 * 3600_000).toISOString();
+    const to = new Date(now + 3600_000).toISOString();
+    const open = (await admin.agent.get('/api/admin/reports')).body.content.reports as ReportView[];
+    const decided = (await admin.agent.get('/api/admin/reports?status=decided')).body.content
+      .reports as ReportView[];
+    const res = await supportStaff.agent.get('/api/admin/reports/transparency').query({ from, to });
+    expect(res.status).toBe(200);
+    const hours = decided
+      .map((r) => (Date.parse(r.decision!.at) - Date.parse(r.receivedAt)) / 3600_000)
+      .sort((a, b) => a - b);
+    expect(res.body.content.transparency).toMatchObject({
+      received: open.length + decided.length,
+      removed: decided.filter((r) => r.status === 'removed').length,
+      rejected: decided.filter((r) => r.status === 'rejected').length,
+      appealed: 2,
+      appealsUpheld: 1,
+      appealsReversed: 1,
+      openAtEnd: open.length,
+      decidedWithin48h: 1,
+    });
+    expect(res.body.content.transparency.medianHoursToDecision).toBeCloseTo(
+      hours[Math.ceil(hours.length / 2) - 1],
+      1,
+    );
+    expect(res.body.content.transparency.p95HoursToDecision).toBeCloseTo(hours[hours.length - 1], 1);
+    // Items removed: the removals' matches, less bob's item put back on appeal.
+    const items = decided
+      .filter((r) => r.status === 'removed')
+      .reduce((n, r) => n + r.matches.filter((m) => m.removed).length, 0);
+    expect(res.body.content.transparency.itemsRemoved).toBe(items);
+
+    // A period before anything: zeros, and no times.
+    const empty = await admin.agent
+      .get('/api/admin/reports/transparency')
+      .query({ from: '2020-01-01', to: '2020-07-01' });
+    expect(empty.body.content.transparency).toMatchObject({
+      received: 0,
+      removed: 0,
+      medianHoursToDecision: null,
+      p95HoursToDecision: null,
+      decidedWithin48h: null,
+    });
+    for (const period of [
+      { from: 'yesterday', to },
+      { from: to, to: from },
+      { from: '2020-01-01', to: '2026-01-01' },
+    ]) {
+      const bad = await admin.agent.get('/api/admin/reports/transparency').query(period);
+      expect([bad.status, bad.body.content]).toEqual([400, ReportMessages.badPeriod]);
+    }
+    expect((await alice.agent.get('/api/admin/reports/transparency').query({ from, to })).status).toBe(403);
+
+    const csv = await admin.agent.get('/api/admin/reports/transparency.csv').query({ from, to });
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.headers['content-disposition']).toMatch(/attachment; filename="transparency-/);
+    const lines = csv.text.trim().split('\r\n');
+    expect(lines[0]).toBe('figure,value');
+    expect(lines).toContain(`notices_received,${open.length + decided.length}`);
+    expect(lines).toContain('appeals_reversed,1');
+    expect(lines.every((line) => /^[a-z0-9_]+,[-0-9.:TZ]*$/.test(line) || line === 'figure,value')).toBe(
+      true,
+    );
+    expect(csv.text).not.toContain('without my consent');
   });
 });
