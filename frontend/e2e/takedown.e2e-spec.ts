@@ -242,5 +242,20 @@ describe('notice and removal in the browser: public report, queue, removal of ev
     await page.goto(`${t.url}/admin/logs`);
     await page.getByText(`decided report ${reference}: remove`).first().waitFor();
     expect((await mailsTo(reporter)).length).toBe(2); // the receipt and the decision, nothing else
+
+    // 7. The transparency page counts it (records only), and exports the same figures as CSV.
+    await page.goto(`${t.url}/admin/reports`);
+    await page.getByRole('link', { name: 'Transparency report' }).click();
+    const figures = page.getByTestId('transparency-figures');
+    await figures.waitFor();
+    for (const text of ['Notices received1', 'Notices decided: removed1', 'Decided within 48 hours100 %'])
+      await figures.getByText(text.replace(/\d.*$/, ''), { exact: false }).first().waitFor();
+    expect(await figures.innerText()).toMatch(/Notices received\s+1\b/);
+    expect(await figures.innerText()).toMatch(/Decided within 48 hours\s+100 %/);
+    const href = await page.getByTestId('transparency-csv').getAttribute('href');
+    const csv = await page.request.get(`${t.url}${href}`);
+    expect(csv.headers()['content-type']).toMatch(/^text\/csv/);
+    expect(await csv.text()).toContain('notices_removed,1');
+    await screenshot(page, 'takedown-transparency');
   }, 240_000);
 });

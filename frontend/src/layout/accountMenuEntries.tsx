@@ -1,5 +1,4 @@
 import {
-  BarChartOutlined,
   BgColorsOutlined,
   CopyOutlined,
   ControlOutlined,
@@ -51,7 +50,6 @@ export function loggedInEntries(role: Role | null): MenuItems {
       ? [
           { key: Paths.adminSupport, label: 'Support', icon: <CustomerServiceOutlined /> },
           { key: Paths.adminReports, label: 'Reports', icon: <FlagOutlined /> },
-          { key: Paths.adminTransparency, label: 'Transparency', icon: <BarChartOutlined /> },
         ]
       : []),
     ...(role && canModerate(role)

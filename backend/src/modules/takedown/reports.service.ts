@@ -214,7 +214,7 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Decides a report once. Remove: every matched item in every account is taken down (file
-   * deleted, its address answers 451), the pictures go on the block list, each owner gets a
+   * deleted, its address answers 410 Gone), the pictures go on the block list, each owner gets a
    * statement of reasons with the way to appeal; the reporter is told the outcome either way.
    */
   async decide(staff: AuthUser, id: string, input: ReportDecisionInput): Promise<ReportView> {

@@ -15,12 +15,26 @@ import { fixture, pngClaiming, zeroPng } from '../../../test/fixtures';
 import { waitForMail } from '../../../test/mailbox';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import type { InferenceEngine } from '@studio/inference';
+import { getModelToken } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
+import { TakedownReport } from './takedown.schemas';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { EngineRegistry } from '../engines';
 import { AuditService } from '../audit/audit.service';
 import { FoldersService } from '../folders/folders.service';
 import { FingerprintBackfill } from './fingerprint-backfill';
 import { ReportsService } from './reports.service';
+
+const METRICS_TOKEN = 'takedown-metrics-token';
+
+/** studio_takedown_oldest_open_report_seconds as the API's /metrics says it. */
+async function oldestOpenReportSeconds(url: string): Promise<number> {
+  const res = await request(url).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+  expect(res.status).toBe(200);
+  const line = /^studio_takedown_oldest_open_report_seconds(?:\{[^}]*\})? (\S+)$/m.exec(res.text);
+  expect(line).not.toBeNull();
+  return Number(line![1]);
+}
 
 const FORM = {
   category: 'intimate_without_consent',
@@ -76,6 +90,7 @@ describe('notice and removal: public reports, copies found across accounts, remo
       ADMIN_PASSWORD: 'admin-password-1',
       JOB_WAIT_MS: '60000',
       REPORT_RATE_PER_HOUR: '1000',
+      METRICS_TOKEN: METRICS_TOKEN,
     });
     admin = await signIn(t, adminName, 'admin-password-1');
     [alice, bob, carol] = await Promise.all([
@@ -153,6 +168,10 @@ describe('notice and removal: public reports, copies found across accounts, remo
     expect((await alice.agent.get('/api/admin/reports')).status).toBe(403);
   });
 
+  it('the oldest open report is 0 seconds old while none is open', async () => {
+    expect(await oldestOpenReportSeconds(t.url)).toBe(0);
+  });
+
   it('a JPEG 75 half-size copy finds the original and the copy in another account; a 10% crop too; not the unrelated one', async () => {
     const meta = await sharp(original.bytes).metadata();
     const reporter = `${uniqueName('reporter')}@example.com`;
@@ -208,6 +227,27 @@ describe('notice and removal: public reports, copies found across accounts, remo
       .send({ action: 'reject', reason: 'Duplicate of an earlier report' });
     expect(rejected.status).toBe(200);
     expect((await alice.agent.get(original.job.items[0].url)).status).toBe(200);
+  });
+
+  it("the oldest open report's age is a metric (the 36-hour alert reads it)", async () => {
+    const reports = t.app.get<Model<TakedownReport>>(getModelToken(TakedownReport.name));
+    const open = await reports.findOne({ status: 'open' }).sort({ receivedAt: 1 }).lean();
+    expect(open).not.toBeNull();
+    const age = await oldestOpenReportSeconds(t.url);
+    expect(age).toBeGreaterThan(0);
+    expect(age).toBeLessThan(600);
+    // Received 36 hours ago: the metric says so (decided reports do not count).
+    await reports.updateOne(
+      { _id: open!._id },
+      { $set: { receivedAt: new Date(Date.now() - 36 * 3600_000) } },
+    );
+    try {
+      const late = await oldestOpenReportSeconds(t.url);
+      expect(late).toBeGreaterThanOrEqual(36 * 3600);
+      expect(late).toBeLessThan(36 * 3600 + 60);
+    } finally {
+      await reports.updateOne({ _id: open!._id }, { $set: { receivedAt: open!.receivedAt } });
+    }
   });
 
   it('removal takes down every copy, tells owners and the reporter, blocks the picture, audits each step', async () => {
