@@ -2,7 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { REPORT_LIMITS } from '@studio/contracts';
-import { hammingHex, PHASH_MATCH_BITS, type ImageFingerprint } from '@studio/inference';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CAPPED_FFMPEG,
+  CAPPED_FFPROBE,
+  hammingHex,
+  PHASH_MATCH_BITS,
+  sampleVideoFrames,
+  sha256Hex,
+  videoFramesMatch,
+  type ImageFingerprint,
+} from '@studio/inference';
 import { EngineRegistry } from '../engines';
 import { BlockedHash, OutputFingerprint } from './takedown.schemas';
 
@@ -11,6 +23,8 @@ export interface StoredPrint {
   sha256: string;
   variants: string[];
   bands: string[];
+  /** A video: `variants` are its sampled frames' hashes. */
+  video?: boolean;
 }
 
 /** One stored output that is a copy of a searched picture. */
@@ -64,6 +78,17 @@ function distanceTo(searched: string[], stored: string[]): number {
 }
 
 /**
+ * How far a searched picture or video is from a stored one, and whether it is the same: two videos
+ * frame by frame (half their sampled frames alike); otherwise the closest pair of hashes (a still of
+ * a video, or a picture, within 10 bits of one frame or crop).
+ */
+function compare(searched: StoredPrint, stored: { variants: string[]; video?: boolean }) {
+  if (searched.video && stored.video) return videoFramesMatch(searched.variants, stored.variants);
+  const distance = distanceTo(searched.variants, stored.variants);
+  return { match: distance <= PHASH_MATCH_BITS, distance };
+}
+
+/**
  * Finds copies of a picture among every stored output (all accounts) and keeps the block list of
  * removed pictures. Hashing runs on the local engine's pool threads, never on this thread.
  */
@@ -80,6 +105,25 @@ export class CopyFinder {
     if (images.length === 0) return [];
     const prints = await this.engines.fingerprinter().fingerprint({ images, crops });
     return prints.map(storedPrint);
+  }
+
+  /**
+   * A video's hashes: its exact SHA-256 and the pHashes of its sampled frames (ffmpeg in a child
+   * process picks them, the engine pool hashes them), so a re-encoded copy is found frame by frame.
+   */
+  async fingerprintVideo(data: Buffer, path?: string): Promise<StoredPrint> {
+    const dir = path ? undefined : await mkdtemp(join(tmpdir(), 'video-print-'));
+    try {
+      const file = path ?? join(dir!, 'video.mp4');
+      if (!path) await writeFile(file, data);
+      const frames = await sampleVideoFrames(file, { ffmpeg: CAPPED_FFMPEG, ffprobe: CAPPED_FFPROBE }).catch(
+        () => [] as Buffer[],
+      );
+      const variants = [...new Set((await this.fingerprint(frames, false)).map((p) => p.variants[0]))];
+      return { sha256: sha256Hex(data), variants, bands: bandsOf(variants), video: true };
+    } finally {
+      if (dir) await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Records a stored output's hashes (idempotent: a rerun of its job writes the same record). */
@@ -142,7 +186,14 @@ export class CopyFinder {
 
   async printOf(itemId: string): Promise<StoredPrint | null> {
     const found = await this.prints.findById(itemId).lean();
-    return found ? { sha256: found.sha256, variants: found.variants, bands: found.bands } : null;
+    return found
+      ? {
+          sha256: found.sha256,
+          variants: found.variants,
+          bands: found.bands,
+          ...(found.video ? { video: true } : {}),
+        }
+      : null;
   }
 
   /** Stored outputs that are the same picture: the same bytes, or a perceptual hash within 10 bits. */
@@ -157,8 +208,8 @@ export class CopyFinder {
         copies.push(found(candidate, 'exact', 0));
         continue;
       }
-      const distance = distanceTo(print.variants, candidate.variants);
-      if (distance <= PHASH_MATCH_BITS) copies.push(found(candidate, 'perceptual', distance));
+      const { match, distance } = compare(print, candidate);
+      if (match) copies.push(found(candidate, 'perceptual', distance));
     }
     return copies.sort((a, b) => a.distance - b.distance).slice(0, REPORT_LIMITS.maxMatches);
   }
@@ -216,6 +267,7 @@ export class CopyFinder {
       .find({ $or: [{ sha256: print.sha256 }, { bands: { $in: print.bands } }] })
       .limit(1000)
       .lean();
+    // A video output with one frame of a removed picture (or video) is withheld: the closest pair.
     return candidates.some(
       (candidate) =>
         candidate.sha256 === print.sha256 ||

@@ -104,7 +104,10 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
     if (file) {
       const data = await readFile(file.path);
       const traced = await this.provenance.traceOutput(file);
-      fingerprint = file.kind === 'image' ? (await this.copies.fingerprint([data], false))[0] : undefined;
+      fingerprint =
+        file.kind === 'image'
+          ? (await this.copies.fingerprint([data], false))[0]
+          : await this.copies.fingerprintVideo(data, file.path);
       matches = await this.matchesFor(fingerprint, traced?.itemId);
       // Under the report's id (storage keys are `<24 hex>/<uuid>.<ext>`; served only as an attachment).
       fileKey = newStorageKey(id.toHexString(), file.kind === 'image' ? 'png' : 'mp4');

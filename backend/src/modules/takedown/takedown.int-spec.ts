@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import request from 'supertest';
 import { ReportMessages, type JobView, type ReportView } from '@studio/contracts';
@@ -25,6 +31,7 @@ import { FoldersService } from '../folders/folders.service';
 import { FingerprintBackfill } from './fingerprint-backfill';
 import { ReportsService } from './reports.service';
 
+const run = promisify(execFile);
 const METRICS_TOKEN = 'takedown-metrics-token';
 
 /** studio_takedown_oldest_open_report_seconds as the API's /metrics says it. */
@@ -446,6 +453,55 @@ describe('notice and removal: public reports, copies found across accounts, remo
     const messages = (await t.app.get(AuditService).latest(20)).map((e) => e.message).join('\n');
     expect(messages).toMatch(/quarantined file\(s\) deleted: their appeal window closed/);
   });
+
+  it("a video output's sampled frames are hashed: its H.264 re-encode at a lower bitrate finds it, an unrelated video does not", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'takedown-video-'));
+    try {
+      const ffmpeg = (...args: string[]) => run('ffmpeg', ['-v', 'error', '-y', ...args]);
+      const made = join(dir, 'made.mp4');
+      await ffmpeg(
+        ...['-f', 'lavfi', '-i', 'testsrc2=size=480x270:rate=25', '-t', '4'],
+        ...['-c:v', 'libx264', '-b:v', '1500k', '-pix_fmt', 'yuv420p', made],
+      );
+      const other = join(dir, 'other.mp4');
+      await ffmpeg(
+        ...['-f', 'lavfi', '-i', 'mandelbrot=size=480x270:rate=25', '-t', '4'],
+        ...['-c:v', 'libx264', '-b:v', '1500k', '-pix_fmt', 'yuv420p', other],
+      );
+      const copy = join(dir, 'copy.mp4');
+      await ffmpeg('-i', made, '-c:v', 'libx264', '-b:v', '200k', '-pix_fmt', 'yuv420p', copy);
+      // An engine whose result is that video: stored as carol's output, its frames hashed.
+      const registry = t.app.get(EngineRegistry);
+      const local = registry.engineFor('clone')!;
+      let result = readFileSync(made);
+      registry.override(
+        'clone',
+        Object.assign(Object.create(local) as InferenceEngine, {
+          clone: async () => [{ data: result, format: 'mp4' as const }],
+        }),
+      );
+      let videoJob: JobView;
+      let otherJob: JobView;
+      try {
+        // (inputs no earlier test removed: the engine ignores them)
+        videoJob = await cloneAs(carol, await sharp(fixture('cgi-model-22.jpg')).png().toBuffer());
+        result = readFileSync(other);
+        otherJob = await cloneAs(carol, await sharp(fixture('cgi-model-3.jpg')).png().toBuffer());
+      } finally {
+        registry.override('clone', null);
+      }
+      expect([videoJob.state, otherJob.state]).toEqual(['succeeded', 'succeeded']);
+      const filed = await report({ ...FORM, email: 'jane@example.com' }, readFileSync(copy), 'copy.mp4');
+      expect(filed.status).toBe(201);
+      const view = (await admin.agent.get(`/api/admin/reports/${filed.body.content.report.id}`)).body.content
+        .report as ReportView;
+      const items = view.matches.filter((m) => m.kind === 'item').map((m) => m.itemId);
+      expect(items).toEqual([videoJob.items[0]._id]);
+      expect(view.matches[0]).toMatchObject({ method: 'perceptual', ownerName: carol.username });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('takes an anonymous child sexual abuse notice (DSA Art. 16(2)(c)): no name, email or signature', async () => {
     const res = await report({

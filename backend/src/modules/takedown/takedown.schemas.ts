@@ -13,6 +13,10 @@ abstract class HashedPicture {
   @Prop({ type: [String], required: true, index: true })
   bands!: string[];
 
+  /** A video's hashes: `variants` are its sampled frames' (matched frame by frame, videoFramesMatch). */
+  @Prop()
+  video?: boolean;
+
   @Prop({ required: true })
   createdAt!: Date;
 }
@@ -139,7 +143,7 @@ export class TakedownReport {
   fileType?: string;
 
   @Prop({ type: Object })
-  fingerprint?: { sha256: string; variants: string[]; bands: string[] };
+  fingerprint?: { sha256: string; variants: string[]; bands: string[]; video?: boolean };
 
   @Prop({ type: [Object], default: [] })
   matches!: ReportMatch[];
