@@ -448,14 +448,14 @@ export class FoldersService {
   }
 
   /**
-   * Undoes a takedown (an appeal found founded, DSA Art. 20(4)): the file put back under its key
-   * first, when the caller kept it, then the item visible again in its folder. False when the item
+   * Undoes a takedown (an appeal found founded, DSA Art. 20(4)): the kept file put back under its
+   * key first, then the item visible again in its folder. False when the item
    * is gone (deleted by its owner, or with the account).
    */
-  async reinstate(itemId: string, file: Buffer | null): Promise<boolean> {
+  async reinstate(itemId: string, file: Buffer): Promise<boolean> {
     const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
     if (!item?.takedown) return false;
-    if (file) await this.storage.put(item.storageKey, file);
+    await this.storage.put(item.storageKey, file);
     await this.items.updateOne({ _id: item._id }, { $unset: { takedown: 1, visible: 1 } });
     await this.pushWithSummary(
       { _id: item.folder, owner: item.owner },

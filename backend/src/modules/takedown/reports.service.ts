@@ -357,12 +357,14 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
     const match = report.matches[index];
     let restored = false;
     if (input.outcome === 'reversed') {
+      // Without its kept file (child sexual abuse material is never kept) the item stays down:
+      // a visible item with no file would only answer 404; the owner is told it could not be restored.
       const file = match.quarantineKey ? await this.storage.read(match.quarantineKey) : null;
-      if (match.input) {
-        if (file) await this.storage.put(match.input.storageKey, file);
-        restored = Boolean(file);
-      } else {
-        restored = (await this.folders.reinstate(itemId, file)) && Boolean(file);
+      if (file && match.input) {
+        await this.storage.put(match.input.storageKey, file);
+        restored = true;
+      } else if (file) {
+        restored = await this.folders.reinstate(itemId, file);
       }
       await this.copies.unblock(reportId, itemId);
       await this.reports.updateOne({ _id: report._id }, { $set: { [`matches.${index}.removed`]: false } });
