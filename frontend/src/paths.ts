@@ -28,6 +28,7 @@ export const Paths = {
   adminOperations: '/admin/operations',
   adminModeration: '/admin/moderation',
   adminReports: '/admin/reports',
+  adminTransparency: '/admin/transparency',
   userProfile: (username: string) => `/profile/${encodeURIComponent(username)}`,
   inpaints: (username: string) => `/profile/inpaints/${encodeURIComponent(username)}`,
   // The spec navigates with this spelling; route matching is case-insensitive.

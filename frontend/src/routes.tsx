@@ -80,6 +80,9 @@ const AppealPage = page(() => import('./pages/Report/AppealPage').then((m) => m.
 const AdminReportsPage = page(() =>
   import('./pages/AdminReports/AdminReportsPage').then((m) => m.AdminReportsPage),
 );
+const TransparencyPage = page(() =>
+  import('./pages/AdminReports/TransparencyPage').then((m) => m.TransparencyPage),
+);
 const VideoSwapPage = page(() => import('./pages/VideoSwap/VideoSwapPage').then((m) => m.VideoSwapPage));
 
 /**
@@ -125,6 +128,7 @@ export const routes: RouteObject[] = [
       { path: 'admin/operations', element: <AdminOperationsPage /> },
       { path: 'admin/moderation', element: <ModerationPage /> },
       { path: 'admin/reports', element: <AdminReportsPage /> },
+      { path: 'admin/transparency', element: <TransparencyPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -55,9 +55,57 @@ export interface ReportMatchView {
   /** Perceptual matches: differing bits of 64 (0 for watermark and exact matches). */
   distance: number;
   removed: boolean;
-  /** The owner's appeal against the removal (DSA Art. 20), for staff to review. */
-  appeal?: { text: string; at: string };
+  /** An output item, or a picture the owner gave a tool (stored with the job, served back to them). */
+  kind: 'item' | 'input';
+  /** An exact copy (the same bytes) of this other match. */
+  copyOf?: string;
+  /** The owner's appeal against the removal (DSA Art. 20), for staff to review, and its decision. */
+  appeal?: {
+    text: string;
+    at: string;
+    decision?: { outcome: AppealOutcome; reason: string; by: string; at: string };
+  };
+  /** Whether the removed file is still kept (quarantined, never served) so a reversal can restore it. */
+  restorable: boolean;
 }
+
+/** An appeal's outcome (DSA Art. 20(4)): the removal stands, or it was wrong and is undone. */
+export type AppealOutcome = 'upheld' | 'reversed';
+
+export interface AppealDecisionInput {
+  outcome: AppealOutcome;
+  reason: string;
+}
+
+/**
+ * The counts of a transparency report (DSA Art. 15 and 24) over a period, computed from the
+ * records only (statuses and timestamps; never from what a user wrote).
+ */
+export interface TransparencyReport {
+  from: string;
+  to: string;
+  /** Notices received in the period. */
+  received: number;
+  /** Notices decided in the period, by outcome. */
+  removed: number;
+  rejected: number;
+  /** Items (outputs and stored inputs) taken down by the removals decided in the period. */
+  itemsRemoved: number;
+  /** Appeals filed in the period, and the ones decided in it by outcome. */
+  appealed: number;
+  appealsUpheld: number;
+  appealsReversed: number;
+  /** Time from receipt to decision of the notices decided in the period (hours; null when none). */
+  medianHoursToDecision: number | null;
+  p95HoursToDecision: number | null;
+  /** Share (0..1) of the notices decided in the period that were decided within 48 hours (null when none). */
+  decidedWithin48h: number | null;
+  /** Notices received in the period and still open at the end of it. */
+  openAtEnd: number;
+}
+
+/** The longest period a transparency report covers in one request. */
+export const TRANSPARENCY_MAX_DAYS = 731;
 
 /** A report as staff see it in the reports queue. */
 export interface ReportView {
@@ -104,6 +152,11 @@ export const ReportMessages = {
   alreadyAppealed: 'You already appealed this removal',
   appealTooLate: 'The time to appeal this removal (six months) has passed',
   reasonRequired: 'Give the reason for the decision',
+  noAppeal: 'No appeal against the removal of this item',
+  appealDecided: 'This appeal was already decided',
+  appealSameStaff:
+    'Someone other than the person who decided the removal must decide the appeal (we tell owners so)',
+  badPeriod: 'Give the period as two dates, from before to, at most two years apart',
   blockedInput: 'This picture was removed after a valid report and cannot be used. No coins were charged.',
   blockedOutput:
     'This result matches content removed after a valid report and cannot be made again. No coins were charged.',

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fingerprintImage, hammingHex, PHASH_MATCH_BITS } from './fingerprint';
+import { fingerprintImage, hammingHex, PHASH_MATCH_BITS, videoFramesMatch } from './fingerprint';
 import { DecodeBudgetError } from './decoders';
 
 const face = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', name));
@@ -58,5 +58,19 @@ describe('fingerprints (pHash of the picture and its crops)', () => {
       .png()
       .toBuffer();
     await expect(fingerprintImage(big, { maxPixels: 200 * 200 })).rejects.toBeInstanceOf(DecodeBudgetError);
+  });
+});
+
+describe('video frames (videoFramesMatch)', () => {
+  const a = '0000000000000000';
+  const near = '0000000000000007'; // 3 bits from a
+  const far = 'ffffffffffff0000'; // 48 bits from a
+  it('matches when at least half the searched frames are near a stored frame, with the median distance', () => {
+    expect(videoFramesMatch([near, near, far, far], [a])).toEqual({ match: true, distance: 3 });
+    expect(videoFramesMatch([near, far, far, far], [a])).toMatchObject({ match: false });
+  });
+  it('never matches with no frames on either side (a video of flat frames only)', () => {
+    expect(videoFramesMatch([], [a]).match).toBe(false);
+    expect(videoFramesMatch([a], []).match).toBe(false);
   });
 });

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import phash from 'sharp-phash';
 import { DecodeBudgetError } from './decoders';
@@ -89,4 +91,77 @@ export async function fingerprintImage(
   const variants = [whole];
   if (options.crops !== false) for (const cut of CROPS) variants.push(await hashOf(cut));
   return { sha256: sha256Hex(data), phash: whole, variants };
+}
+
+/** Frames sampled from a video for its hashes (evenly over its length). */
+export const VIDEO_SAMPLE_FRAMES = 8;
+
+/** A sampled frame this flat (grey standard deviation) is left out: black and fade frames match anything. */
+const FLAT_FRAME_STDEV = 6;
+
+/**
+ * Frames of a video for its perceptual hashes: VIDEO_SAMPLE_FRAMES frames at evenly spaced times
+ * (the middle of each eighth of its length), scaled to 256 px wide, as PNGs; flat frames (black,
+ * fades) dropped. A re-encode keeps the timing, so a copy's frames are the same moments. ffmpeg
+ * runs as a child process under the decoders' memory cap (`ffmpeg`, `ffprobe`: their paths).
+ */
+export async function sampleVideoFrames(
+  videoPath: string,
+  tools: { ffmpeg: string; ffprobe: string },
+  count = VIDEO_SAMPLE_FRAMES,
+): Promise<Buffer[]> {
+  const run = promisify(execFile);
+  const probed = await run(tools.ffprobe, [
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration',
+    '-of',
+    'default=noprint_wrappers=1:nokey=1',
+    videoPath,
+  ]);
+  const duration = Number(probed.stdout.trim());
+  if (!Number.isFinite(duration) || duration <= 0) return [];
+  const frames: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = ((i + 0.5) * duration) / count;
+    const { stdout } = (await run(
+      tools.ffmpeg,
+      [
+        '-v',
+        'error',
+        '-ss',
+        at.toFixed(3),
+        '-i',
+        videoPath,
+        '-frames:v',
+        '1',
+        '-vf',
+        'scale=256:-2',
+        '-f',
+        'image2pipe',
+        '-vcodec',
+        'png',
+        '-',
+      ],
+      { encoding: 'buffer', maxBuffer: 16 * 1024 * 1024 },
+    )) as unknown as { stdout: Buffer };
+    if (stdout.length === 0) continue;
+    const stats = await sharp(stdout).greyscale().stats();
+    if ((stats.channels[0]?.stdev ?? 0) < FLAT_FRAME_STDEV) continue;
+    frames.push(stdout);
+  }
+  return frames;
+}
+
+/**
+ * Whether a searched video is a stored one: at least half of its sampled frames lie within
+ * PHASH_MATCH_BITS of one of the stored video's frames (one shared frame is not enough: two videos
+ * may share a still). The distance given is the median of the frames' best distances.
+ */
+export function videoFramesMatch(searched: string[], stored: string[]): { match: boolean; distance: number } {
+  if (searched.length === 0 || stored.length === 0) return { match: false, distance: 64 };
+  const best = searched.map((a) => Math.min(...stored.map((b) => hammingHex(a, b)))).sort((x, y) => x - y);
+  const close = best.filter((d) => d <= PHASH_MATCH_BITS).length;
+  return { match: close * 2 >= searched.length, distance: best[Math.floor((best.length - 1) / 2)] };
 }

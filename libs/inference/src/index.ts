@@ -49,5 +49,13 @@ export * from './remote';
 export { NsfwClassifier, CONTENT_CLASSES } from './content-classifier';
 export type { ContentClass, ContentScores } from './content-classifier';
 export { ageOfBins } from './face-analyzer';
-export { fingerprintImage, hammingHex, sha256Hex, PHASH_MATCH_BITS } from './fingerprint';
+export {
+  fingerprintImage,
+  hammingHex,
+  sampleVideoFrames,
+  sha256Hex,
+  videoFramesMatch,
+  PHASH_MATCH_BITS,
+  VIDEO_SAMPLE_FRAMES,
+} from './fingerprint';
 export type { ImageFingerprint } from './fingerprint';

@@ -81,7 +81,7 @@ export class AccountDataService {
   /**
    * A zip, streamed as it is made: account.json, credit-history.csv, jobs.csv and each item under
    * items/<folder>/. Files are read from the storage port one at a time, when the zip reaches them.
-   * Taken-down items leave no file (the owner gets 451 on them elsewhere too): they are listed in
+   * Taken-down items leave no file (the owner gets 410 or 451 on them elsewhere too): they are listed in
    * taken-down.csv with the reason instead.
    */
   async export(user: AuthUser): Promise<Readable> {

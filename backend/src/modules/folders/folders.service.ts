@@ -439,6 +439,31 @@ export class FoldersService {
     return toItemView({ ...item, visible: false, takedown });
   }
 
+  /** Staff: an item's owner, storage key and title (any account), or null when there is no such item. */
+  async storedItem(itemId: string): Promise<{ ownerId: string; storageKey: string; title?: string } | null> {
+    const item = isValidObjectId(itemId)
+      ? await this.items.findById(itemId).select({ owner: 1, storageKey: 1, title: 1 }).lean()
+      : null;
+    return item ? { ownerId: String(item.owner), storageKey: item.storageKey, title: item.title } : null;
+  }
+
+  /**
+   * Undoes a takedown (an appeal found founded, DSA Art. 20(4)): the kept file put back under its
+   * key first, then the item visible again in its folder. False when the item
+   * is gone (deleted by its owner, or with the account).
+   */
+  async reinstate(itemId: string, file: Buffer): Promise<boolean> {
+    const item = isValidObjectId(itemId) ? await this.items.findById(itemId).lean() : null;
+    if (!item?.takedown) return false;
+    await this.storage.put(item.storageKey, file);
+    await this.items.updateOne({ _id: item._id }, { $unset: { takedown: 1, visible: 1 } });
+    await this.pushWithSummary(
+      { _id: item.folder, owner: item.owner },
+      { added: [toItemView({ ...item, visible: undefined, takedown: undefined })] },
+    );
+    return true;
+  }
+
   /** Tells the folder's owner (their room only) what changed, with the folder's summary now. */
   private async pushWithSummary(
     folder: { _id: Types.ObjectId; owner: Types.ObjectId; title?: string },
@@ -534,8 +559,17 @@ export class FoldersService {
     return this.items.countDocuments({ folder: folderId, visible: { $ne: false } });
   }
 
+  /**
+   * A taken-down item's address: 410 Gone once its file is deleted (the removal is meant to last:
+   * caches and links drop it), 451 while it is only hidden. Both carry the reason.
+   */
   private refuseTakenDown(item: ContentItem): void {
-    if (item.takedown) throw new HttpException(`${ContentMessages.takenDown}: ${item.takedown.reason}`, 451);
+    if (item.takedown) {
+      throw new HttpException(
+        `${ContentMessages.takenDown}: ${item.takedown.reason}`,
+        item.takedown.mode === 'delete' ? 410 : 451,
+      );
+    }
   }
 
   private async open(item: ContentItem): Promise<StoredObject> {

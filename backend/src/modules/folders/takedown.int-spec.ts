@@ -117,7 +117,7 @@ describe('content takedown by admins', () => {
       .send({ reason: 'Illegal', mode: 'delete' });
     expect(res.status).toBe(200);
     expect(files()).toBe(before - 1);
-    expect((await owner.agent.get(item.url)).status).toBe(451);
+    expect((await owner.agent.get(item.url)).status).toBe(410);
   });
 
   it('is for admins only, with a reason and a known mode', async () => {

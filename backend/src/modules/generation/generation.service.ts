@@ -179,8 +179,11 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
       : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);
     // A picture removed after a report is not taken as a tool's input (before anything is charged).
-    const images = request.inputs.filter((input) => input.extension !== 'mp4').map((input) => input.data);
-    if (await this.copies.anyBlocked(images)) {
+    // Their hashes are kept with the stored inputs (served back for "Run again"): a copy given to
+    // a tool is found by a report like an output.
+    const imageIndexes = request.inputs.flatMap((input, i) => (input.extension === 'mp4' ? [] : [i]));
+    const screened = await this.copies.screenInputs(imageIndexes.map((i) => request.inputs[i].data));
+    if (screened.blocked) {
       throw new HttpException(ReportMessages.blockedInput, HttpStatus.UNPROCESSABLE_ENTITY);
     }
     const cost = this.ledger.quote(request.tool, request.units);
@@ -214,6 +217,15 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       await this.dropInputs(inputs);
       throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
     }
+    await this.copies.recordInputs(
+      id,
+      user.id,
+      screened.prints.map((print, n) => ({
+        index: imageIndexes[n],
+        storageKey: inputs[imageIndexes[n]],
+        print,
+      })),
+    );
     return {
       _id: jobId,
       owner: new Types.ObjectId(user.id),

@@ -6,6 +6,7 @@ import { PeriodicTask } from '../../common/periodic-task';
 import { OnDomainEvent } from '../events';
 import { FoldersService } from '../folders';
 import { StoragePort } from '../storage';
+import { CopyFinder } from '../takedown';
 import { Job, type JobRecord } from './job.schema';
 
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -31,6 +32,7 @@ export class JobInputs implements OnApplicationBootstrap, OnModuleDestroy {
     @InjectModel(Job.name) private readonly jobs: Model<Job>,
     private readonly folders: FoldersService,
     private readonly storage: StoragePort,
+    private readonly copies: CopyFinder,
   ) {}
 
   @OnDomainEvent(DomainEvents.contentDeleted)
@@ -51,6 +53,7 @@ export class JobInputs implements OnApplicationBootstrap, OnModuleDestroy {
     const job = await this.jobs.findById(jobId, { inputs: 1 }).lean<Pick<JobRecord, '_id' | 'inputs'>>();
     if (!job) return;
     await Promise.all(job.inputs.map((key) => this.storage.delete(key)));
+    await this.copies.forgetInputs(jobId);
     await this.jobs.updateOne({ _id: job._id }, { $set: { inputs: [] }, $unset: { inputsExpireAt: 1 } });
   }
 

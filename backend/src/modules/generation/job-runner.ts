@@ -39,7 +39,7 @@ import { ContentSafety, describeChecks, SafetyLog, type OutputVerdict } from '..
 import { FoldersService } from '../folders';
 import { ProvenanceService } from '../provenance';
 import { StoragePort } from '../storage';
-import { CopyFinder } from '../takedown';
+import { CopyFinder, type StoredPrint } from '../takedown';
 import { CAPABILITY_OF, EngineRegistry, concurrencyOf, runsQueue, toolQueueToken } from '../engines';
 import { JobCancelSignals } from './job-control.signals';
 import { Job, type JobRecord } from './job.schema';
@@ -410,12 +410,17 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       imageIndexes.map((i) => marked[i]),
       true,
     );
-    for (const print of prints) if (await this.copies.isBlocked(print)) throw new BlockedCopyError();
+    // Videos: the hashes of sampled frames (ffmpeg picks them, the engine pool hashes them).
+    const videoIndexes = images.flatMap((image, i) => (image.format === 'mp4' ? [i] : []));
+    const videoPrints: StoredPrint[] = [];
+    for (const i of videoIndexes) videoPrints.push(await this.copies.fingerprintVideo(marked[i]));
+    for (const print of [...prints, ...videoPrints])
+      if (await this.copies.isBlocked(print)) throw new BlockedCopyError();
     await this.copies.record(
-      prints.map((print, n) => ({
-        itemId: outputItemId(String(job._id), imageIndexes[n]),
+      [...imageIndexes, ...videoIndexes].map((index, n) => ({
+        itemId: outputItemId(String(job._id), index),
         ownerId: String(job.owner),
-        print,
+        print: [...prints, ...videoPrints][n],
       })),
     );
     return this.folders.addItems(

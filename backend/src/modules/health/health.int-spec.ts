@@ -180,9 +180,12 @@ describe('health and API document', () => {
         'POST /api/reports',
         'POST /api/reports/appeals/{itemId}',
         'GET /api/admin/reports',
+        'GET /api/admin/reports/transparency',
+        'GET /api/admin/reports/transparency.csv',
         'GET /api/admin/reports/{id}',
         'GET /api/admin/reports/{id}/file',
         'POST /api/admin/reports/{id}/decision',
+        'POST /api/admin/reports/{id}/appeals/{itemId}/decision',
       ].sort(),
     );
     const docs = await request(t.url).get('/api/docs');

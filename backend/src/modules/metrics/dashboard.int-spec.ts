@@ -118,7 +118,7 @@ describe('the Grafana dashboard against a real Prometheus', () => {
     const res = await fetch(`${api}/api/v1/rules`);
     const body = (await res.json()) as { data: { groups: { rules: { name: string; health: string }[] }[] } };
     const rules = body.data.groups.flatMap((g) => g.rules);
-    expect(rules.length).toBe(7);
+    expect(rules.length).toBe(8);
     for (const rule of rules) expect(`${rule.name}: ${rule.health}`).not.toMatch(/err/);
   });
 

@@ -105,6 +105,26 @@ export class MetricsCollectors implements OnModuleInit {
       },
     );
 
+    // Notice and removal (docs/takedown.md): the alert fires at 36 h, 12 h before the law's 48.
+    m.gauge(
+      'studio_takedown_oldest_open_report_seconds',
+      'Age of the oldest content report not yet decided (0 when none is open)',
+      [],
+      async (g) => {
+        const oldest = await within(
+          this.db
+            .collection<{ receivedAt: Date }>('takedown_reports')
+            .find({ status: 'open' }, { projection: { receivedAt: 1 } })
+            .sort({ receivedAt: 1 })
+            .limit(1)
+            .next(),
+          PROBE_TIMEOUT_MS,
+        );
+        if (oldest === undefined) return; // no answer in time: no sample rather than a wrong one
+        g.set(oldest ? Math.max(0, Date.now() - oldest.receivedAt.getTime()) / 1000 : 0);
+      },
+    );
+
     m.gauge('studio_sockets_connected', 'Sockets connected to this instance', [], (g) => {
       g.set(this.socketCount());
     });

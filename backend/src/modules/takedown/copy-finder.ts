@@ -2,7 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { REPORT_LIMITS } from '@studio/contracts';
-import { hammingHex, PHASH_MATCH_BITS, type ImageFingerprint } from '@studio/inference';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CAPPED_FFMPEG,
+  CAPPED_FFPROBE,
+  hammingHex,
+  PHASH_MATCH_BITS,
+  sampleVideoFrames,
+  sha256Hex,
+  videoFramesMatch,
+  type ImageFingerprint,
+} from '@studio/inference';
 import { EngineRegistry } from '../engines';
 import { BlockedHash, OutputFingerprint } from './takedown.schemas';
 
@@ -11,6 +23,8 @@ export interface StoredPrint {
   sha256: string;
   variants: string[];
   bands: string[];
+  /** A video: `variants` are its sampled frames' hashes. */
+  video?: boolean;
 }
 
 /** One stored output that is a copy of a searched picture. */
@@ -19,6 +33,26 @@ export interface CopyFound {
   ownerId: string;
   method: 'exact' | 'perceptual';
   distance: number;
+  sha256: string;
+  createdAt: Date;
+  /** A job's stored input rather than an output item. */
+  input?: { jobId: string; index: number; storageKey: string };
+}
+
+type PrintRow = OutputFingerprint & { _id: string };
+
+function found(row: PrintRow, method: CopyFound['method'], distance: number): CopyFound {
+  return {
+    itemId: row._id,
+    ownerId: row.ownerId,
+    method,
+    distance,
+    sha256: row.sha256,
+    createdAt: row.createdAt,
+    ...(row.jobId && row.storageKey
+      ? { input: { jobId: row.jobId, index: row.inputIndex ?? 0, storageKey: row.storageKey } }
+      : {}),
+  };
 }
 
 /**
@@ -44,6 +78,17 @@ function distanceTo(searched: string[], stored: string[]): number {
 }
 
 /**
+ * How far a searched picture or video is from a stored one, and whether it is the same: two videos
+ * frame by frame (half their sampled frames alike); otherwise the closest pair of hashes (a still of
+ * a video, or a picture, within 10 bits of one frame or crop).
+ */
+function compare(searched: StoredPrint, stored: { variants: string[]; video?: boolean }) {
+  if (searched.video && stored.video) return videoFramesMatch(searched.variants, stored.variants);
+  const distance = distanceTo(searched.variants, stored.variants);
+  return { match: distance <= PHASH_MATCH_BITS, distance };
+}
+
+/**
  * Finds copies of a picture among every stored output (all accounts) and keeps the block list of
  * removed pictures. Hashing runs on the local engine's pool threads, never on this thread.
  */
@@ -62,6 +107,25 @@ export class CopyFinder {
     return prints.map(storedPrint);
   }
 
+  /**
+   * A video's hashes: its exact SHA-256 and the pHashes of its sampled frames (ffmpeg in a child
+   * process picks them, the engine pool hashes them), so a re-encoded copy is found frame by frame.
+   */
+  async fingerprintVideo(data: Buffer, path?: string): Promise<StoredPrint> {
+    const dir = path ? undefined : await mkdtemp(join(tmpdir(), 'video-print-'));
+    try {
+      const file = path ?? join(dir!, 'video.mp4');
+      if (!path) await writeFile(file, data);
+      const frames = await sampleVideoFrames(file, { ffmpeg: CAPPED_FFMPEG, ffprobe: CAPPED_FFPROBE }).catch(
+        () => [] as Buffer[],
+      );
+      const variants = [...new Set((await this.fingerprint(frames, false)).map((p) => p.variants[0]))];
+      return { sha256: sha256Hex(data), variants, bands: bandsOf(variants), video: true };
+    } finally {
+      if (dir) await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   /** Records a stored output's hashes (idempotent: a rerun of its job writes the same record). */
   async record(outputs: { itemId: string; ownerId: string; print: StoredPrint }[]): Promise<void> {
     if (outputs.length === 0) return;
@@ -76,6 +140,34 @@ export class CopyFinder {
     );
   }
 
+  /**
+   * Records the hashes of a job's stored image inputs: they are served back to their owner (for
+   * "Run again"), so a copy given to a tool is found and removed like an output.
+   */
+  async recordInputs(
+    jobId: string,
+    ownerId: string,
+    inputs: { index: number; storageKey: string; print: StoredPrint }[],
+  ): Promise<void> {
+    if (inputs.length === 0) return;
+    await this.prints.bulkWrite(
+      inputs.map(({ index, storageKey, print }) => ({
+        updateOne: {
+          filter: { _id: `${jobId}:input:${index}` },
+          update: {
+            $setOnInsert: { ownerId, jobId, inputIndex: index, storageKey, ...print, createdAt: new Date() },
+          },
+          upsert: true,
+        },
+      })),
+    );
+  }
+
+  /** A job's stored inputs are gone (with its outputs, or their retention over): so are their hashes. */
+  async forgetInputs(jobId: string): Promise<void> {
+    await this.prints.deleteMany({ jobId });
+  }
+
   /** The ones of these items that have no hashes yet. */
   async unhashed(itemIds: string[]): Promise<Set<string>> {
     if (itemIds.length === 0) return new Set();
@@ -87,9 +179,21 @@ export class CopyFinder {
     return new Set(itemIds.filter((id) => !hashed.has(id)));
   }
 
+  /** Removing a block-list entry (an appeal reversed the removal of that picture). */
+  async unblock(reportId: string, key: string): Promise<void> {
+    await this.blocked.deleteOne({ _id: `${reportId}:${key}` });
+  }
+
   async printOf(itemId: string): Promise<StoredPrint | null> {
     const found = await this.prints.findById(itemId).lean();
-    return found ? { sha256: found.sha256, variants: found.variants, bands: found.bands } : null;
+    return found
+      ? {
+          sha256: found.sha256,
+          variants: found.variants,
+          bands: found.bands,
+          ...(found.video ? { video: true } : {}),
+        }
+      : null;
   }
 
   /** Stored outputs that are the same picture: the same bytes, or a perceptual hash within 10 bits. */
@@ -98,18 +202,29 @@ export class CopyFinder {
       .find({ $or: [{ sha256: print.sha256 }, { bands: { $in: print.bands } }] })
       .limit(REPORT_LIMITS.maxMatches * 5)
       .lean();
-    const found: CopyFound[] = [];
-    for (const candidate of candidates) {
+    const copies: CopyFound[] = [];
+    for (const candidate of candidates as PrintRow[]) {
       if (candidate.sha256 === print.sha256) {
-        found.push({ itemId: candidate._id, ownerId: candidate.ownerId, method: 'exact', distance: 0 });
+        copies.push(found(candidate, 'exact', 0));
         continue;
       }
-      const distance = distanceTo(print.variants, candidate.variants);
-      if (distance <= PHASH_MATCH_BITS) {
-        found.push({ itemId: candidate._id, ownerId: candidate.ownerId, method: 'perceptual', distance });
-      }
+      const { match, distance } = compare(print, candidate);
+      if (match) copies.push(found(candidate, 'perceptual', distance));
     }
-    return found.sort((a, b) => a.distance - b.distance).slice(0, REPORT_LIMITS.maxMatches);
+    return copies.sort((a, b) => a.distance - b.distance).slice(0, REPORT_LIMITS.maxMatches);
+  }
+
+  /**
+   * Every stored picture with exactly these bytes (the "known identical copies" of pictures found
+   * another way: a stored input has no crop hashes, so a cropped report finds it through its original).
+   */
+  async sameBytes(sha256s: string[]): Promise<CopyFound[]> {
+    if (sha256s.length === 0) return [];
+    const rows = await this.prints
+      .find({ sha256: { $in: sha256s } })
+      .limit(REPORT_LIMITS.maxMatches)
+      .lean();
+    return (rows as PrintRow[]).map((row) => found(row, 'exact', 0));
   }
 
   /** Puts removed pictures on the block list (idempotent per report and picture). */
@@ -131,9 +246,19 @@ export class CopyFinder {
    * engine pool only when the block list has anything in it.
    */
   async anyBlocked(images: Buffer[]): Promise<boolean> {
-    if (images.length === 0 || !(await this.blocked.exists({}))) return false;
-    for (const print of await this.fingerprint(images, false)) if (await this.isBlocked(print)) return true;
-    return false;
+    return (await this.screenInputs(images)).blocked;
+  }
+
+  /**
+   * Tool inputs before anything is stored or charged: their hashes (kept with the stored inputs,
+   * recordInputs) and whether any is a removed picture. One hashing on the engine pool (whole
+   * picture, no crops) per job.
+   */
+  async screenInputs(images: Buffer[]): Promise<{ blocked: boolean; prints: StoredPrint[] }> {
+    const prints = await this.fingerprint(images, false);
+    if (prints.length === 0 || !(await this.blocked.exists({}))) return { blocked: false, prints };
+    for (const print of prints) if (await this.isBlocked(print)) return { blocked: true, prints };
+    return { blocked: false, prints };
   }
 
   /** Whether a picture is one that was removed (same bytes, or within 10 bits of a removed one). */
@@ -142,6 +267,7 @@ export class CopyFinder {
       .find({ $or: [{ sha256: print.sha256 }, { bands: { $in: print.bands } }] })
       .limit(1000)
       .lean();
+    // A video output with one frame of a removed picture (or video) is withheld: the closest pair.
     return candidates.some(
       (candidate) =>
         candidate.sha256 === print.sha256 ||

@@ -19,12 +19,19 @@ import {
   type ApiResponse,
   type ReportReceipt,
   type ReportView,
+  type TransparencyReport,
 } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { TakesFiles } from '../../common/request-origin';
 import { CurrentUser, Public, RateLimit, Roles, type AuthUser } from '../auth';
 import { checkMedia } from '../provenance';
-import { AppealDto, ReportDecisionDto, ReportListQuery } from './reports.dto';
+import {
+  AppealDecisionDto,
+  AppealDto,
+  ReportDecisionDto,
+  ReportListQuery,
+  TransparencyQuery,
+} from './reports.dto';
 import { parseReport, receiveReportForm } from './report-form';
 import { ReportsService } from './reports.service';
 
@@ -95,6 +102,39 @@ export class ReportsController {
     return ok({ reports: await this.reports.list(staff, query.status ?? 'open') });
   }
 
+  // Before admin/reports/:id (the routes are matched in order).
+  @Get('admin/reports/transparency')
+  @Roles('admin', 'support')
+  @ApiOperation({
+    summary:
+      'Transparency report counts over a period: received, removed, rejected, appealed, appeals upheld and reversed, median and 95th percentile time to decision, share decided within 48 hours (staff)',
+    description:
+      'Computed from the records (statuses and timestamps) only. Period [from, to), at most 731 days.',
+  })
+  @ApiOkResponse({ description: '{transparency: TransparencyReport}' })
+  @ApiBadRequestResponse({ description: "'Give the period as two dates…'" })
+  async transparency(
+    @Query() query: TransparencyQuery,
+  ): Promise<ApiResponse<{ transparency: TransparencyReport }>> {
+    return ok({ transparency: await this.reports.transparency(query.from, query.to) });
+  }
+
+  @Get('admin/reports/transparency.csv')
+  @Roles('admin', 'support')
+  @ApiOperation({ summary: 'The same counts as a CSV file, one row per figure (staff)' })
+  @ApiOkResponse({ description: 'text/csv: figure,value' })
+  @ApiBadRequestResponse({ description: "'Give the period as two dates…'" })
+  async transparencyCsv(@Query() query: TransparencyQuery, @Res() res: Response): Promise<void> {
+    const report = await this.reports.transparency(query.from, query.to);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader(
+      'Content-Disposition',
+      `attachment; filename="transparency-${report.from.slice(0, 10)}-${report.to.slice(0, 10)}.csv"`,
+    );
+    res.setHeader('Cache-Control', 'no-store');
+    res.send(transparencyCsv(report));
+  }
+
   @Get('admin/reports/:id')
   @Roles('admin', 'support')
   @ApiOperation({ summary: 'One report with its matched items and owners (staff)' })
@@ -130,6 +170,23 @@ export class ReportsController {
     return ok({ report: await this.reports.decide(staff, id, dto) });
   }
 
+  @Post('admin/reports/:id/appeals/:itemId/decision')
+  @HttpCode(200)
+  @Roles('admin', 'support')
+  @ApiOperation({
+    summary:
+      "Decide an owner's appeal once (DSA Art. 20(4)): upheld (the removal stands) or reversed (the item is put back); not by the person who decided the removal (staff)",
+  })
+  @ApiNotFoundResponse({ description: "'Report not found', or no appeal on this item" })
+  async decideAppeal(
+    @CurrentUser() staff: AuthUser,
+    @Param('id') id: string,
+    @Param('itemId') itemId: string,
+    @Body() dto: AppealDecisionDto,
+  ): Promise<ApiResponse<{ report: ReportView }>> {
+    return ok({ report: await this.reports.decideAppeal(staff, id, itemId, dto) });
+  }
+
   @Post('reports/appeals/:itemId')
   @HttpCode(200)
   @ApiOperation({ summary: "Appeal once against the removal of one's own item after a report (DSA Art. 20)" })
@@ -137,4 +194,24 @@ export class ReportsController {
   async appeal(@CurrentUser() owner: AuthUser, @Param('itemId') itemId: string, @Body() dto: AppealDto) {
     return ok(await this.reports.appeal(owner, itemId, dto.text));
   }
+}
+
+/** figure,value rows (numbers only: nothing a user wrote goes into the file). */
+export function transparencyCsv(report: TransparencyReport): string {
+  const rows: [string, string | number | null][] = [
+    ['period_from', report.from],
+    ['period_to', report.to],
+    ['notices_received', report.received],
+    ['notices_removed', report.removed],
+    ['notices_rejected', report.rejected],
+    ['items_removed', report.itemsRemoved],
+    ['appeals_filed', report.appealed],
+    ['appeals_upheld', report.appealsUpheld],
+    ['appeals_reversed', report.appealsReversed],
+    ['median_hours_to_decision', report.medianHoursToDecision],
+    ['p95_hours_to_decision', report.p95HoursToDecision],
+    ['share_decided_within_48h', report.decidedWithin48h],
+    ['open_at_end_of_period', report.openAtEnd],
+  ];
+  return ['figure,value', ...rows.map(([k, v]) => `${k},${v ?? ''}`)].join('\r\n') + '\r\n';
 }

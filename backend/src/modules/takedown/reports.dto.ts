@@ -31,3 +31,30 @@ export class ReportListQuery {
   @IsIn(['open', 'decided'])
   status?: 'open' | 'decided';
 }
+
+export class AppealDecisionDto {
+  @ApiProperty({
+    enum: ['upheld', 'reversed'],
+    description: 'upheld: the removal stands; reversed: the item is put back (DSA Art. 20(4))',
+  })
+  @IsIn(['upheld', 'reversed'])
+  outcome!: 'upheld' | 'reversed';
+
+  @ApiProperty({ description: 'The reason the owner reads', maxLength: REPORT_LIMITS.reasonChars })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(REPORT_LIMITS.reasonChars)
+  reason!: string;
+}
+
+export class TransparencyQuery {
+  @ApiProperty({ description: 'Start of the period (ISO date, included)', example: '2026-07-01' })
+  @IsString()
+  @IsNotEmpty()
+  from!: string;
+
+  @ApiProperty({ description: 'End of the period (ISO date, excluded)', example: '2027-01-01' })
+  @IsString()
+  @IsNotEmpty()
+  to!: string;
+}

@@ -3,7 +3,10 @@ import {
   ConflictException,
   ForbiddenException,
   Injectable,
+  Logger,
   NotFoundException,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
 } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { readFile } from 'node:fs/promises';
@@ -12,12 +15,16 @@ import {
   REPORT_DEADLINE_HOURS,
   REPORT_LIMITS,
   ReportMessages,
+  TRANSPARENCY_MAX_DAYS,
+  type AppealDecisionInput,
   type ReportCategory,
   type ReportDecisionInput,
   type ReporterRole,
   type ReportReceipt,
   type ReportView,
+  type TransparencyReport,
 } from '@studio/contracts';
+import { PeriodicTask } from '../../common/periodic-task';
 import { AccountsRepository } from '../accounts';
 import { AuditService } from '../audit';
 import type { AuthUser } from '../auth';
@@ -25,7 +32,7 @@ import { FoldersService } from '../folders';
 import { MailService } from '../mail';
 import { ProvenanceService } from '../provenance';
 import { newStorageKey, StoragePort } from '../storage';
-import { CopyFinder, type StoredPrint } from './copy-finder';
+import { CopyFinder, type CopyFound, type StoredPrint } from './copy-finder';
 import { TakedownMails } from './takedown-mails';
 import {
   RemovalAppeal,
@@ -35,6 +42,7 @@ import {
 } from './takedown.schemas';
 
 const HOUR_MS = 3600_000;
+const QUARANTINE_SWEEP_MS = HOUR_MS;
 
 /** A report's fields as the public form sends them, checked by the controller. */
 export interface NewReport {
@@ -50,7 +58,15 @@ export interface NewReport {
 
 /** The notice-and-removal process: receipt, copies found, the staff decision and its mails. */
 @Injectable()
-export class ReportsService {
+export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(ReportsService.name);
+  private readonly sweeps = new PeriodicTask(() =>
+    this.sweepQuarantine().then(
+      () => undefined,
+      (err: Error) => this.logger.warn(`quarantine sweep failed: ${err.message}`),
+    ),
+  );
+
   constructor(
     @InjectModel(TakedownReport.name) private readonly reports: Model<TakedownReport>,
     @InjectModel(RemovalAppeal.name) private readonly appeals: Model<RemovalAppeal>,
@@ -62,6 +78,14 @@ export class ReportsService {
     private readonly mail: MailService,
     private readonly audit: AuditService,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.sweeps.start(QUARANTINE_SWEEP_MS);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.sweeps.stop();
+  }
 
   /**
    * Records a notice with every stored copy found (watermark, exact and perceptual hashes), and
@@ -80,7 +104,10 @@ export class ReportsService {
     if (file) {
       const data = await readFile(file.path);
       const traced = await this.provenance.traceOutput(file);
-      fingerprint = file.kind === 'image' ? (await this.copies.fingerprint([data], false))[0] : undefined;
+      fingerprint =
+        file.kind === 'image'
+          ? (await this.copies.fingerprint([data], false))[0]
+          : await this.copies.fingerprintVideo(data, file.path);
       matches = await this.matchesFor(fingerprint, traced?.itemId);
       // Under the report's id (storage keys are `<24 hex>/<uuid>.<ext>`; served only as an attachment).
       fileKey = newStorageKey(id.toHexString(), file.kind === 'image' ? 'png' : 'mp4');
@@ -126,7 +153,27 @@ export class ReportsService {
       // The original's own hashes find its copies too (a copy of the watermarked file in other accounts).
       if (traced) for (const copy of await this.copies.findCopies(traced)) found.push(copy);
     }
-    for (const copy of found) if (!byItem.has(copy.itemId)) byItem.set(copy.itemId, copy);
+    const seen = new Set(found.map((copy) => copy.itemId));
+    for (const copy of await this.copies.sameBytes([...new Set(found.map((c) => c.sha256))])) {
+      if (!seen.has(copy.itemId)) found.push(copy);
+    }
+    // Identical files (the same bytes): the earliest stored is the one matched, the others are
+    // named its exact copies (the Act's "known identical copies"), wherever they are.
+    const firstOfBytes = new Map<string, CopyFound>();
+    for (const copy of [...found].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())) {
+      if (!firstOfBytes.has(copy.sha256)) firstOfBytes.set(copy.sha256, copy);
+    }
+    for (const copy of found) {
+      if (byItem.has(copy.itemId)) continue;
+      const first = firstOfBytes.get(copy.sha256)!;
+      const { sha256: _sha, createdAt: _at, ...match } = copy;
+      byItem.set(
+        copy.itemId,
+        first.itemId === copy.itemId
+          ? match
+          : { ...match, method: 'exact', distance: 0, copyOf: first.itemId },
+      );
+    }
     const names = new Map<string, string>();
     const matches: ReportMatch[] = [];
     for (const match of [...byItem.values()].slice(0, REPORT_LIMITS.maxMatches)) {
@@ -154,10 +201,10 @@ export class ReportsService {
   }
 
   /** The appeals against these reports' removals, by `${reportId}:${itemId}`. */
-  private async appealsOf(reports: TakedownReportRecord[]): Promise<Map<string, { text: string; at: Date }>> {
+  private async appealsOf(reports: TakedownReportRecord[]): Promise<Map<string, AppealRow>> {
     if (reports.length === 0) return new Map();
     const rows = await this.appeals.find({ reportId: { $in: reports.map((r) => String(r._id)) } }).lean();
-    return new Map(rows.map((row) => [row._id, { text: row.text, at: row.at }]));
+    return new Map(rows.map((row) => [row._id, { text: row.text, at: row.at, decision: row.decision }]));
   }
 
   /** The reported copy as uploaded (staff review it before deciding). */
@@ -170,7 +217,7 @@ export class ReportsService {
 
   /**
    * Decides a report once. Remove: every matched item in every account is taken down (file
-   * deleted, its address answers 451), the pictures go on the block list, each owner gets a
+   * deleted, its address answers 410 Gone), the pictures go on the block list, each owner gets a
    * statement of reasons with the way to appeal; the reporter is told the outcome either way.
    */
   async decide(staff: AuthUser, id: string, input: ReportDecisionInput): Promise<ReportView> {
@@ -212,40 +259,243 @@ export class ReportsService {
     const id = report._id.toHexString();
     const blocked: { key: string; print: StoredPrint }[] = [];
     if (report.fingerprint) blocked.push({ key: 'upload', print: report.fingerprint });
+    // Child sexual abuse material is not kept for an appeal (docs/takedown.md); everything else is
+    // quarantined until the appeal window closes, so a founded appeal can restore it (Art. 20(4)).
+    const keep = report.category !== 'child_sexual_abuse';
     let removed = 0;
     for (const [index, match] of report.matches.entries()) {
       const print = await this.copies.printOf(match.itemId);
       if (print) blocked.push({ key: match.itemId, print });
       // Hashes first: a copy made while the removal runs is already refused.
       await this.copies.block(id, blocked.slice(-1));
-      const item = await this.folders
-        .takeDown(staff, match.itemId, { reason: `Removed after report ${id}: ${reason}`, mode: 'delete' })
-        .catch((err: unknown) => {
-          if (err instanceof NotFoundException) return null; // deleted by its owner meanwhile
-          throw err;
-        });
+      let title: string | undefined;
+      let quarantineKey: string | undefined;
+      if (match.input) {
+        // A picture the owner gave a tool: its stored copy goes, its address answers 410.
+        quarantineKey = keep ? await this.quarantine(id, match.input.storageKey) : undefined;
+        await this.storage.delete(match.input.storageKey);
+        title = `the picture you gave job ${match.input.jobId}`;
+      } else {
+        const stored = keep ? await this.folders.storedItem(match.itemId) : null;
+        quarantineKey = stored ? await this.quarantine(id, stored.storageKey) : undefined;
+        const item = await this.folders
+          .takeDown(staff, match.itemId, { reason: `Removed after report ${id}: ${reason}`, mode: 'delete' })
+          .catch((err: unknown) => {
+            if (err instanceof NotFoundException) return null; // deleted by its owner meanwhile
+            throw err;
+          });
+        title = item?.title;
+      }
       // By index (the list is fixed once the report is filed; FerretDB has no positional `$`).
-      await this.reports.updateOne({ _id: report._id }, { $set: { [`matches.${index}.removed`]: true } });
+      await this.reports.updateOne(
+        { _id: report._id },
+        {
+          $set: {
+            [`matches.${index}.removed`]: true,
+            ...(quarantineKey ? { [`matches.${index}.quarantineKey`]: quarantineKey } : {}),
+          },
+        },
+      );
       removed++;
       const owner = await this.accounts.findById(match.ownerId);
       if (owner) {
         this.mail.dispatch(
           owner.email,
           TakedownMails.statementOfReasons(
-            { reportId: id, itemId: match.itemId, title: item?.title, at: new Date() },
+            { reportId: id, itemId: match.itemId, title, at: new Date() },
             reason,
-            this.mail.link(`/appeal?item=${match.itemId}`),
+            this.mail.link(`/appeal?item=${encodeURIComponent(match.itemId)}`),
           ),
         );
       }
       await this.audit.append({
         category: 'takedown',
         author: { userId: staff.id, username: staff.username },
-        message: `report ${id}: item ${match.itemId} of ${match.ownerName} removed (${match.method}); statement of reasons sent`,
+        message: `report ${id}: ${match.input ? 'stored input' : 'item'} ${match.itemId} of ${match.ownerName} removed (${match.method}); statement of reasons sent`,
       });
     }
     await this.copies.block(id, blocked);
     return removed;
+  }
+
+  /** A copy of a removed file under the report's id, never served; undefined when the file is gone. */
+  private async quarantine(reportId: string, storageKey: string): Promise<string | undefined> {
+    const data = await this.storage.read(storageKey);
+    if (!data) return undefined;
+    const ext = (storageKey.split('.').pop() ?? 'png') as 'png' | 'jpg' | 'webp' | 'mp4';
+    const key = newStorageKey(reportId, ['png', 'jpg', 'webp', 'mp4'].includes(ext) ? ext : 'png');
+    await this.storage.put(key, data);
+    return key;
+  }
+
+  /**
+   * Staff decide an owner's appeal (DSA Art. 20(4)), once, and not the person who decided the
+   * removal. Upheld: the removal stands and the quarantined file is deleted. Reversed: the file is
+   * put back (the item visible again, or the job's input served again), its hashes leave the block
+   * list. The owner is told either way; the audit log records it.
+   */
+  async decideAppeal(
+    staff: AuthUser,
+    reportId: string,
+    itemId: string,
+    input: AppealDecisionInput,
+  ): Promise<ReportView> {
+    const reason = input.reason?.trim();
+    if (!reason) throw new BadRequestException(ReportMessages.reasonRequired);
+    if (reason.length > REPORT_LIMITS.reasonChars) throw new BadRequestException(ReportMessages.tooLong);
+    const report = await this.require(reportId);
+    const index = report.matches.findIndex((m) => m.itemId === itemId);
+    const appeal = await this.appeals.findById(`${reportId}:${itemId}`).lean();
+    if (index < 0 || !appeal) throw new NotFoundException(ReportMessages.noAppeal);
+    if (report.decision?.byId === staff.id) throw new ForbiddenException(ReportMessages.appealSameStaff);
+    const decision = { outcome: input.outcome, reason, by: staff.username, byId: staff.id, at: new Date() };
+    const claimed = await this.appeals.updateOne(
+      { _id: appeal._id, decision: { $exists: false } },
+      { $set: { decision } },
+    );
+    if (claimed.modifiedCount !== 1) throw new ConflictException(ReportMessages.appealDecided);
+    const match = report.matches[index];
+    let restored = false;
+    if (input.outcome === 'reversed') {
+      // Without its kept file (child sexual abuse material is never kept) the item stays down:
+      // a visible item with no file would only answer 404; the owner is told it could not be restored.
+      const file = match.quarantineKey ? await this.storage.read(match.quarantineKey) : null;
+      if (file && match.input) {
+        await this.storage.put(match.input.storageKey, file);
+        restored = true;
+      } else if (file) {
+        restored = await this.folders.reinstate(itemId, file);
+      }
+      await this.copies.unblock(reportId, itemId);
+      await this.reports.updateOne({ _id: report._id }, { $set: { [`matches.${index}.removed`]: false } });
+    }
+    if (match.quarantineKey) {
+      await this.storage.delete(match.quarantineKey);
+      await this.reports.updateOne(
+        { _id: report._id },
+        { $unset: { [`matches.${index}.quarantineKey`]: 1 } },
+      );
+    }
+    await this.audit.append({
+      category: 'takedown',
+      author: { userId: staff.id, username: staff.username },
+      message: `${staff.username} decided the appeal of ${match.ownerName} on ${itemId} (report ${reportId}): ${input.outcome}${input.outcome === 'reversed' ? (restored ? '; file restored' : '; file could not be restored') : ''}; owner told`,
+      detail: reason,
+    });
+    const owner = await this.accounts.findById(match.ownerId);
+    if (owner) {
+      this.mail.dispatch(
+        owner.email,
+        TakedownMails.appealDecision({ reportId, itemId }, input.outcome, reason, restored),
+      );
+    }
+    return this.get(staff, reportId);
+  }
+
+  /**
+   * Deletes the quarantined files of removals whose appeal window has closed with no appeal
+   * pending (hourly, and on demand in the tests). Returns how many files went.
+   */
+  async sweepQuarantine(now = new Date()): Promise<number> {
+    const closedBefore = new Date(now.getTime() - REPORT_LIMITS.appealDays * 24 * HOUR_MS);
+    const due = (await this.reports
+      .find({
+        status: 'removed',
+        'decision.at': { $lte: closedBefore },
+        quarantineClearedAt: { $exists: false },
+      })
+      .limit(200)
+      .lean()) as TakedownReportRecord[];
+    let deleted = 0;
+    for (const report of due) {
+      const appeals = await this.appealsOf([report]);
+      const unset: Record<string, 1> = {};
+      let pending = false;
+      for (const [index, match] of report.matches.entries()) {
+        if (!match.quarantineKey) continue;
+        const appeal = appeals.get(`${String(report._id)}:${match.itemId}`);
+        if (appeal && !appeal.decision) {
+          pending = true; // filed in time: kept until it is decided
+          continue;
+        }
+        await this.storage.delete(match.quarantineKey);
+        unset[`matches.${index}.quarantineKey`] = 1;
+        deleted++;
+      }
+      await this.reports.updateOne(
+        { _id: report._id },
+        {
+          ...(Object.keys(unset).length ? { $unset: unset } : {}),
+          ...(pending ? {} : { $set: { quarantineClearedAt: now } }),
+        },
+      );
+    }
+    if (deleted > 0) {
+      await this.audit.append({
+        category: 'takedown',
+        message: `${deleted} quarantined file(s) deleted: their appeal window closed`,
+      });
+    }
+    return deleted;
+  }
+
+  /**
+   * The counts of a transparency report over [from, to): from statuses and timestamps only.
+   * Received by `receivedAt`; decisions, and their times, by the decision's date; appeals by
+   * their filing and decision dates.
+   */
+  async transparency(fromText: string, toText: string): Promise<TransparencyReport> {
+    const from = new Date(fromText);
+    const to = new Date(toText);
+    if (
+      Number.isNaN(from.getTime()) ||
+      Number.isNaN(to.getTime()) ||
+      to <= from ||
+      to.getTime() - from.getTime() > TRANSPARENCY_MAX_DAYS * 24 * HOUR_MS
+    ) {
+      throw new BadRequestException(ReportMessages.badPeriod);
+    }
+    const [received, openAtEnd, decided, appealed, appealDecisions] = await Promise.all([
+      this.reports.countDocuments({ receivedAt: { $gte: from, $lt: to } }),
+      this.reports.countDocuments({
+        receivedAt: { $gte: from, $lt: to },
+        $or: [{ status: 'open' }, { 'decision.at': { $gte: to } }],
+      }),
+      this.reports
+        .find({ 'decision.at': { $gte: from, $lt: to } })
+        .select({ status: 1, receivedAt: 1, 'decision.at': 1, 'decision.action': 1, 'matches.removed': 1 })
+        .lean(),
+      this.appeals.countDocuments({ at: { $gte: from, $lt: to } }),
+      this.appeals
+        .find({ 'decision.at': { $gte: from, $lt: to } })
+        .select({ 'decision.outcome': 1 })
+        .lean(),
+    ]);
+    const hours = decided
+      .map((r) => (r.decision!.at.getTime() - r.receivedAt.getTime()) / HOUR_MS)
+      .sort((a, b) => a - b);
+    const round = (value: number | null) => (value === null ? null : Math.round(value * 100) / 100);
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      received,
+      removed: decided.filter((r) => r.decision!.action === 'remove').length,
+      rejected: decided.filter((r) => r.decision!.action === 'reject').length,
+      // Items removed by those decisions (a reversed appeal later sets `removed` back: not counted).
+      itemsRemoved: decided
+        .filter((r) => r.decision!.action === 'remove')
+        .reduce((sum, r) => sum + r.matches.filter((m) => m.removed).length, 0),
+      appealed,
+      appealsUpheld: appealDecisions.filter((a) => a.decision!.outcome === 'upheld').length,
+      appealsReversed: appealDecisions.filter((a) => a.decision!.outcome === 'reversed').length,
+      medianHoursToDecision: round(percentile(hours, 0.5)),
+      p95HoursToDecision: round(percentile(hours, 0.95)),
+      decidedWithin48h:
+        hours.length === 0
+          ? null
+          : round(hours.filter((h) => h <= REPORT_DEADLINE_HOURS).length / hours.length),
+      openAtEnd,
+    };
   }
 
   /** The owner's one appeal against a removal (DSA Art. 20): recorded, audited, back in the queue. */
@@ -292,9 +542,17 @@ export class ReportsService {
   }
 }
 
+type AppealRow = Pick<RemovalAppeal, 'text' | 'at' | 'decision'>;
+
+/** The nearest-rank percentile of sorted values (null when there are none). */
+export function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
 export function toView(
   row: TakedownReportRecord,
-  appeals: Map<string, { text: string; at: Date }> = new Map(),
+  appeals: Map<string, AppealRow> = new Map(),
   now = Date.now(),
 ): ReportView {
   const msLeft = row.deadline.getTime() - now;
@@ -321,7 +579,27 @@ export function toView(
         method: m.method,
         distance: m.distance,
         removed: Boolean(m.removed),
-        ...(appeal ? { appeal: { text: appeal.text, at: appeal.at.toISOString() } } : {}),
+        kind: m.input ? ('input' as const) : ('item' as const),
+        ...(m.copyOf ? { copyOf: m.copyOf } : {}),
+        restorable: Boolean(m.quarantineKey),
+        ...(appeal
+          ? {
+              appeal: {
+                text: appeal.text,
+                at: appeal.at.toISOString(),
+                ...(appeal.decision
+                  ? {
+                      decision: {
+                        outcome: appeal.decision.outcome,
+                        reason: appeal.decision.reason,
+                        by: appeal.decision.by,
+                        at: appeal.decision.at.toISOString(),
+                      },
+                    }
+                  : {}),
+              },
+            }
+          : {}),
       };
     }),
     ...(row.decision

@@ -50,4 +50,20 @@ export const TakedownMails = {
       'Ground: content that shows a person in an intimate way without their consent, or that is otherwise illegal, is not allowed on this service (our terms, and the law such as the US TAKE IT DOWN Act).',
       `You can appeal once, free of charge, on ${appealUrl} — a different member of staff reviews it. You may also use an out-of-court dispute settlement body or a court.`,
     ]),
+  appealDecision: (
+    appeal: { reportId: string; itemId: string },
+    outcome: 'upheld' | 'reversed',
+    reason: string,
+    restored: boolean,
+  ): MailContent =>
+    mail(`Decision on your appeal (item ${appeal.itemId})`, [
+      outcome === 'reversed'
+        ? restored
+          ? 'We reviewed your appeal and reversed our decision: the item is back in your account as it was.'
+          : 'We reviewed your appeal and reversed our decision. The file itself could not be restored (it was no longer kept), but the removal no longer counts against your account.'
+        : 'We reviewed your appeal and upheld our decision: the removal stands.',
+      `Reason: ${reason}`,
+      `The appeal was decided by a member of our staff other than the one who decided the removal (notice reference ${appeal.reportId}).`,
+      'You may still use an out-of-court dispute settlement body or a court.',
+    ]),
 };

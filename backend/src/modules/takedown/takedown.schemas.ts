@@ -13,11 +13,19 @@ abstract class HashedPicture {
   @Prop({ type: [String], required: true, index: true })
   bands!: string[];
 
+  /** A video's hashes: `variants` are its sampled frames' (matched frame by frame, videoFramesMatch). */
+  @Prop()
+  video?: boolean;
+
   @Prop({ required: true })
   createdAt!: Date;
 }
 
-/** The hashes of one stored output; its _id is the item's. */
+/**
+ * The hashes of one stored picture: an output (its _id is the item's), or a picture a user gave a
+ * tool, stored with the job for "Run again" and served back at /api/jobs/{jobId}/inputs/{index}
+ * (_id `${jobId}:input:${index}`, with its storage key): a copy there is a copy on this service too.
+ */
 @Schema({ collection: 'output_fingerprints', versionKey: false })
 export class OutputFingerprint extends HashedPicture {
   @Prop({ type: String, required: true })
@@ -25,6 +33,16 @@ export class OutputFingerprint extends HashedPicture {
 
   @Prop({ required: true, index: true })
   ownerId!: string;
+
+  /** Set for a job's stored input (absent: an output item). */
+  @Prop({ index: true, sparse: true })
+  jobId?: string;
+
+  @Prop()
+  inputIndex?: number;
+
+  @Prop()
+  storageKey?: string;
 }
 export const OutputFingerprintSchema = SchemaFactory.createForClass(OutputFingerprint);
 
@@ -44,12 +62,22 @@ export class BlockedHash extends HashedPicture {
 export const BlockedHashSchema = SchemaFactory.createForClass(BlockedHash);
 
 export interface ReportMatch {
+  /** The item's id, or `${jobId}:input:${index}` for a job's stored input. */
   itemId: string;
   ownerId: string;
   ownerName: string;
   method: MatchMethod;
   distance: number;
   removed?: boolean;
+  /** A job's stored input (absent: an output item). */
+  input?: { jobId: string; index: number; storageKey: string };
+  /** An exact copy (same bytes) of this other match. */
+  copyOf?: string;
+  /**
+   * The removed file, kept (never served) until the appeal window closes or the appeal is decided,
+   * so that a founded appeal can put it back (DSA Art. 20(4)); absent for child sexual abuse material.
+   */
+  quarantineKey?: string;
 }
 
 /** An owner's one appeal against the removal of one item (DSA Art. 20); _id `${reportId}:${itemId}`. */
@@ -72,6 +100,10 @@ export class RemovalAppeal {
 
   @Prop({ required: true })
   at!: Date;
+
+  /** Staff's decision on the appeal (DSA Art. 20(4)): the removal upheld, or reversed. */
+  @Prop({ type: Object })
+  decision?: { outcome: 'upheld' | 'reversed'; reason: string; by: string; byId: string; at: Date };
 }
 export const RemovalAppealSchema = SchemaFactory.createForClass(RemovalAppeal);
 
@@ -111,7 +143,7 @@ export class TakedownReport {
   fileType?: string;
 
   @Prop({ type: Object })
-  fingerprint?: { sha256: string; variants: string[]; bands: string[] };
+  fingerprint?: { sha256: string; variants: string[]; bands: string[]; video?: boolean };
 
   @Prop({ type: [Object], default: [] })
   matches!: ReportMatch[];
@@ -124,7 +156,12 @@ export class TakedownReport {
 
   @Prop({ type: Object })
   decision?: { action: 'remove' | 'reject'; reason: string; by: string; byId: string; at: Date };
+
+  /** The quarantined files were deleted (the appeal window closed): nothing of the picture is kept. */
+  @Prop()
+  quarantineClearedAt?: Date;
 }
 export type TakedownReportRecord = TakedownReport & { _id: Types.ObjectId };
 export const TakedownReportSchema = SchemaFactory.createForClass(TakedownReport);
 TakedownReportSchema.index({ status: 1, deadline: 1 });
+TakedownReportSchema.index({ 'decision.at': 1 });

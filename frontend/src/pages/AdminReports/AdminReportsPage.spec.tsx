@@ -17,8 +17,27 @@ const report = (over: Partial<ReportView>): ReportView => ({
   msLeft: 40 * 3600_000,
   overdue: false,
   matches: [
-    { itemId: 'i1', ownerId: 'a', ownerName: 'alice', method: 'perceptual', distance: 2, removed: false },
-    { itemId: 'i2', ownerId: 'b', ownerName: 'bob', method: 'exact', distance: 0, removed: false },
+    {
+      itemId: 'i1',
+      ownerId: 'a',
+      ownerName: 'alice',
+      method: 'perceptual',
+      distance: 2,
+      removed: false,
+      kind: 'item',
+      restorable: false,
+    },
+    {
+      itemId: 'j1:input:0',
+      ownerId: 'b',
+      ownerName: 'bob',
+      method: 'exact',
+      distance: 0,
+      removed: false,
+      kind: 'input',
+      copyOf: 'i1',
+      restorable: false,
+    },
   ],
   ...over,
 });
@@ -57,6 +76,44 @@ describe('staff reports queue', () => {
       action: 'remove',
       reason: 'Shared without consent',
     });
+  });
+
+  it("decides an owner's appeal with a reason: reverse or uphold", async () => {
+    rememberAccount('staff');
+    const removed = report({
+      id: 'r2',
+      status: 'removed',
+      decision: { action: 'remove', reason: 'x', by: 'other', at: '2026-11-28T11:00:00.000Z' },
+    });
+    removed.matches = removed.matches.map((m) => ({
+      ...m,
+      removed: true,
+      restorable: true,
+      ...(m.itemId === 'i1' ? { appeal: { text: 'my own face', at: '2026-11-28T12:00:00.000Z' } } : {}),
+    }));
+    const fetchMock = mockFetch({
+      'GET /api/session': sessionAnswer({ username: 'staff', role: 'support' }),
+      'GET /api/admin/reports?status=open': ok({ reports: [] }),
+      'GET /api/admin/reports?status=decided': ok({ reports: [removed] }),
+      'POST /api/admin/reports/r2/appeals/i1/decision': ok({ report: removed }),
+    });
+    renderApp('/admin/reports');
+    fireEvent.click(await screen.findByText('Decided'));
+    const lines = await screen.findAllByTestId('report-match');
+    expect(lines[1]).toHaveTextContent('bob · input j1:input:0 · exact copy of i1 · removed');
+    expect(within(lines[1]).queryByRole('button')).toBeNull(); // no appeal, nothing to decide
+    expect(lines[0]).toHaveTextContent('appealed: “my own face”');
+    fireEvent.click(within(lines[0]).getByRole('button', { name: 'Reverse: restore' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent('The item is put back as it was');
+    fireEvent.change(within(dialog).getByLabelText('Reason'), { target: { value: 'Not the person' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Reverse: restore' }));
+    await waitFor(() =>
+      expect(callsTo(fetchMock, 'POST /api/admin/reports/r2/appeals/i1/decision')).toHaveLength(1),
+    );
+    expect(
+      JSON.parse(String(callsTo(fetchMock, 'POST /api/admin/reports/r2/appeals/i1/decision')[0].body)),
+    ).toEqual({ outcome: 'reversed', reason: 'Not the person' });
   });
 
   it('is Not Found for a user', async () => {

@@ -1,8 +1,16 @@
-import { API_PREFIX, REPORT_LIMITS, type ReportView } from '@studio/contracts';
+import {
+  API_PREFIX,
+  REPORT_LIMITS,
+  type AppealOutcome,
+  type ReportMatchView,
+  type ReportView,
+} from '@studio/contracts';
 import { Alert, Button, Card, Input, Modal, Segmented, Space, Table, Tag, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
+import { Link } from 'react-router-dom';
 import { apiGet, apiPost, errorText } from '../../api/client';
 import { RequireRole, SUPPORT_STAFF } from '../../admin/RequireRole';
+import { Paths } from '../../paths';
 
 /** "5 h 12 min left" or "overdue by 2 h 3 min". */
 export function timeLeft(ms: number): string {
@@ -82,6 +90,103 @@ function DecisionButton({
   );
 }
 
+/**
+ * Decides an owner's appeal (DSA Art. 20(4)): the removal upheld, or reversed (the file put back
+ * and unblocked). The server refuses it to whoever decided the removal.
+ */
+function AppealButton({
+  report,
+  match,
+  outcome,
+  onDone,
+}: {
+  report: ReportView;
+  match: ReportMatchView;
+  outcome: AppealOutcome;
+  onDone(): void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const decide = async () => {
+    setBusy(true);
+    const answer = await apiPost(
+      `/admin/reports/${report.id}/appeals/${encodeURIComponent(match.itemId)}/decision`,
+      { outcome, reason },
+    );
+    setBusy(false);
+    if (answer.ok) {
+      setOpen(false);
+      onDone();
+    } else setError(errorText(answer));
+  };
+  const label = outcome === 'upheld' ? 'Uphold removal' : 'Reverse: restore';
+  return (
+    <>
+      <Button size="small" danger={outcome === 'reversed'} onClick={() => setOpen(true)}>
+        {label}
+      </Button>
+      <Modal
+        open={open}
+        title={`${label}: appeal of ${match.ownerName}`}
+        okText={label}
+        okButtonProps={{ disabled: !reason.trim(), loading: busy }}
+        onOk={() => void decide()}
+        onCancel={() => setOpen(false)}
+      >
+        <Typography.Paragraph type="secondary">
+          {outcome === 'reversed'
+            ? match.restorable
+              ? 'The item is put back as it was and its picture leaves the block list.'
+              : 'The file is no longer kept: the item cannot be restored, only the decision reversed.'
+            : 'The removal stands and the kept copy of the file is deleted.'}{' '}
+          The owner reads this reason.
+        </Typography.Paragraph>
+        <Input.TextArea
+          rows={4}
+          value={reason}
+          maxLength={REPORT_LIMITS.reasonChars}
+          onChange={(e) => setReason(e.target.value)}
+          aria-label="Reason"
+        />
+        {error && <Alert type="error" showIcon message={error} style={{ marginTop: 12 }} />}
+      </Modal>
+    </>
+  );
+}
+
+/** One matched item or stored input, how it was found, and its appeal. */
+function MatchLine({
+  report,
+  match,
+  onDone,
+}: {
+  report: ReportView;
+  match: ReportMatchView;
+  onDone(): void;
+}) {
+  const what = match.kind === 'input' ? `input ${match.itemId}` : `item ${match.itemId}`;
+  return (
+    <span data-testid="report-match">
+      {match.ownerName} · {what} · {match.method}
+      {match.method === 'perceptual' ? ` (${match.distance} bits)` : ''}
+      {match.copyOf ? ` copy of ${match.copyOf}` : ''}
+      {match.removed ? ' · removed' : ''}
+      {match.appeal ? ` · appealed: “${match.appeal.text}”` : ''}
+      {match.appeal?.decision
+        ? ` · appeal ${match.appeal.decision.outcome} by ${match.appeal.decision.by}`
+        : ''}
+      {match.appeal && !match.appeal.decision && (
+        <Space size="small" style={{ marginLeft: 8 }}>
+          <AppealButton report={report} match={match} outcome="upheld" onDone={onDone} />
+          <AppealButton report={report} match={match} outcome="reversed" onDone={onDone} />
+        </Space>
+      )}
+    </span>
+  );
+}
+
 function ReportsTable({ status }: { status: 'open' | 'decided' }) {
   const { reports, error, reload } = useReports(status);
   return (
@@ -146,12 +251,7 @@ function ReportsTable({ status }: { status: 'open' | 'decided' }) {
               ) : (
                 <Space direction="vertical" size={0}>
                   {r.matches.map((m) => (
-                    <span key={m.itemId} data-testid="report-match">
-                      {m.ownerName} · item {m.itemId} · {m.method}
-                      {m.method === 'perceptual' ? ` (${m.distance} bits)` : ''}
-                      {m.removed ? ' · removed' : ''}
-                      {m.appeal ? ` · appealed: “${m.appeal.text}”` : ''}
-                    </span>
+                    <MatchLine key={m.itemId} report={r} match={m} onDone={() => void reload()} />
                   ))}
                 </Space>
               ),
@@ -179,7 +279,10 @@ export function AdminReportsPage() {
   const [status, setStatus] = useState<'open' | 'decided'>('open');
   return (
     <RequireRole roles={SUPPORT_STAFF}>
-      <Card title="Reports (notice and removal)">
+      <Card
+        title="Reports (notice and removal)"
+        extra={<Link to={Paths.adminTransparency}>Transparency report</Link>}
+      >
         <Space direction="vertical" style={{ width: '100%' }}>
           <Segmented
             value={status}
