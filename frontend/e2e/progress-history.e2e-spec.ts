@@ -75,6 +75,9 @@ describe('job progress, the tray and the histories in the browser', () => {
     await page.getByLabel('Target Image').setInputFiles(join(FIXTURES, 'cgi-model-3.jpg'));
     const swap = page.getByRole('button', { name: /Swap$/ });
     await swap.waitFor();
+    // The free face check's answer adds the faces it found above the button: the form's layout is
+    // final only then (measured before it, the button was in view or not as the check was quick).
+    await page.getByText('Faces found').waitFor();
 
     const first = await upscale();
     const running = await gated.nextRun();
@@ -97,6 +100,8 @@ describe('job progress, the tray and the histories in the browser', () => {
     await progressOf(first).and(page.locator('[aria-valuenow="75"]')).waitFor();
 
     // Nothing of the form is under the tray: the Swap button and both drop areas are in the clear.
+    // The button is brought into view first (the tray is fixed to the window, the form scrolls).
+    await swap.scrollIntoViewIfNeeded();
     const tray = await settledBox(page.getByTestId('job-tray'));
     for (const part of [swap, ...(await page.locator('.image-dropzone').all())]) {
       const box = (await part.boundingBox())!;
