@@ -10,7 +10,6 @@ import {
   plural,
 } from '@studio/contracts';
 import {
-  Alert,
   Button,
   Card,
   Checkbox,
@@ -31,6 +30,7 @@ import { apiGet, apiPost, apiRequest, errorText } from '../../api/client';
 import { formatWhen } from '../../ui/formatWhen';
 import { useToast } from '../../ui/toast';
 import { usageTotals, type UsageTotal } from './apiKeyUsage';
+import { SecretShownOnce } from './SecretShownOnce';
 
 // The chart library is large: loaded only when a key has been used.
 const ApiKeyUsageChart = lazy(() => import('./ApiKeyUsageChart'));
@@ -205,25 +205,13 @@ export function ApiKeysCard() {
           </Form.Item>
         </Form>
       </Modal>
-      <Modal
-        open={!!made}
+      <SecretShownOnce
+        secret={made?.secret ?? null}
         title="Your new API key"
-        okText="I have copied it"
-        cancelButtonProps={{ style: { display: 'none' } }}
-        onOk={() => setMade(null)}
-        onCancel={() => setMade(null)}
-        destroyOnHidden
-      >
-        <Alert
-          type="warning"
-          showIcon
-          message="Copy it now: it is shown only this once."
-          style={{ marginBottom: 12 }}
-        />
-        <Typography.Paragraph copyable={{ text: made?.secret }} data-testid="api-key-secret" code>
-          {made?.secret}
-        </Typography.Paragraph>
-      </Modal>
+        warning="Copy it now: it is shown only this once."
+        testId="api-key-secret"
+        onClose={() => setMade(null)}
+      />
     </Card>
   );
 }

@@ -8,7 +8,6 @@ import {
   type WebhookEventType,
 } from '@studio/contracts';
 import {
-  Alert,
   Button,
   Card,
   Checkbox,
@@ -27,6 +26,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { apiDelete, apiGet, apiPatch, apiPost, errorText } from '../../api/client';
 import { formatWhen } from '../../ui/formatWhen';
 import { useToast } from '../../ui/toast';
+import { SecretShownOnce } from './SecretShownOnce';
 
 interface NewEndpointForm {
   url: string;
@@ -269,25 +269,13 @@ export function WebhooksCard() {
           </Form.Item>
         </Form>
       </Modal>
-      <Modal
-        open={!!made}
+      <SecretShownOnce
+        secret={made?.secret ?? null}
         title="Your webhook's signing secret"
-        okText="I have copied it"
-        cancelButtonProps={{ style: { display: 'none' } }}
-        onOk={() => setMade(null)}
-        onCancel={() => setMade(null)}
-        destroyOnHidden
-      >
-        <Alert
-          type="warning"
-          showIcon
-          message="Copy it now: it is shown only this once. Your receiver verifies each delivery with it."
-          style={{ marginBottom: 12 }}
-        />
-        <Typography.Paragraph copyable={{ text: made?.secret }} data-testid="webhook-secret" code>
-          {made?.secret}
-        </Typography.Paragraph>
-      </Modal>
+        warning="Copy it now: it is shown only this once. Your receiver verifies each delivery with it."
+        testId="webhook-secret"
+        onClose={() => setMade(null)}
+      />
     </Card>
   );
 }
