@@ -77,14 +77,7 @@ function DecisionButton({
         <Typography.Paragraph type="secondary">
           The reporter{action === 'remove' ? ' and every owner' : ''} read this reason.
         </Typography.Paragraph>
-        <Input.TextArea
-          rows={4}
-          value={reason}
-          maxLength={REPORT_LIMITS.reasonChars}
-          onChange={(e) => setReason(e.target.value)}
-          aria-label="Reason"
-        />
-        {error && <Alert type="error" showIcon message={error} style={{ marginTop: 12 }} />}
+        <ReasonField reason={reason} onChange={setReason} error={error} />
       </Modal>
     </>
   );
@@ -143,14 +136,7 @@ function AppealButton({
             : 'The removal stands and the kept copy of the file is deleted.'}{' '}
           The owner reads this reason.
         </Typography.Paragraph>
-        <Input.TextArea
-          rows={4}
-          value={reason}
-          maxLength={REPORT_LIMITS.reasonChars}
-          onChange={(e) => setReason(e.target.value)}
-          aria-label="Reason"
-        />
-        {error && <Alert type="error" showIcon message={error} style={{ marginTop: 12 }} />}
+        <ReasonField reason={reason} onChange={setReason} error={error} />
       </Modal>
     </>
   );
@@ -296,5 +282,29 @@ export function AdminReportsPage() {
         </Space>
       </Card>
     </RequireRole>
+  );
+}
+
+/** The reason a decision gives (its readers are named above it), and what the server refused. */
+function ReasonField({
+  reason,
+  onChange,
+  error,
+}: {
+  reason: string;
+  onChange: (reason: string) => void;
+  error?: string | null;
+}) {
+  return (
+    <>
+      <Input.TextArea
+        rows={4}
+        value={reason}
+        maxLength={REPORT_LIMITS.reasonChars}
+        onChange={(e) => onChange(e.target.value)}
+        aria-label="Reason"
+      />
+      {error && <Alert type="error" showIcon message={error} style={{ marginTop: 12 }} />}
+    </>
   );
 }
