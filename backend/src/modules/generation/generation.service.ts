@@ -179,8 +179,8 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       ? (await this.folders.assertFolder(user, request.folderId), request.folderId)
       : await this.folders.toolFolder(user, TOOL_LABELS[request.tool]);
     // A picture removed after a report is not taken as a tool's input (before anything is charged).
-    // Their hashes are kept with the stored inputs (served back for "Run again"): a copy given to
-    // a tool is found by a report like an output.
+    // Hashed for that only while the block list has entries; the hashes that let a report find a
+    // stored input (served back for "Run again") are otherwise made when the job runs.
     const imageIndexes = request.inputs.flatMap((input, i) => (input.extension === 'mp4' ? [] : [i]));
     const screened = await this.copies.screenInputs(imageIndexes.map((i) => request.inputs[i].data));
     if (screened.blocked) {

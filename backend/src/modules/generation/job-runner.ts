@@ -235,9 +235,30 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     }
   }
 
+  /**
+   * A job's stored image inputs are served back to their owner, so a report finds them like
+   * outputs: hashed here, on the worker before the engine runs, rather than while the user's
+   * request waits for the pool. Once per job (a rerun finds them recorded).
+   */
+  private async recordInputPrints(job: JobRecord, inputs: Buffer[]): Promise<void> {
+    const images = imageInputsOf(job);
+    const indexes = job.inputs.flatMap((key, i) => (images.includes(key) ? [i] : []));
+    if (indexes.length === 0 || (await this.copies.inputRecorded(String(job._id), indexes[0]))) return;
+    const prints = await this.copies.fingerprint(
+      indexes.map((i) => inputs[i]),
+      false,
+    );
+    await this.copies.recordInputs(
+      String(job._id),
+      String(job.owner),
+      indexes.map((index, n) => ({ index, storageKey: job.inputs[index], print: prints[n] })),
+    );
+  }
+
   private async execute(engine: InferenceEngine, job: JobRecord, context: RunContext): Promise<Output[]> {
     const { onProgress = () => undefined, signal } = context;
     const inputs = await Promise.all(job.inputs.map((key) => this.readInput(key)));
+    await this.recordInputPrints(job, inputs);
     switch (job.tool) {
       case 'clone': {
         const amount = job.params.amount ?? 1;

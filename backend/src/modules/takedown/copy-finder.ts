@@ -250,15 +250,21 @@ export class CopyFinder {
   }
 
   /**
-   * Tool inputs before anything is stored or charged: their hashes (kept with the stored inputs,
-   * recordInputs) and whether any is a removed picture. One hashing on the engine pool (whole
-   * picture, no crops) per job.
+   * Tool inputs before anything is stored or charged: whether any is a removed picture, and their
+   * hashes when they were made for that. Hashed on the engine pool only while the block list has
+   * entries: a submission waits behind whatever the pool computes (one thread on two cores), so
+   * the hashes kept for reports are otherwise made by the job's run (the runner's recordInputs).
    */
   async screenInputs(images: Buffer[]): Promise<{ blocked: boolean; prints: StoredPrint[] }> {
+    if (images.length === 0 || !(await this.blocked.exists({}))) return { blocked: false, prints: [] };
     const prints = await this.fingerprint(images, false);
-    if (prints.length === 0 || !(await this.blocked.exists({}))) return { blocked: false, prints };
     for (const print of prints) if (await this.isBlocked(print)) return { blocked: true, prints };
     return { blocked: false, prints };
+  }
+
+  /** Whether a job's stored input (by its index) has its hashes recorded already. */
+  async inputRecorded(jobId: string, index: number): Promise<boolean> {
+    return !!(await this.prints.exists({ _id: `${jobId}:input:${index}` }));
   }
 
   /** Whether a picture is one that was removed (same bytes, or within 10 bits of a removed one). */
