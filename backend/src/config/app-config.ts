@@ -314,6 +314,11 @@ export const configSchema = z
     VERIFY_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(10),
     /** Public report (notice-and-removal) submissions per client address per hour. */
     REPORT_RATE_PER_HOUR: z.coerce.number().int().min(1).default(10),
+    /**
+     * Notice and removal (docs/takedown.md, Suspension): an account is suspended when this many
+     * reports have removed its content and the removal stands (not reversed on appeal); 0: never.
+     */
+    TAKEDOWN_SUSPEND_AFTER: z.coerce.number().int().min(0).max(1000).default(3),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_PRETTY: bool.default('false'),
   })

@@ -35,7 +35,25 @@ export const AccountMessages = {
   sessionEnded: 'Session logged out.',
   sessionsEnded: 'All other sessions have been logged out.',
   sessionNotFound: 'No such session',
+  suspended:
+    'This account is suspended: content it stored was removed after repeated valid reports. ' +
+    'We mailed you the statement of reasons. To appeal the suspension, reply to that mail; a member of ' +
+    'our staff reviews it. A founded appeal against one of the removals lifts the suspension.',
+  notSuspended: 'This account is not suspended',
 } as const;
+
+/** Why an account is suspended (the reason code kept on the account record). */
+export type SuspensionReason = 'repeated_removals';
+
+/** An account's suspension as staff see it (UserSummary). */
+export interface SuspensionView {
+  at: string;
+  reason: SuspensionReason;
+  /** The report whose removal made the count. */
+  reportId?: string;
+  /** Confirmed removals counted when it was imposed. */
+  removals?: number;
+}
 
 /** One login session of the caller, as the Account page lists it. */
 export interface SessionView {

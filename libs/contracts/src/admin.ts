@@ -1,4 +1,5 @@
 import type { LogEntry } from './audit';
+import type { SuspensionView } from './account';
 import type { Role } from './roles';
 
 /**
@@ -57,6 +58,8 @@ export interface UserSummary {
   early: boolean;
   balance: number;
   createdAt?: string;
+  /** Set while the account is suspended (docs/takedown.md, Suspension). */
+  suspended?: SuspensionView;
 }
 
 /** PUT /api/admin/users/{username}/badges */

@@ -6,6 +6,7 @@ import type { ContentItem, InpaintEntry } from './content';
 import type { JobSocketPayloads, JobTool } from './jobs';
 import type { OperationsState } from './operations';
 import type { Role } from './roles';
+import type { SuspensionReason } from './account';
 
 /** Domain events: what happened in the backend, consumed by audit, realtime and later billing. */
 export const DomainEvents = {
@@ -33,6 +34,8 @@ export const DomainEvents = {
   passwordChanged: 'account.password_changed',
   accountDeleted: 'account.deleted',
   safetyDecision: 'safety.decision',
+  accountSuspended: 'account.suspended',
+  suspensionLifted: 'account.suspension_lifted',
 } as const;
 export type DomainEventName = (typeof DomainEvents)[keyof typeof DomainEvents];
 
@@ -123,6 +126,21 @@ export interface DomainEventPayloads {
   /** The owner deleted the account: content removed, ledger entries kept under an anonymous name. */
   /** `username` is the pseudonym (deleted-…) the account's ledger entries now carry, not its name. */
   'account.deleted': AccountRef & { items: number; ledgerEntries: number };
+  /** Repeated confirmed removals suspended the account (docs/takedown.md): its sessions ended. */
+  'account.suspended': AccountRef & {
+    reason: SuspensionReason;
+    reportId: string;
+    removals: number;
+    sessionsEnded: number;
+    /** The staff member whose removal decision reached the count. */
+    actor: { userId: string; username: string };
+  };
+  /** A suspension was lifted: by a reversed appeal (the count fell below the setting) or by an admin. */
+  'account.suspension_lifted': AccountRef & {
+    via: 'appeal' | 'admin';
+    reportId?: string;
+    actor: { userId: string; username: string };
+  };
   /** A refusal, withheld or held output, or a moderator's decision, with its reason code. */
   'safety.decision': AccountRef & {
     action: SafetyAction;

@@ -1,6 +1,15 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { HydratedDocument } from 'mongoose';
-import { ROLES, type Role } from '@studio/contracts';
+import { ROLES, type Role, type SuspensionReason } from '@studio/contracts';
+
+export interface AccountSuspension {
+  at: Date;
+  reason: SuspensionReason;
+  reportId: string;
+  removals: number;
+  /** The staff member whose decision reached the count. */
+  byId: string;
+}
 
 @Schema({ collection: 'accounts', timestamps: true })
 export class Account {
@@ -81,6 +90,14 @@ export class Account {
 
   @Prop()
   lastLoginAt?: Date;
+
+  /**
+   * Set while the account is suspended (docs/takedown.md, Suspension): when, the reason code, the
+   * report whose removal reached TAKEDOWN_SUSPEND_AFTER and the count then. Login, sessions and
+   * API keys are refused while it is set; removed when the suspension is lifted.
+   */
+  @Prop({ type: Object })
+  suspension?: AccountSuspension;
 
   /** The Stripe customer made at the first purchase, for the billing portal. */
   @Prop()

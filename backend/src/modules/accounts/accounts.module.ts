@@ -4,6 +4,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { MailModule } from '../mail';
 import { AccountSecurityService } from './account-security.service';
 import { AccountSessions } from './account-sessions';
+import { AccountSuspensions } from './account-suspensions';
 import { AccountToken, AccountTokenSchema } from './account-token.schema';
 import { AccountTokens } from './account-tokens';
 import { AccountController } from './account.controller';
@@ -35,16 +36,19 @@ import { StaffUsersService } from './staff-users.service';
     AccountTokens,
     AccountSecurityService,
     AccountSessions,
+    AccountSuspensions,
     LoginThrottle,
   ],
   // The Mongoose models too: billing owns the money fields of the account document.
   // AccountSecurityService and AccountTokens for account-data (deletion checks the password).
+  // AccountSuspensions for takedown (repeated confirmed removals suspend the account).
   exports: [
     AccountsRepository,
     ACCOUNT_DIRECTORY,
     AccountsService,
     AccountSecurityService,
     AccountTokens,
+    AccountSuspensions,
     MongooseModule,
   ],
 })

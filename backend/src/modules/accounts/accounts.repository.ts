@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { isValidObjectId, Model } from 'mongoose';
 import type { Role } from '@studio/contracts';
-import { Account } from './account.schema';
+import { Account, type AccountSuspension } from './account.schema';
 
 export interface AccountRecord {
   id: string;
@@ -21,6 +21,9 @@ export interface AccountRecord {
   balance: number;
   /** Created by the boot-time seeding of ADMIN_USERNAME (not self-registered). */
   seededAdmin?: boolean;
+  /** Login, sessions and API keys are refused while set (docs/takedown.md, Suspension). */
+  suspended: boolean;
+  suspension?: AccountSuspension;
 }
 
 export interface NewAccount {
@@ -152,6 +155,26 @@ export class AccountsRepository {
     return updated ? (updated.credentialsVersion ?? 0) : null;
   }
 
+  /** Suspends the account unless it is already (one write): answers whether this call did. */
+  async suspend(id: string, suspension: AccountSuspension): Promise<boolean> {
+    if (!isValidObjectId(id)) return false;
+    const result = await this.model.updateOne(
+      { _id: id, suspension: { $exists: false } },
+      { $set: { suspension } },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  /** Lifts the suspension if there is one (one write): answers whether this call did. */
+  async liftSuspension(id: string): Promise<boolean> {
+    if (!isValidObjectId(id)) return false;
+    const result = await this.model.updateOne(
+      { _id: id, suspension: { $exists: true } },
+      { $unset: { suspension: 1 } },
+    );
+    return result.modifiedCount === 1;
+  }
+
   async touchLogin(id: string): Promise<void> {
     await this.model.updateOne({ _id: id }, { $set: { lastLoginAt: new Date() } });
   }
@@ -173,6 +196,8 @@ function toRecord(doc: (Account & { _id: unknown }) | null): AccountRecord | nul
     stripeCustomerId: doc.stripeCustomerId,
     balance: doc.balance ?? 0,
     seededAdmin: doc.seededAdmin,
+    suspended: Boolean(doc.suspension),
+    ...(doc.suspension ? { suspension: doc.suspension } : {}),
   };
 }
 

@@ -1,12 +1,20 @@
 import {
   ConflictException,
+  ForbiddenException,
   Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
-import { DomainEvents, Messages, type LoginContent, type Role, type SessionContent } from '@studio/contracts';
+import {
+  AccountMessages,
+  DomainEvents,
+  Messages,
+  type LoginContent,
+  type Role,
+  type SessionContent,
+} from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { DomainEventBus } from '../events';
 import { MailService } from '../mail';
@@ -118,6 +126,10 @@ export class AccountsService implements OnApplicationBootstrap {
       const account = await this.checkLogin(dto, ctx);
       failed = false;
       return account;
+    } catch (err) {
+      // A suspended account's right password is not a failed guess.
+      if (err instanceof ForbiddenException) failed = false;
+      throw err;
     } finally {
       await this.throttle.end(dto.username, failed);
     }
@@ -142,6 +154,8 @@ export class AccountsService implements OnApplicationBootstrap {
       });
       throw new UnauthorizedException(Messages.wrongCredentials);
     }
+    // Told only to whoever knows the password (a name alone reveals nothing), before any session.
+    if (account.suspended) throw new ForbiddenException(AccountMessages.suspended);
     if (this.hasher.needsRehash(account.passwordHash)) {
       // The configured cost changed since this hash was made: store one at today's parameters.
       const rehashed = await this.hasher.hash(dto.password);

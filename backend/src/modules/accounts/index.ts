@@ -10,6 +10,8 @@
 export { Account } from './account.schema';
 export { AccountSecurityService } from './account-security.service';
 export { AccountTokens } from './account-tokens';
+export type { SuspensionActor } from './account-suspensions';
+export { AccountSuspensions } from './account-suspensions';
 export { AccountsModule } from './accounts.module';
 export type { AccountRecord } from './accounts.repository';
 export { AccountsRepository, isDuplicateKeyError } from './accounts.repository';

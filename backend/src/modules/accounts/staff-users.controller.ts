@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
 import {
+  ApiConflictResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -81,5 +82,19 @@ export class StaffUsersController {
     @Body() dto: SetRoleDto,
   ) {
     return ok(await this.users.setRole(admin, username, dto.role));
+  }
+
+  @Delete('admin/users/:username/suspension')
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Lift a suspension after repeated removals (admins); audited',
+    description: 'docs/takedown.md, Suspension. The user can log in again and their API keys work.',
+  })
+  @ApiOkResponse({ description: '{message, content: UserSummary}' })
+  @ApiForbiddenResponse({ description: 'Admins only' })
+  @ApiNotFoundResponse({ description: 'No such user' })
+  @ApiConflictResponse({ description: 'The account is not suspended' })
+  async liftSuspension(@CurrentUser() admin: AuthUser, @Param('username') username: string) {
+    return ok(await this.users.liftSuspension(admin, username));
   }
 }

@@ -1,5 +1,6 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import {
+  AccountMessages,
   ASSIGNABLE_ROLES,
   DomainEvents,
   Messages,
@@ -10,6 +11,7 @@ import {
 } from '@studio/contracts';
 import type { AuthUser } from '../auth';
 import { DomainEventBus } from '../events';
+import { AccountSuspensions } from './account-suspensions';
 import { AccountsRepository, type AccountRecord } from './accounts.repository';
 
 const SEARCH_LIMIT = 20;
@@ -20,6 +22,7 @@ export class StaffUsersService {
   constructor(
     private readonly accounts: AccountsRepository,
     private readonly events: DomainEventBus,
+    private readonly suspensions: AccountSuspensions,
   ) {}
 
   async search(_staff: AuthUser, query: string): Promise<UserSummary[]> {
@@ -69,6 +72,21 @@ export class StaffUsersService {
     return this.summary({ ...account, role });
   }
 
+  /**
+   * An admin lifts a suspension by hand (audited through the event); 409 when there is none.
+   * A later removal that stands brings it back while the count is still reached.
+   */
+  async liftSuspension(admin: AuthUser, username: string): Promise<UserSummary> {
+    const account = await this.accounts.findByUsername(username);
+    if (!account) throw new NotFoundException(Messages.notFound);
+    const lifted = await this.suspensions.lift(account.id, 'admin', {
+      userId: admin.id,
+      username: admin.username,
+    });
+    if (!lifted) throw new ConflictException(AccountMessages.notSuspended);
+    return this.summary({ ...account, suspended: false, suspension: undefined });
+  }
+
   private summary(account: AccountRecord, createdAt?: Date): UserSummary {
     return {
       username: account.username,
@@ -76,6 +94,16 @@ export class StaffUsersService {
       verified: account.verified,
       early: account.early,
       balance: account.balance,
+      ...(account.suspension
+        ? {
+            suspended: {
+              at: new Date(account.suspension.at).toISOString(),
+              reason: account.suspension.reason,
+              reportId: account.suspension.reportId,
+              removals: account.suspension.removals,
+            },
+          }
+        : {}),
       ...(createdAt ? { createdAt: new Date(createdAt).toISOString() } : {}),
     };
   }

@@ -280,6 +280,30 @@ export class AuditListener {
     });
   }
 
+  /** Takedown steps (docs/takedown.md): the same category as the reports' own lines. */
+  @OnDomainEvent(DomainEvents.accountSuspended)
+  async onSuspended({ id, payload }: DomainEventEnvelope<'account.suspended'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: 'takedown',
+      author: payload.actor,
+      message: `report ${payload.reportId}: account ${payload.username} suspended (${payload.reason}: ${payload.removals} confirmed removals); ${plural(payload.sessionsEnded, 'session')} ended; statement of reasons sent`,
+    });
+  }
+
+  @OnDomainEvent(DomainEvents.suspensionLifted)
+  async onSuspensionLifted({ id, payload }: DomainEventEnvelope<'account.suspension_lifted'>): Promise<void> {
+    await this.audit.append({
+      eventId: id,
+      category: 'takedown',
+      author: payload.actor,
+      message:
+        payload.via === 'appeal'
+          ? `report ${payload.reportId}: a reversed appeal brought ${payload.username} below the suspension count; suspension lifted`
+          : `${payload.actor.username} lifted the suspension of ${payload.username}`,
+    });
+  }
+
   @OnDomainEvent(DomainEvents.creditApprovalRequested)
   async onApprovalRequested({
     id,

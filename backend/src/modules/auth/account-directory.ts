@@ -13,6 +13,8 @@ export interface SessionAccount {
   credentialsVersion: number;
   /** Credits, as read with the account: later guards of the same request check them. */
   balance: number;
+  /** Suspended after repeated removals (docs/takedown.md): its sessions and API keys are refused. */
+  suspended?: boolean;
 }
 
 export interface AccountDirectory {

@@ -5,7 +5,7 @@ import { sessionIsCurrent } from './session';
 /**
  * The account behind a login session, for HTTP requests (SessionGuard) and socket handshakes
  * alike: null when there is no session, the account is gone, or the session was made with a
- * password that has changed since (it is destroyed then).
+ * password that has changed since, or the account is suspended (it is destroyed then).
  */
 @Injectable()
 export class LiveSessions {
@@ -18,7 +18,7 @@ export class LiveSessions {
     const userId = session?.userId;
     const account = userId ? await this.accounts.findById(userId) : null;
     if (!account) return null;
-    if (sessionIsCurrent(session, account)) return account;
+    if (sessionIsCurrent(session, account) && !account.suspended) return account;
     session?.destroy?.(() => undefined);
     return null;
   }

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { ApiKeyMessages, Messages, type ApiKeyScope, type Role } from '@studio/contracts';
+import { AccountMessages, ApiKeyMessages, Messages, type ApiKeyScope, type Role } from '@studio/contracts';
 import { ACCOUNT_DIRECTORY, type AccountDirectory, type SessionAccount } from './account-directory';
 import { API_KEY_DIRECTORY, type ApiKeyCaller, type ApiKeyDirectory } from './api-key-directory';
 import { KEY_SCOPE_KEY, PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
@@ -90,6 +90,8 @@ export class SessionGuard implements CanActivate {
     const current =
       key?.credentialsVersion === undefined || key.credentialsVersion === account?.credentialsVersion;
     if (!key || !account || !current) throw new UnauthorizedException(ApiKeyMessages.invalid);
+    // A suspended account's keys stop working with it (its sessions ended when it was suspended).
+    if (account.suspended) throw new ForbiddenException(AccountMessages.suspended);
     // Staff powers never travel in a key: it acts as a plain user whatever the account's role.
     const asUser: SessionAccount = { ...account, role: 'user' };
     req.user = {

@@ -140,6 +140,7 @@ describe('health and API document', () => {
         'POST /api/admin/content/{itemId}/takedown',
         'PUT /api/admin/users/{username}/badges',
         'PUT /api/admin/users/{username}/role',
+        'DELETE /api/admin/users/{username}/suspension',
         'GET /api/account',
         'POST /api/account/verification',
         'POST /api/email/verify',

@@ -2,6 +2,7 @@ import {
   BadRequestException,
   ConflictException,
   ForbiddenException,
+  Inject,
   Injectable,
   Logger,
   NotFoundException,
@@ -25,7 +26,8 @@ import {
   type TransparencyReport,
 } from '@studio/contracts';
 import { PeriodicTask } from '../../common/periodic-task';
-import { AccountsRepository } from '../accounts';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { AccountsRepository, AccountSuspensions } from '../accounts';
 import { AuditService } from '../audit';
 import type { AuthUser } from '../auth';
 import { FoldersService } from '../folders';
@@ -77,6 +79,8 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly storage: StoragePort,
     private readonly mail: MailService,
     private readonly audit: AuditService,
+    private readonly suspensions: AccountSuspensions,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -238,7 +242,12 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
       detail: reason,
     });
     let removed = 0;
-    if (input.action === 'remove') removed = await this.removeAll(staff, report, reason);
+    if (input.action === 'remove') {
+      removed = await this.removeAll(staff, report, reason);
+      for (const ownerId of new Set(report.matches.map((m) => m.ownerId))) {
+        await this.suspendIfRepeated(staff, ownerId, id, reason);
+      }
+    }
     // The reported copy was kept for the review only (its hashes stay with the report).
     if (report.fileKey) await this.storage.delete(report.fileKey);
     if (report.reporter.email) {
@@ -389,7 +398,67 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
         TakedownMails.appealDecision({ reportId, itemId }, input.outcome, reason, restored),
       );
     }
+    if (input.outcome === 'reversed') await this.liftIfBelow(staff, match.ownerId, reportId);
     return this.get(staff, reportId);
+  }
+
+  /**
+   * The owner's confirmed removals: reports that removed at least one of their items and whose
+   * removal of it stands (a reversed appeal sets the match back to not removed). Counted from the
+   * records (statuses and owner ids), never from anything a user wrote; one report counts once
+   * however many of the owner's copies it matched.
+   */
+  async confirmedRemovals(ownerId: string): Promise<number> {
+    const rows = (await this.reports
+      .find({ status: 'removed', 'matches.ownerId': ownerId })
+      .select({ matches: 1 })
+      .lean()) as Pick<TakedownReportRecord, 'matches'>[];
+    return rows.filter((row) => row.matches.some((m) => m.ownerId === ownerId && m.removed)).length;
+  }
+
+  /**
+   * A removal that brings an owner to TAKEDOWN_SUSPEND_AFTER suspends the account (its sessions
+   * end, login and API keys are refused; accounts' AccountSuspensions) and mails the owner a
+   * statement of reasons (DSA Art. 17 covers suspensions too). Once: an account already suspended
+   * is left as it is.
+   */
+  private async suspendIfRepeated(
+    staff: AuthUser,
+    ownerId: string,
+    reportId: string,
+    reason: string,
+  ): Promise<void> {
+    const after = this.config.TAKEDOWN_SUSPEND_AFTER;
+    if (after === 0) return;
+    const removals = await this.confirmedRemovals(ownerId);
+    if (removals < after) return;
+    const owner = await this.suspensions.suspend(
+      ownerId,
+      { reason: 'repeated_removals', reportId, removals },
+      { userId: staff.id, username: staff.username },
+    );
+    if (owner) {
+      this.mail.dispatch(
+        owner.email,
+        TakedownMails.suspension({ reportId, removals, at: new Date() }, reason, after),
+      );
+    }
+  }
+
+  /**
+   * A founded appeal reverses the decision (DSA Art. 20(4)), the suspension it led to included:
+   * when the owner is now below the count, the suspension is lifted and the owner told.
+   */
+  private async liftIfBelow(staff: AuthUser, ownerId: string, reportId: string): Promise<void> {
+    const after = this.config.TAKEDOWN_SUSPEND_AFTER;
+    if (after > 0 && (await this.confirmedRemovals(ownerId)) >= after) return;
+    const owner = await this.suspensions.lift(
+      ownerId,
+      'appeal',
+      { userId: staff.id, username: staff.username },
+      reportId,
+    );
+    if (owner) this.mail.dispatch(owner.email, TakedownMails.suspensionLifted({ reportId }));
   }
 
   /**

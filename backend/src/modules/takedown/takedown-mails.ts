@@ -66,4 +66,20 @@ export const TakedownMails = {
       `The appeal was decided by a member of our staff other than the one who decided the removal (notice reference ${appeal.reportId}).`,
       'You may still use an out-of-court dispute settlement body or a court.',
     ]),
+  suspension: (
+    suspension: { reportId: string; removals: number; at: Date },
+    reason: string,
+    after: number,
+  ): MailContent =>
+    mail('Statement of reasons: your account is suspended', [
+      `On ${suspension.at.toISOString()} we suspended your account: you cannot log in, your sessions were ended and your API keys no longer work. Your content is kept as it is.`,
+      `Why: content stored in your account has now been removed after ${suspension.removals} valid reports (our rule: an account is suspended after ${after} removals that stand). The latest removal (notice reference ${suspension.reportId}) was decided for this reason: ${reason}`,
+      'Facts: each removal was decided by a member of our staff after a notice; the suspension followed from their number automatically. We mailed you a statement of reasons for each removal.',
+      'Ground: repeatedly storing content that shows a person in an intimate way without their consent, or that is otherwise illegal, is not allowed on this service (our terms, and the law such as the US TAKE IT DOWN Act).',
+      'How to appeal: reply to this mail, free of charge; a member of our staff reviews it. An appeal you already filed against one of the removals is still decided, and if it is founded and brings the count below the rule, the suspension is lifted by itself. You may also use an out-of-court dispute settlement body or a court.',
+    ]),
+  suspensionLifted: (appeal: { reportId: string }): MailContent =>
+    mail('Your account is no longer suspended', [
+      `An appeal was founded and the removal it concerned was reversed (notice reference ${appeal.reportId}), so your account no longer meets our rule for suspension. You can log in again.`,
+    ]),
 };

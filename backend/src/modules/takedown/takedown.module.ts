@@ -19,7 +19,7 @@ import {
   TakedownReportSchema,
 } from './takedown.schemas';
 
-/** (Accounts, mail and storage are global modules.) Notice and removal: the public report page, copies found by hash and watermark, the block list. */
+/** (Accounts, mail and storage are global modules; accounts' AccountSuspensions suspends an owner after repeated removals.) Notice and removal: the public report page, copies found by hash and watermark, the block list. */
 @Module({
   imports: [
     MongooseModule.forFeature([

@@ -165,3 +165,5 @@ export type TakedownReportRecord = TakedownReport & { _id: Types.ObjectId };
 export const TakedownReportSchema = SchemaFactory.createForClass(TakedownReport);
 TakedownReportSchema.index({ status: 1, deadline: 1 });
 TakedownReportSchema.index({ 'decision.at': 1 });
+// An owner's confirmed removals (the suspension count, ReportsService.confirmedRemovals).
+TakedownReportSchema.index({ 'matches.ownerId': 1 });

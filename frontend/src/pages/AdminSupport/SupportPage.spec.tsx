@@ -234,6 +234,48 @@ describe('SupportPage', () => {
     expect(json(callsTo(fetchMock, 'POST /api/admin/patreonSecrets')[0])).toEqual({ count: 1 });
   }, 20_000);
 
+  it('shows a suspension after repeated removals; admins lift it, support only sees it', async () => {
+    const suspended = {
+      ...alice,
+      suspended: {
+        at: '2026-11-30T10:00:00.000Z',
+        reason: 'repeated_removals' as const,
+        reportId: 'r42',
+        removals: 3,
+      },
+    };
+    const fetchMock = signIn('admin', {
+      [searchKey]: ok([suspended]),
+      [historyKey]: history([]),
+      'DELETE /api/admin/users/alice/suspension': ok(alice),
+    });
+    renderApp('/admin/support');
+    await pickAlice();
+    expect(screen.getByTestId('user-alice')).toHaveTextContent('suspended');
+    expect(card('alice')).toHaveTextContent(
+      'After 3 confirmed removals of reported content (the last by report r42)',
+    );
+    fireEvent.click(within(card('alice')).getByRole('button', { name: 'Lift suspension' }));
+    await waitFor(() =>
+      expect(callsTo(fetchMock, 'DELETE /api/admin/users/alice/suspension')).toHaveLength(1),
+    );
+    await waitFor(() => expect(card('alice')).not.toHaveTextContent('Suspended since'));
+    expect(screen.getByTestId('user-alice')).not.toHaveTextContent('suspended');
+  }, 20_000);
+
+  it('support staff see a suspension but have no button to lift it', async () => {
+    signIn('support', {
+      [searchKey]: ok([
+        { ...alice, suspended: { at: '2026-11-30T10:00:00.000Z', reason: 'repeated_removals' } },
+      ]),
+      [historyKey]: history([]),
+    });
+    renderApp('/admin/support');
+    await pickAlice();
+    expect(card('alice')).toHaveTextContent('Suspended since');
+    expect(within(card('alice')).queryByRole('button', { name: 'Lift suspension' })).toBeNull();
+  }, 20_000);
+
   it('shows Not Found to an ordinary user', async () => {
     rememberAccount('alice');
     mockFetch({ 'GET /api/session': sessionAnswer({ username: 'alice', role: 'user' }) });

@@ -13,6 +13,7 @@ import { CreditChangeForm } from './CreditChangeForm';
 import { CreditHistoryTable } from './CreditHistoryTable';
 import { PatreonSecretCard } from './PatreonSecretCard';
 import { RoleEditor } from './RoleEditor';
+import { SuspensionNotice } from './SuspensionNotice';
 import { supportHistoryPath, useCreditHistory } from './useCreditHistory';
 import { useUserSearch } from './useUserSearch';
 
@@ -72,6 +73,9 @@ function Support() {
                       {user.username}
                     </Typography.Text>
                     {user.role !== 'user' && <Tag>{user.role}</Tag>}
+                    {(selected?.username === user.username ? selected : user).suspended && (
+                      <Tag color="red">suspended</Tag>
+                    )}
                   </Space>
                   {/* The picked user's balance follows the changes made in the panel. */}
                   <Typography.Text type="secondary">
@@ -148,6 +152,11 @@ function UserPanel({
             <Descriptions.Item label="Joined">{formatLocalDateTime(user.createdAt)}</Descriptions.Item>
           )}
         </Descriptions>
+        <SuspensionNotice
+          user={user}
+          isAdmin={isAdmin}
+          onLifted={() => onChange({ ...user, suspended: undefined })}
+        />
         {isAdmin && <BadgesEditor user={user} onChanged={badgesChanged} />}
         <AgeCheckEditor user={user} />
         {isAdmin && <RoleEditor user={user} self={self} onChanged={(role) => onChange({ ...user, role })} />}
