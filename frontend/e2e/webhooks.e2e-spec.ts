@@ -45,7 +45,11 @@ describe('webhooks on the account page (phone)', () => {
     await page.getByRole('button', { name: 'New webhook' }).click();
     const dialog = page.getByRole('dialog', { name: 'New webhook' });
     await dialog.getByLabel('Address of your receiver').fill(receiver.url('/phone'));
-    await dialog.getByLabel('Your balance changed').check();
+    // From the keyboard: a click can land while the dialog still zooms in, and change nothing.
+    const balanceChanged = dialog.getByLabel('Your balance changed');
+    await balanceChanged.focus();
+    await balanceChanged.press('Space');
+    await dialog.locator('input[value="balance.changed"]:checked').waitFor();
     await dialog.getByRole('button', { name: 'Add webhook' }).click();
     const shown = page.getByTestId('webhook-secret');
     await shown.waitFor();

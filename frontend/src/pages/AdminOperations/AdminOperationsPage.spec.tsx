@@ -63,6 +63,8 @@ describe('AdminOperationsPage', () => {
       enabled: false,
     });
 
+    // The switch is busy (loading, so it takes no click) until the first save has come back.
+    await waitFor(() => expect(within(inpaint).getByRole('switch')).toBeEnabled());
     fireEvent.click(within(inpaint).getByRole('switch'));
     await waitFor(() => expect(callsTo(fetchMock, 'PUT /api/admin/notices/inpaint')).toHaveLength(2));
     expect(json(callsTo(fetchMock, 'PUT /api/admin/notices/inpaint')[1])).toEqual({

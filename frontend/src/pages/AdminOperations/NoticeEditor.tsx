@@ -6,7 +6,7 @@ import {
   type SetNoticeRequest,
 } from '@studio/contracts';
 import { Button, Card, Flex, Input, Select, Space, Switch, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { apiPut, errorText } from '../../api/client';
 import { formatLocalDateTime } from '../../admin/format';
 import { useToast } from '../../ui/toast';
@@ -55,9 +55,14 @@ export function NoticeEditor({ tool, notice }: { tool: JobTool; notice: Maintena
   const [busy, setBusy] = useState(false);
   const { text, severity, enabled } = saved;
 
+  // Follows the server's state when it changes (a push), unless the admin has unsaved edits. Not
+  // when a save clears `dirty`: the saved draft stands until the push says the same, rather than
+  // the old state coming back in between (the switch then read the old empty text and refused).
+  const dirtyNow = useRef(dirty);
+  dirtyNow.current = dirty;
   useEffect(() => {
-    if (!dirty) setDraft({ text, severity, enabled });
-  }, [text, severity, enabled, dirty]);
+    if (!dirtyNow.current) setDraft({ text, severity, enabled });
+  }, [text, severity, enabled]);
 
   const save = async (next: SetNoticeRequest) => {
     setBusy(true);

@@ -53,7 +53,8 @@ describe('ComfyUIEngine', () => {
     expect(image).toMatchObject({ format: 'png', width: 500, height: 300 });
     const meta = await sharp(image.data).metadata();
     expect(meta.exif?.toString('latin1')).toContain(`${AI_GENERATED_MARK} image: image generation`);
-    expect(fake.openSockets).toBe(0); // closed after the job
+    // Closed after the job: the server hears the close a moment after the engine sends it.
+    await waitFor(() => fake.openSockets === 0);
   });
 
   it('falls back to polling /history when the socket is refused', async () => {
@@ -354,7 +355,7 @@ describe('ComfyUIEngine', () => {
   });
 });
 
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
