@@ -38,6 +38,7 @@ module.exports = {
   projects: [
     {
       ...node,
+      testEnvironment: '<rootDir>/backend/test/node-environment.cjs',
       displayName: 'unit',
       testMatch: [
         '<rootDir>/libs/**/*.spec.ts',

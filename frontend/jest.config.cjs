@@ -8,7 +8,7 @@ module.exports = {
   displayName: 'frontend',
   rootDir: __dirname,
   roots: ['<rootDir>/src'],
-  testEnvironment: 'jsdom',
+  testEnvironment: '<rootDir>/src/test/environment.cjs',
   testMatch: ['**/*.spec.ts', '**/*.spec.tsx'],
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],

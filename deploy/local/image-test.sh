@@ -49,7 +49,7 @@ else
     IMAGE_TEST_S3_ENDPOINT="http://127.0.0.1:$s3_port"
 fi
 # A development signing chain, mounted into the API and worker containers as a Secret would be.
-ensure_dev_signing_cert "$DATA/provenance"
+bash "$ROOT/deploy/local/make-signing-cert.sh" "$DATA/provenance" "AI Studio image test" >&2
 chmod 0644 "$DATA/provenance/chain.pem" "$DATA/provenance/signer.key" # read by the image's uid 1000
 
 export API_IMAGE FRONTEND_IMAGE IMAGE_TEST_DATA="$DATA" IMAGE_TEST_CERT_DIR="$DATA/provenance"

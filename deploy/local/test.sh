@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test: every test. Installs what is missing, starts FerretDB and Redis on test ports with
-# fresh data, runs lint, unit, integration and browser tests (jest), then with IMAGE_TEST=1 the
+# fresh data, runs lint, unit, integration and browser tests (jest), then (on a whole run) the
 # image test (deploy/local/image-test.sh), and stops everything.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -51,15 +51,16 @@ export TEST_MAIL_API_URL="http://127.0.0.1:$mail_ui_port"
 export TEST_MONGODB_URL="mongodb://127.0.0.1:$mongo_port"
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
 export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+# What each file leaves running, listed at the end (deploy/local/leftover-handles.cjs).
+export TEST_HANDLE_LOG="${TEST_HANDLE_LOG:-$ROOT/test-results/leftover-handles.jsonl}"
 
 status=0
 npx jest --ci "$@" || status=$?
 log "jest finished in $(( $(date +%s) - started )) s (exit $status)"
 
-# The production images, built and run against the services above (npm run test:image,
-# docs/deployment.md), when IMAGE_TEST=1; its failure fails the run. Not yet on by default: its
-# cold build (debootstrap and both images) has not been timed on a quiet machine against CI's limit.
-if [ $# -eq 0 ] && [ "${IMAGE_TEST:-0}" = 1 ]; then
+# The production images, built from deploy/docker and run against the services above (npm run
+# test:image, docs/deployment.md) on a whole run; its failure fails the run. IMAGE_TEST=0 skips it.
+if [ $# -eq 0 ] && [ "${IMAGE_TEST:-1}" = 1 ]; then
   image_started=$(date +%s)
   bash "$ROOT/deploy/local/image-test.sh" || status=$?
   log "image test finished in $(( $(date +%s) - image_started )) s"

@@ -3,7 +3,7 @@
  * tests, status) in test-results/timings.jsonl (TEST_TIMINGS_FILE), and at the end each project's
  * total and the ten slowest files, beside the load average while it ran.
  */
-const { appendFileSync, mkdirSync, writeFileSync } = require('node:fs');
+const { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { dirname, join, relative } = require('node:path');
 const { loadavg } = require('node:os');
 
@@ -18,6 +18,7 @@ class TimingReporter {
   onRunStart() {
     mkdirSync(dirname(this.file), { recursive: true });
     writeFileSync(this.file, '');
+    if (process.env.TEST_HANDLE_LOG) writeFileSync(process.env.TEST_HANDLE_LOG, '');
     this.started = Date.now();
     this.sampler = setInterval(() => this.loads.push(loadavg()[0]), 15_000).unref();
   }
@@ -57,8 +58,29 @@ class TimingReporter {
         .sort((a, b) => b.seconds - a.seconds)
         .slice(0, 10)
         .map((r) => `  ${r.seconds.toFixed(1).padStart(7)} s  ${r.project.padEnd(12)} ${r.file}`),
+      ...this.leftoverHandles(),
     ];
     process.stderr.write(`${lines.join('\n')}\n`);
+  }
+
+  /** The files that left handles running (deploy/local/leftover-handles.cjs), which keep a worker from exiting. */
+  leftoverHandles() {
+    const log = process.env.TEST_HANDLE_LOG;
+    if (!log || !existsSync(log)) return [];
+    const rows = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    if (!rows.length) return ['no file left a handle running'];
+    return [
+      `${rows.length} file(s) left handles running (${log}):`,
+      ...rows.map(
+        (r) =>
+          `  ${r.file}: ${Object.entries(r.grown)
+            .map(([t, n]) => `${t} x${n}`)
+            .join(', ')}`,
+      ),
+    ];
   }
 }
 

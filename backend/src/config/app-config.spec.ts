@@ -75,6 +75,31 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, SMTP_URL: '' }).SMTP_URL).toBeUndefined(); // elsewhere: mails to the log
   });
 
+  it("refuses production with a test install's switches: no age check, the test card page", () => {
+    const production = {
+      ...base,
+      ...signing,
+      NODE_ENV: 'production',
+      SESSION_SECRET: 'x'.repeat(40),
+      SMTP_URL: 'smtp://mail:25',
+    };
+    expect(loadConfig(production).AGE_ASSURANCE).toBe('required');
+    expect(() => loadConfig({ ...production, AGE_ASSURANCE: 'off' })).toThrow(
+      /AGE_ASSURANCE cannot be off in production/,
+    );
+    const testCheckout = {
+      STRIPE_TEST_CHECKOUT: 'true',
+      STRIPE_SECRET_KEY: 'sk_test_localstudio',
+      STRIPE_WEBHOOK_SECRET: 'whsec_x',
+      STRIPE_API_URL: 'http://127.0.0.1:12111',
+    };
+    expect(() => loadConfig({ ...production, ...testCheckout })).toThrow(
+      /STRIPE_TEST_CHECKOUT cannot be on in production/,
+    );
+    // a test install may run with both
+    expect(loadConfig({ ...base, ...testCheckout, AGE_ASSURANCE: 'off' }).STRIPE_TEST_CHECKOUT).toBe(true);
+  });
+
   it('reads TRUST_PROXY as Express trust-proxy values, refusing what proxy-addr would not accept', () => {
     expect(loadConfig(base).TRUST_PROXY).toBe(false);
     expect(loadConfig({ ...base, TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);

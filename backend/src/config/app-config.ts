@@ -342,12 +342,27 @@ export const configSchema = z
         });
       }
     }
-    if (cfg.NODE_ENV === 'production' && cfg.WEBHOOK_ALLOW_LOOPBACK) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: ['WEBHOOK_ALLOW_LOOPBACK'],
-        message: 'cannot be on in production: webhooks go to public https addresses only',
-      });
+    // Settings for a test install that production refuses rather than runs with.
+    const notInProduction: [keyof typeof cfg, boolean, string][] = [
+      [
+        'WEBHOOK_ALLOW_LOOPBACK',
+        cfg.WEBHOOK_ALLOW_LOOPBACK,
+        'cannot be on in production: webhooks go to public https addresses only',
+      ],
+      [
+        'AGE_ASSURANCE',
+        cfg.AGE_ASSURANCE === 'off',
+        'cannot be off in production: adult content needs an age check first (UK Online Safety Act, docs/age-assurance-and-moderation.md)',
+      ],
+      [
+        'STRIPE_TEST_CHECKOUT',
+        cfg.STRIPE_TEST_CHECKOUT,
+        "cannot be on in production: the site's test card page would stand in for Stripe's",
+      ],
+    ];
+    for (const [name, on, message] of notInProduction) {
+      if (cfg.NODE_ENV === 'production' && on)
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message });
     }
     if (cfg.NODE_ENV === 'production' && !cfg.SMTP_URL) {
       ctx.addIssue({

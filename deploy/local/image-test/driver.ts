@@ -11,7 +11,7 @@
 import { S3Client, CreateBucketCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -131,13 +131,50 @@ async function startFromImage(
   return proc;
 }
 
+/**
+ * The processes started under a process: chroot isolation has no PID namespace that ends with the
+ * container, so nginx's workers outlived their master's `buildah run` and kept the port of the
+ * next run. Taken before the stop, while they are still its descendants.
+ */
+function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const found: number[] = [];
+  const visit = (p: number) => {
+    for (const child of children.get(p) ?? []) {
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
 async function stopAll(): Promise<void> {
   for (const proc of [...started].reverse()) {
+    const descendants = proc.child.pid ? descendantsOf(proc.child.pid) : [];
     if (proc.child.exitCode === null && proc.child.signalCode === null) {
       proc.child.kill('SIGTERM');
       const timer = setTimeout(() => proc.child.kill('SIGKILL'), 30_000);
       await proc.exited;
       clearTimeout(timer);
+    }
+    for (const pid of descendants) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already ended with its parent
+      }
     }
     await run('buildah', ['rm', proc.container]).catch(() => undefined);
   }
@@ -293,6 +330,12 @@ async function main(): Promise<void> {
     .post('/api/admin/credits/grant')
     .send({ username, amount: 100, reason: 'image test', requestId: `image-test-${username}` });
   assert(grant.status === 200, `grant: ${grant.status} ${JSON.stringify(grant.body)}`);
+  // The photo tools need an age check (docs/age-assurance-and-moderation.md); no card provider
+  // runs here, so support records one made outside the studio, as it may for a real user.
+  const ageCheck = await staff
+    .post(`/api/support/users/${username}/age-assurance`)
+    .send({ reason: 'image test: checked outside the studio' });
+  assert(ageCheck.status === 200, `age check: ${ageCheck.status} ${JSON.stringify(ageCheck.body)}`);
   const flags = await staff.put('/api/admin/flags').send({ videoFaceSwap: true });
   assert(flags.status === 200, `flags: ${flags.status} ${JSON.stringify(flags.body)}`);
   const folder = await user.post('/api/makeFolder').send({ author: username, title: 'Image test' });

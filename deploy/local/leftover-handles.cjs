@@ -1,0 +1,54 @@
+/**
+ * What a test file leaves running that would keep its jest worker process alive: the ref'd
+ * handles (servers, sockets, child processes, timers) active after the file's teardown that were
+ * not active before it began. Jest only says "A worker process has failed to exit gracefully" at
+ * the end of the run, without naming the file; this names it. With TEST_HANDLE_LOG=<file>, one
+ * JSON line per file that left something.
+ */
+const { appendFileSync } = require('node:fs');
+const { relative } = require('node:path');
+
+function counts() {
+  const byType = {};
+  for (const type of process.getActiveResourcesInfo()) byType[type] = (byType[type] ?? 0) + 1;
+  return byType;
+}
+
+function grownSince(before) {
+  const grown = {};
+  for (const [type, n] of Object.entries(counts()))
+    if (n > (before[type] ?? 0)) grown[type] = n - (before[type] ?? 0);
+  return grown;
+}
+
+/** The environment class with the handle count around each file. */
+function withLeftoverHandles(Base) {
+  return class extends Base {
+    constructor(config, context) {
+      super(config, context);
+      this.testPath = context.testPath;
+      this.rootDir = config.globalConfig?.rootDir ?? config.projectConfig?.rootDir ?? process.cwd();
+    }
+
+    async setup() {
+      await super.setup();
+      this.handlesBefore = counts();
+    }
+
+    async teardown() {
+      await super.teardown();
+      const log = process.env.TEST_HANDLE_LOG;
+      if (!log) return;
+      // Closing sockets and exiting children finish on the next turns of the loop.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const grown = grownSince(this.handlesBefore);
+      if (Object.keys(grown).length === 0) return;
+      appendFileSync(
+        log,
+        `${JSON.stringify({ file: relative(this.rootDir, this.testPath), pid: process.pid, grown })}\n`,
+      );
+    }
+  };
+}
+
+module.exports = { withLeftoverHandles };
