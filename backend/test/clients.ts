@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { io, type Socket } from 'socket.io-client';
-import { SocketEvents } from '@studio/contracts';
+import { isOpenJobState, SocketEvents, type JobView } from '@studio/contracts';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
 import { LedgerService } from '../src/modules/billing/ledger.service';
 import type { TestApp } from './test-app';
@@ -79,6 +79,34 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 60_000)
     }
   }
   throw lastError;
+}
+
+/** What a tool submission came to: 200 with the first result's address, or 422 with the job's message. */
+export interface SubmissionOutcome {
+  status: number;
+  url?: string;
+  error?: string;
+  job?: JobView;
+}
+
+/**
+ * How a tool submission ended, whether it ended within the request's own wait (JOB_WAIT_MS, then
+ * the answer says so) or after it: a busy machine runs past the wait, and the answer is then
+ * 200 'processing', so the job's end is read from GET /api/jobs/:id instead.
+ */
+export async function outcomeOf(client: Client, res: request.Response): Promise<SubmissionOutcome> {
+  if (res.status !== 200) return { status: res.status, error: String(res.body?.content ?? '') };
+  if (res.body.message !== 'processing')
+    return { status: 200, url: res.body.content.url, job: res.body.content.job };
+  const id = res.body.content.job._id as string;
+  const job = await eventually(async () => {
+    const view = (await client.agent.get(`/api/jobs/${id}`)).body.content as JobView;
+    if (isOpenJobState(view.state)) throw new Error(`job ${id} is still ${view.state}`);
+    return view;
+  }, 170_000);
+  return job.state === 'succeeded'
+    ? { status: 200, url: job.items[0]?.url, job }
+    : { status: 422, error: job.error ?? '', job };
 }
 
 /** Gives a user credits through the ledger (as support would); returns the user's account id. */

@@ -21,6 +21,36 @@ function grownSince(before) {
   return grown;
 }
 
+/**
+ * With TEST_HANDLE_STACKS set: where each timer the file's code set was set, until it fires or is
+ * cleared (setTimeout and setInterval of the file's global, which its modules use).
+ */
+function traceTimers(global) {
+  const live = new Map();
+  for (const [set, clear, once] of [
+    ['setTimeout', 'clearTimeout', true],
+    ['setInterval', 'clearInterval', false],
+  ]) {
+    const original = global[set];
+    const originalClear = global[clear];
+    global[set] = function (callback, ...rest) {
+      const where = new Error().stack.split('\n').slice(2, 9).join('\n');
+      const fired = function (...args) {
+        live.delete(timer);
+        return callback.apply(this, args);
+      };
+      const timer = original.call(this, once && typeof callback === 'function' ? fired : callback, ...rest);
+      live.set(timer, where);
+      return timer;
+    };
+    global[clear] = function (timer) {
+      live.delete(timer);
+      return originalClear.call(this, timer);
+    };
+  }
+  return live;
+}
+
 /** The environment class with the handle count around each file. */
 function withLeftoverHandles(Base) {
   return class extends Base {
@@ -33,6 +63,7 @@ function withLeftoverHandles(Base) {
     async setup() {
       await super.setup();
       this.handlesBefore = counts();
+      if (process.env.TEST_HANDLE_STACKS) this.liveTimers = traceTimers(this.global);
     }
 
     async teardown() {
@@ -43,10 +74,10 @@ function withLeftoverHandles(Base) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const grown = grownSince(this.handlesBefore);
       if (Object.keys(grown).length === 0) return;
-      appendFileSync(
-        log,
-        `${JSON.stringify({ file: relative(this.rootDir, this.testPath), pid: process.pid, grown })}\n`,
-      );
+      const timers =
+        this.liveTimers && [...this.liveTimers].filter(([t]) => t.hasRef?.()).map(([, where]) => where);
+      const row = { file: relative(this.rootDir, this.testPath), pid: process.pid, grown, timers };
+      appendFileSync(log, `${JSON.stringify(row)}\n`);
     }
   };
 }
