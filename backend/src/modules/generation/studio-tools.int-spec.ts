@@ -21,6 +21,7 @@ import {
   signIn,
   uniqueName,
   type Client,
+  outcomeOf,
 } from '../../../test/clients';
 import { fixture, rectangleMask, writeTestVideo } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
@@ -58,9 +59,9 @@ describe('Magic Brush, Generate and video face swap with the local engine', () =
       .field('height', '256')
       .attach('original', image, 'face.png')
       .attach('mask', mask, 'mask.png');
-    expect(res.status).toBe(200);
-    expect(res.body.message).toBe('success');
-    const out = await downloadBytes(user, res.body.content.url);
+    const done = await outcomeOf(user, res);
+    expect(done.status).toBe(200);
+    const out = await downloadBytes(user, done.url!);
     const [a, b] = await Promise.all([
       sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true }),
       sharp(out).removeAlpha().raw().toBuffer({ resolveWithObject: true }),
@@ -280,9 +281,9 @@ describe('generation through a remote Automatic1111-compatible engine (fake serv
     const res = await user.agent
       .post('/api/generateImage')
       .send({ title: 'portrait', prompt: 'woman, 20 year old, red hair, beach', author: user.username });
-    expect(res.status).toBe(200);
-    expect(res.body.message).toBe('success');
-    const image = await downloadBytes(user, res.body.content.url);
+    const done = await outcomeOf(user, res);
+    expect(done.status).toBe(200);
+    const image = await downloadBytes(user, done.url!);
     const meta = await sharp(image).metadata();
     expect([meta.width, meta.height]).toEqual([512, 512]);
     const call = fake.requests.find((r) => r.path === '/sdapi/v1/txt2img')!;
@@ -294,9 +295,12 @@ describe('generation through a remote Automatic1111-compatible engine (fake serv
 
   it('upscales through extra-single-image when super resolution is remote', async () => {
     const small = await sharp(fixture('ai-face.jpg')).resize(100, 100).png().toBuffer();
-    const res = await user.agent.post('/api/superResolution').attach('original', small, 's.png');
-    expect(res.status).toBe(200);
-    const meta = await sharp(await downloadBytes(user, res.body.content.url)).metadata();
+    const done = await outcomeOf(
+      user,
+      await user.agent.post('/api/superResolution').attach('original', small, 's.png'),
+    );
+    expect(done.status).toBe(200);
+    const meta = await sharp(await downloadBytes(user, done.url!)).metadata();
     expect([meta.width, meta.height]).toEqual([200, 200]);
     const call = fake.requests.find((r) => r.path === '/sdapi/v1/extra-single-image')!;
     expect((call.body as { upscaling_resize: number }).upscaling_resize).toBe(2);
