@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { childrenByParent } from '../test/process-tree';
 
 /** Resident memory of one process (VmRSS), 0 when it is gone. */
 export function rssOf(pid: number): number {
@@ -27,17 +28,7 @@ export function treeRssOf(pid: number, command: RegExp): number {
 }
 
 function sumTree(pid: number, counts: (pid: number) => boolean): number {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
+  const children = childrenByParent();
   const walk = (p: number): number =>
     (counts(p) ? rssOf(p) : 0) + (children.get(p) ?? []).reduce((n, c) => n + walk(c), 0);
   return walk(pid);

@@ -11,7 +11,7 @@
 import { S3Client, CreateBucketCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fchmodSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -21,6 +21,7 @@ import request from 'supertest';
 import { FaceSwapVideoFields, JobFields, type ContentItem, type JobView } from '@studio/contracts';
 import { ProvenanceMarker } from '@studio/inference';
 import { writeTestVideo } from '../../../backend/test/fixtures';
+import { descendantsOf } from '../../../backend/test/process-tree';
 import { CERT_MOUNT_DIR, PRODUCTION_SETTINGS, WORKER_COMMAND } from './settings';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -131,37 +132,11 @@ async function startFromImage(
   return proc;
 }
 
-/**
- * The processes started under a process: chroot isolation has no PID namespace that ends with the
- * container, so nginx's workers outlived their master's `buildah run` and kept the port of the
- * next run. Taken before the stop, while they are still its descendants.
- */
-function descendantsOf(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  const found: number[] = [];
-  const visit = (p: number) => {
-    for (const child of children.get(p) ?? []) {
-      found.push(child);
-      visit(child);
-    }
-  };
-  visit(pid);
-  return found;
-}
-
 async function stopAll(): Promise<void> {
   for (const proc of [...started].reverse()) {
+    // Chroot isolation has no PID namespace that ends with the container: nginx's workers outlived
+    // their master's `buildah run` and kept the port of the next run. Taken while they still are
+    // its descendants.
     const descendants = proc.child.pid ? descendantsOf(proc.child.pid) : [];
     if (proc.child.exitCode === null && proc.child.signalCode === null) {
       proc.child.kill('SIGTERM');
