@@ -54,8 +54,10 @@ describe('worker processes stopped mid-job (SIGKILL, SIGTERM)', () => {
   const workers: ChildProcess[] = [];
 
   beforeAll(async () => {
-    // The API takes requests only; the jobs run in separate worker processes.
-    t = await startTestApp({ WORKER_INLINE: 'false', JOB_LOCK_MS: '3000', JOB_WAIT_MS: '0' });
+    // The API takes requests only; the jobs run in separate worker processes. A 15 s job lock (a
+    // killed worker's job is taken over after it): with 3 s, a worker starved of CPU beside two
+    // hogs missed its renewals and its job was taken back mid-run, again and again.
+    t = await startTestApp({ WORKER_INLINE: 'false', JOB_LOCK_MS: '15000', JOB_WAIT_MS: '0' });
   });
 
   // Each test has the workers it starts, and no other.
