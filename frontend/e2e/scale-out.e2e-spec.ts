@@ -180,20 +180,24 @@ describe('two API instances and two workers on one Redis and one database', () =
     await context.close();
   }, 120_000);
 
-  it('200 jobs through both instances run on both workers, each once, each charged once', async () => {
+  it('64 jobs through both instances run on both workers, each once, each charged once', async () => {
+    // Sixty-four show the spread, the single run and the single charge as the two hundred of before
+    // did, at a third of the work: beside two CPU hogs the two hundred took over 20 min.
+    const JOBS = 64;
     const users = await Promise.all([0, 1, 2, 3].map(() => signIn(a, uniqueName('many'))));
-    await Promise.all(users.map((u) => grantCredits(a, u.username, 60)));
-    const ids = await submitMany(users, 200);
-    expect(new Set(ids).size).toBe(200);
+    await Promise.all(users.map((u) => grantCredits(a, u.username, 20)));
+    const ids = await submitMany(users, JOBS);
+    expect(new Set(ids).size).toBe(JOBS);
     const records = await allSucceeded(ids, 600_000);
     expect(records.every((r) => r.attempts === 1)).toBe(true);
     const perWorker = workers.map((w) => records.filter(workerOf(w)).length);
     console.log(`jobs per worker: ${perWorker.join(' + ')}`);
-    expect(perWorker[0] + perWorker[1]).toBe(200);
+    expect(perWorker[0] + perWorker[1]).toBe(JOBS);
     expect(Math.min(...perWorker)).toBeGreaterThan(0);
     expect(records.every((r) => r.outputs.length === 1)).toBe(true);
     await chargedOnce(ids);
-    for (const u of users) expect(await balanceAt(b.url, u)).toBe(60 - 50);
+    // submitMany gives each user two jobs in turn: 64 over four users is 16 each, one coin a job
+    for (const u of users) expect(await balanceAt(b.url, u)).toBe(20 - JOBS / users.length);
   }, 900_000);
 
   it('a worker killed mid-run: the other finishes its jobs, and no credit is lost', async () => {
