@@ -23,6 +23,7 @@ function sharedEnv(t: Host, extra: Record<string, string>): NodeJS.ProcessEnv {
     STORAGE_DIR: t.config.STORAGE_DIR,
     SESSION_SECRET: t.config.SESSION_SECRET,
     JOB_LOCK_MS: t.config.JOB_LOCK_MS.toString(),
+    ENGINE_POOL_NICE: t.config.ENGINE_POOL_NICE.toString(),
     PASSWORD_SCRYPT_LOG_N: '10',
     LOG_LEVEL: 'silent',
     ...extra,
