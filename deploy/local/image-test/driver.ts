@@ -76,6 +76,10 @@ const backendEnv: Record<string, string> = {
   S3_ACCESS_KEY_ID: s3Credentials.accessKeyId,
   S3_SECRET_ACCESS_KEY: s3Credentials.secretAccessKey,
   LOG_LEVEL: 'info',
+  // Engines at the API's priority, as in the other tests: beside other busy programs (npm run
+  // test:loaded) production's +19 left the engine pool about 4% of its speed, and a face swap's
+  // face check on it outlasted nginx's 180 s (504).
+  ENGINE_POOL_NICE: '0',
   // tini is not PID 1 under buildah's chroot isolation (no PID namespace): it reaps as a subreaper
   TINI_SUBREAPER: '1',
 };
