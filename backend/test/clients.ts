@@ -110,19 +110,25 @@ export async function outcomeOf(client: Client, res: request.Response): Promise<
 }
 
 /** Gives a user credits through the ledger (as support would); returns the user's account id. */
-export async function grantCredits(t: TestApp, username: string, amount: number): Promise<string> {
+/** The account id of a username (no balance change, so no balance.changed event). */
+export async function accountIdOf(t: TestApp, username: string): Promise<string> {
   const account = await t.app.get(AccountsRepository).findByUsername(username);
   if (!account) throw new Error(`no account ${username}`);
+  return account.id;
+}
+
+export async function grantCredits(t: TestApp, username: string, amount: number): Promise<string> {
+  const userId = await accountIdOf(t, username);
   const outcome = await t.app.get(LedgerService).credit({
     key: `test-grant:${username}:${Date.now()}:${Math.random()}`,
-    userId: account.id,
+    userId,
     username,
     kind: 'grant',
     amount,
     reason: 'test grant',
   });
   if (!outcome.ok) throw new Error(`grant failed: ${outcome.reason}`);
-  return account.id;
+  return userId;
 }
 
 /** Spends `amount` of a user's credits on `tool` as a finished job does: reserve under `key`, then capture. */
