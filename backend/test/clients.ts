@@ -109,7 +109,6 @@ export async function outcomeOf(client: Client, res: request.Response): Promise<
     : { status: 422, error: job.error ?? '', job };
 }
 
-/** Gives a user credits through the ledger (as support would); returns the user's account id. */
 /** The account id of a username (no balance change, so no balance.changed event). */
 export async function accountIdOf(t: TestApp, username: string): Promise<string> {
   const account = await t.app.get(AccountsRepository).findByUsername(username);
@@ -117,6 +116,7 @@ export async function accountIdOf(t: TestApp, username: string): Promise<string>
   return account.id;
 }
 
+/** Gives a user credits through the ledger (as support would); returns the user's account id. */
 export async function grantCredits(t: TestApp, username: string, amount: number): Promise<string> {
   const userId = await accountIdOf(t, username);
   const outcome = await t.app.get(LedgerService).credit({
