@@ -23,12 +23,13 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
 /**
  * The status and body an error is answered with (the idempotency layer keeps the same answer).
- * `extra`: what the client needs to act on the refusal (a retry's current price, a reason code and link).
+ * `extra`: what the client needs to act on the refusal (a retry's current price, a reason code and
+ * link, the job that ended while a tool request waited).
  */
 export function errorAnswer(exception: unknown): { status: number; body: object } {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
-    const body = exception.getResponse() as { extra?: Record<string, number | string> } | string;
+    const body = exception.getResponse() as { extra?: Record<string, unknown> } | string;
     const extra = typeof body === 'object' && body?.extra ? body.extra : undefined;
     // The rate limiter's text is not for people; other 429s (the open-job limit) say what to do.
     const text = exception instanceof ThrottlerException ? Messages.tooManyRequests : textOf(body, status);

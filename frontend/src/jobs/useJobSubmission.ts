@@ -1,4 +1,4 @@
-import { JOB_REF_HEADER, type JobSubmitContent, type JobView } from '@studio/contracts';
+import { JOB_REF_HEADER, type JobEndedRefusal, type JobSubmitContent, type JobView } from '@studio/contracts';
 import { useRef, useState } from 'react';
 import { errorText, NO_RESPONSE, type ApiResult } from '../api/client';
 import { useToast } from '../ui/toast';
@@ -39,6 +39,13 @@ function newJobRef(): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
+/** The job of a tool request's 422 when it was cancelled while the request waited (JobEndedRefusal). */
+function cancelledJobOf(result: ApiResult<unknown>): JobView | undefined {
+  if (result.status !== UNPROCESSABLE) return undefined;
+  const job = (result.body as Partial<JobEndedRefusal> | null)?.job;
+  return job?.state === 'cancelled' ? job : undefined;
+}
+
 /**
  * Runs one tool request for a screen. While the request waits (up to ~20 s) the server already
  * pushes the job's events: the job is recognised by the mark this submission sent with it (the
@@ -62,8 +69,12 @@ export function useJobSubmission(): JobSubmission {
     const result = await send({ [JOB_REF_HEADER]: ref.current });
     const content = result.ok ? result.body?.content : undefined;
     const accepted = content && typeof content === 'object' ? content : null;
+    // Cancelled while the request waited: the refusal brings the job, which a busy server may send
+    // before the cancel's own answer and socket event.
+    const cancelled = cancelledJobOf(result);
     // The tray follows the job even when the modal was closed meanwhile.
     if (accepted) track(accepted.job);
+    else if (cancelled) track(cancelled);
     if (current !== run.current) return !!accepted;
     if (accepted) {
       setState(
@@ -74,7 +85,7 @@ export function useJobSubmission(): JobSubmission {
       return true;
     }
     // Cancelled while the request waited: the modal keeps showing the job (cancelled, refunded).
-    const mine = followed(latestJobs.current);
+    const mine = cancelled ?? followed(latestJobs.current);
     if (mine?.state === 'cancelled') {
       setState({ phase: 'processing', job: mine });
       return true;

@@ -127,6 +127,16 @@ export interface JobSubmitContent {
   url?: string;
 }
 
+/**
+ * A tool request's 422 when its job failed or was cancelled while the request waited: the message,
+ * and the ended job beside it. A cancel from another tab (or this one) may be answered after this.
+ */
+export interface JobEndedRefusal {
+  message: 'error';
+  content: string;
+  job: JobView;
+}
+
 /** Socket events of the job pipeline, pushed to the owner's room. */
 export const JobSocketEvents = {
   queued: 'job.queued',

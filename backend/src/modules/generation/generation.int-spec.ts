@@ -23,6 +23,7 @@ import {
   type Client,
 } from '../../../test/clients';
 import { fixture } from '../../../test/fixtures';
+import { gatedSuperResolution } from '../../../test/gated-engine';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import { AuditService } from '../audit/audit.service';
 import { EngineRegistry } from '../engines';
@@ -292,6 +293,8 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
       expect(res.body.content).toBe(JobMessages.failed);
       expect(calls).toBe(t.config.JOB_ATTEMPTS);
       const jobId = (await alice.agent.get('/api/jobs')).body.content[0]._id as string;
+      // The refusal names the ended job (JobEndedRefusal).
+      expect(res.body.job).toMatchObject({ _id: jobId, state: 'failed' });
       await eventually(async () => {
         expect(jobEvents(jobId).map((e) => e.name)).toContain('job.failed');
         expect(await balanceOf(alice)).toBe(before);
@@ -302,6 +305,42 @@ describe('job pipeline with the local engine (real queue, Redis, database, model
       expect(refunds.length).toBeGreaterThanOrEqual(1);
       const job = (await alice.agent.get(`/api/jobs/${jobId}`)).body.content as JobView;
       expect(job).toMatchObject({ state: 'failed', refunded: 2 });
+    } finally {
+      registry.override('superResolution', null);
+    }
+  }, 60_000);
+
+  it('answers a request whose job is cancelled while it waits with 422 and the cancelled job, refunded', async () => {
+    const registry = t.app.get(EngineRegistry);
+    const gated = gatedSuperResolution(registry.engineFor('clone')!);
+    registry.override('superResolution', gated.engine);
+    try {
+      const before = await balanceOf(alice);
+      const small = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#357' } })
+        .png()
+        .toBuffer();
+      const answer = alice.agent
+        .post('/api/superResolution')
+        .field('author', alice.username)
+        .attach('original', small, 'small.png')
+        .then((res) => res);
+      const run = await gated.nextRun();
+      const jobId = (await alice.agent.get('/api/jobs')).body.content[0]._id as string;
+      const cancel = await alice.agent.post(`/api/jobs/${jobId}/cancel`);
+      expect(cancel.status).toBe(200);
+      const res = await answer;
+      expect(res.status).toBe(422);
+      // Whichever of the two answers the tab hears first, it learns the job was cancelled, refunded.
+      expect(res.body.job).toMatchObject({
+        _id: jobId,
+        state: 'cancelled',
+        refunded: cancel.body.content.refunded,
+      });
+      expect(await balanceOf(alice)).toBe(before);
+      // The run that was stopped ends; its result is not taken (the refund won).
+      await run.finish();
+      await eventually(async () => expect(jobEvents(jobId).map((e) => e.name)).toContain('job.cancelled'));
+      expect(await balanceOf(alice)).toBe(before);
     } finally {
       registry.override('superResolution', null);
     }

@@ -256,7 +256,12 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   async answer(user: AuthUser, submitted: JobView, waitMs: number): Promise<ApiResponse<JobSubmitContent>> {
     const job = waitMs > 0 ? await this.waitFor(user, submitted._id, waitMs) : submitted;
     if (job.state === 'failed' || job.state === 'cancelled') {
-      throw new HttpException(job.error ?? JobMessages.failed, HttpStatus.UNPROCESSABLE_ENTITY);
+      // The ended job comes with the refusal (JobEndedRefusal): a busy server may answer this before
+      // the cancel that ended it, and the tab must not take a cancelled job for a failed request.
+      throw new HttpException(
+        { message: job.error ?? JobMessages.failed, extra: { job } },
+        HttpStatus.UNPROCESSABLE_ENTITY,
+      );
     }
     if (job.state === 'succeeded') return { message: 'success', content: { job, url: job.items[0]?.url } };
     return { message: 'processing', content: { job } };

@@ -24,5 +24,12 @@ export const ToolEndpoints = () =>
       description:
         'Too many tool requests, too many uploads in progress, or too many open jobs (MAX_OPEN_JOBS_PER_USER)',
     }),
+    ApiResponse({
+      status: 422,
+      description:
+        'A picture removed after a valid report (nothing charged); or the job failed or was cancelled ' +
+        "while the request waited (JOB_WAIT_MS): {message: 'error', content: reason, job: the ended job, " +
+        'refunded (JobEndedRefusal)}',
+    }),
     ApiResponse({ status: 503, description: "'This tool is not available right now' (no engine)" }),
   );

@@ -157,4 +157,28 @@ describe('SuperResolutionPage', () => {
       screen.getByText('2 credits were refunded.', { selector: '.ant-notification-notice-description' }),
     ).toBeInTheDocument();
   });
+
+  it('shows a job cancelled while the request waited as cancelled, when the refusal comes first', async () => {
+    // A busy server may answer the waiting request before the cancel's own answer and socket event:
+    // the refusal's job is enough for the dialog to say so (not an error, not a closed dialog).
+    const answer = deferred();
+    const { fetchMock } = await open(10, { 'POST /api/superResolution': answer.responder });
+    await upscale();
+    const [request] = callsTo(fetchMock, 'POST /api/superResolution');
+    const job = {
+      ...jobView({ tool: 'superResolution', state: 'queued', cost: 2 }),
+      ref: sentJobRef(request),
+    };
+    pushJobEvent(JobSocketEvents.queued, { job, position: 1 });
+    await act(async () =>
+      answer.release({
+        status: 422,
+        body: { message: 'error', content: 'Cancelled', job: { ...job, state: 'cancelled', refunded: 2 } },
+      }),
+    );
+    const modal = screen.getByTestId('job-modal');
+    await waitFor(() => expect(modal).toHaveAttribute('data-phase', 'cancelled'));
+    expect(within(modal).getByText('The job was cancelled.', { exact: false })).toBeInTheDocument();
+    expect(screen.queryByText('Cancelled', { selector: '.ant-notification-notice-message' })).toBeNull();
+  });
 });
