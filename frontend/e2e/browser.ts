@@ -28,6 +28,60 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/**
+ * Runs a wait in the browser; when it fails, its error also says what the page showed (a
+ * screenshot, the job dialog's phase and text, open dialogs and toasts) and the account's latest
+ * jobs as the server has them, so a failure on a busy machine tells what happened, not only that
+ * the wait ran out.
+ */
+export async function withEvidence<T>(page: Page, name: string, wait: () => Promise<T>): Promise<T> {
+  try {
+    return await wait();
+  } catch (error) {
+    const evidence = await page
+      .evaluate(async () => {
+        const text = (el: Element | null) =>
+          (el?.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 300);
+        const modal = document.querySelector('[data-testid="job-modal"]');
+        const jobs: unknown = await fetch('/api/jobs', { credentials: 'include' })
+          .then((res) => res.json())
+          .then((body: { content?: Record<string, unknown>[] }) =>
+            Array.isArray(body.content)
+              ? body.content.slice(0, 5).map(({ _id, tool, state, progress, error, held, createdAt }) => ({
+                  _id,
+                  tool,
+                  state,
+                  progress,
+                  error,
+                  held,
+                  createdAt,
+                }))
+              : body,
+          )
+          .catch((err: unknown) => String(err));
+        return {
+          path: location.pathname,
+          jobModal: modal && { phase: modal.getAttribute('data-phase'), text: text(modal) },
+          dialogs: Array.from(document.querySelectorAll('.ant-modal-wrap:not([style*="display: none"])')).map(
+            text,
+          ),
+          toasts: Array.from(document.querySelectorAll('.ant-notification-notice')).map(text),
+          jobs,
+          at: new Date().toISOString(),
+        };
+      })
+      .catch((err: unknown) => `the page could not be read: ${String(err)}`);
+    const shot = await screenshot(page, `${name}-failed`).catch(() => 'no screenshot');
+    if (error instanceof Error) {
+      // Jest prints the stack, whose first lines are the message as it was when thrown.
+      const message = error.message;
+      error.message += `\nWhat the page showed (${shot}): ${JSON.stringify(evidence, null, 1)}`;
+      error.stack = error.stack?.replace(message, error.message);
+    }
+    throw error;
+  }
+}
+
 /** The toast (antd notification, top right) with this text. */
 export function toast(page: Page, text: string) {
   return page.locator('.ant-notification-notice').filter({ hasText: text });
@@ -201,7 +255,7 @@ export async function cloneOnceInBrowser(page: Page, file: Parameters<Locator['s
   const modal = page.getByTestId('job-modal');
   // 'Check Later!' first when the job outlasts the request's wait (a cold engine on a busy
   // machine); the dialog then shows the result when the job ends.
-  await modal.getByText('Success!').waitFor({ timeout: 150_000 });
+  await withEvidence(page, 'clone-once', () => modal.getByText('Success!').waitFor({ timeout: 150_000 }));
   return modal;
 }
 

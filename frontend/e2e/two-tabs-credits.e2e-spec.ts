@@ -5,7 +5,7 @@ import { gatedSuperResolution } from '../../backend/test/gated-engine';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import { EngineRegistry } from '../../backend/src/modules/engines';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
+import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, withEvidence } from './browser';
 
 /**
  * Issue 39: two tabs on one tool each follow their own job to its end (a cancel in one is not the
@@ -77,7 +77,9 @@ describe('two tabs on one tool, and the credit history of an upscale', () => {
       .getByRole('button', { name: 'Cancel job' })
       .click();
     await screenshot(tabB, 'two-tabs-b-cancel-pressed');
-    await tabB.locator('[data-testid="job-modal"][data-phase="cancelled"]').waitFor({ timeout: 90_000 });
+    await withEvidence(tabB, 'two-tabs-b-cancel', () =>
+      tabB.locator('[data-testid="job-modal"][data-phase="cancelled"]').waitFor({ timeout: 90_000 }),
+    );
 
     // Tab A heard of the cancel (its tray, open beside the page, lists B's job as cancelled) and
     // still shows its own job.
