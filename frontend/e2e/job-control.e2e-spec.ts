@@ -11,6 +11,7 @@ import {
   logInAs,
   screenshot as fullPage,
   startBulkOfThree,
+  withEvidence,
 } from './browser';
 
 /**
@@ -200,7 +201,10 @@ describe('job control in the browser: cancel, place in line, run again', () => {
 
     await cancel.click();
     await confirmation(page).getByRole('button', { name: 'Cancel job' }).click();
-    await page.locator('[data-testid="job-modal"][data-phase="cancelled"]').waitFor();
+    // A loaded run (11) timed out here once: the evidence says what the page and the server had.
+    await withEvidence(page, 'job-control-modal-cancel', () =>
+      page.locator('[data-testid="job-modal"][data-phase="cancelled"]').waitFor(),
+    );
     await modal.getByText(/2 credits were refunded\./).waitFor();
     await modal.getByRole('button', { name: /Run again/ }).waitFor();
     await balance(page)
