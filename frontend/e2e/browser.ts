@@ -47,14 +47,12 @@ export async function withEvidence<T>(page: Page, name: string, wait: () => Prom
           .then((res) => res.json())
           .then((body: { content?: Record<string, unknown>[] }) =>
             Array.isArray(body.content)
-              ? body.content.slice(0, 5).map(({ _id, tool, state, progress, error, held, createdAt }) => ({
-                  _id,
-                  tool,
-                  state,
-                  progress,
-                  error,
-                  held,
-                  createdAt,
+              ? body.content.slice(0, 5).map((job) => ({
+                  _id: job._id,
+                  state: job.state,
+                  progress: job.progress,
+                  error: job.error,
+                  held: job.held,
                 }))
               : body,
           )

@@ -1,4 +1,4 @@
-import { JobSocketEvents, Messages } from '@studio/contracts';
+import { JobMessages, JobSocketEvents, Messages } from '@studio/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { callsTo, mockFetch, sentJobRef, sessionAnswer } from '../../test/fetchMock';
 import { contentItems, deferred, jobView, pickImage, pushJobEvent, submitAnswer } from '../../test/jobs';
@@ -173,12 +173,18 @@ describe('SuperResolutionPage', () => {
     await act(async () =>
       answer.release({
         status: 422,
-        body: { message: 'error', content: 'Cancelled', job: { ...job, state: 'cancelled', refunded: 2 } },
+        body: {
+          message: 'error',
+          content: JobMessages.cancelled,
+          job: { ...job, state: 'cancelled', error: JobMessages.cancelled, refunded: 2 },
+        },
       }),
     );
     const modal = screen.getByTestId('job-modal');
     await waitFor(() => expect(modal).toHaveAttribute('data-phase', 'cancelled'));
     expect(within(modal).getByText('The job was cancelled.', { exact: false })).toBeInTheDocument();
-    expect(screen.queryByText('Cancelled', { selector: '.ant-notification-notice-message' })).toBeNull();
+    expect(
+      screen.queryByText(JobMessages.cancelled, { selector: '.ant-notification-notice-message' }),
+    ).toBeNull();
   });
 });
