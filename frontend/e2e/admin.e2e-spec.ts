@@ -5,6 +5,7 @@ import { AuditService } from '../../backend/src/modules/audit/audit.service';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import {
+  confirmation,
   dismissToasts,
   FRONTEND_DIST,
   launchBrowser,
@@ -468,7 +469,7 @@ describe('admin console in the browser', () => {
         ),
     ).toEqual([[swapper, '1']]);
     await card.getByRole('button', { name: 'Reimburse 1 user' }).click();
-    const confirm = admin.locator('.ant-popconfirm').filter({ hasText: 'Reimburse everyone listed?' });
+    const confirm = confirmation(admin).filter({ hasText: 'Reimburse everyone listed?' });
     await confirm.waitFor();
     await screenshot(admin, 'support-bulk-confirm');
     await confirm.getByRole('button', { name: 'Reimburse' }).click();
@@ -523,7 +524,7 @@ describe('admin console in the browser', () => {
     await card.getByRole('radio', { name: 'Hide (keep the file)' }).check();
     await card.getByLabel('Reason').fill(reason);
     await card.getByRole('button', { name: 'Take down' }).click();
-    const confirm = admin.locator('.ant-popconfirm').filter({ hasText: 'Take this item down?' });
+    const confirm = confirmation(admin).filter({ hasText: 'Take this item down?' });
     await confirm.filter({ hasText: `Item ${item._id}.` }).waitFor();
     await screenshot(admin, 'admin-takedown-confirm');
     await confirm.getByRole('button', { name: 'Take down' }).click();

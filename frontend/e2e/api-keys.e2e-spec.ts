@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
 import { eventually, grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
+import { confirmation, dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
 
 /**
  * Issue 41: a key made on the account page runs a clone from a script (plain fetch, no cookie),
@@ -103,10 +103,7 @@ describe('personal API keys, from the account page to a script and back', () => 
     await screenshot(page, 'api-key-usage');
 
     await row.getByRole('button', { name: 'Revoke Nightly clones' }).click();
-    await page
-      .locator('.ant-popconfirm:not(.ant-popover-hidden)')
-      .getByRole('button', { name: 'Revoke' })
-      .click();
+    await confirmation(page).getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('Revoked').waitFor();
     expect((await run.get('/api/jobs')).status).toBe(401);
     await screenshot(page, 'api-key-revoked');

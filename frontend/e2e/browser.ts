@@ -80,6 +80,26 @@ export async function withEvidence<T>(page: Page, name: string, wait: () => Prom
   }
 }
 
+/**
+ * An antd overlay (popover, modal) once its opening motion is over. While it opens its root has
+ * motion classes (`ant-zoom-big-appear`, `ant-zoom-enter-active`...), and on a busy machine the
+ * zoom can wait paused on its first frame: Playwright then finds the button still, clicks where it
+ * is, and the click is lost when the zoom moves it (loaded runs lost a Bulk, a Generate Clones and
+ * a Cancel job so). Clicks inside a just-opened overlay go through this.
+ */
+const AT_REST = ':not([class*="-appear"]):not([class*="-enter"]):not([class*="-leave"])';
+
+/** The open confirmation (antd Popconfirm), at rest. */
+export function confirmation(page: Page): Locator {
+  return page.locator(`.ant-popconfirm:not(.ant-popover-hidden)${AT_REST}`);
+}
+
+/** Waits until a just-opened dialog (its `role="dialog"` element, antd's .ant-modal) has finished opening. */
+export async function openedDialog(dialog: Locator): Promise<Locator> {
+  await dialog.and(dialog.page().locator(`.ant-modal${AT_REST}`)).waitFor();
+  return dialog;
+}
+
 /** The toast (antd notification, top right) with this text. */
 export function toast(page: Page, text: string) {
   return page.locator('.ant-notification-notice').filter({ hasText: text });
@@ -247,7 +267,7 @@ export async function cloneOnceInBrowser(page: Page, file: Parameters<Locator['s
   await page.getByLabel('Image to clone').setInputFiles(file);
   await page.getByTestId('image-preview').waitFor();
   await page.getByRole('button', { name: /Clone/ }).click();
-  const ask = page.getByRole('dialog', { name: 'Create new clones' });
+  const ask = await openedDialog(page.getByRole('dialog', { name: 'Create new clones' }));
   await ask.getByLabel('Amount').fill('1');
   await ask.getByRole('button', { name: 'Generate Clones' }).click();
   const modal = page.getByTestId('job-modal');

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import type { AuthUser } from '../../backend/src/modules/auth/auth-user';
 import { FoldersService } from '../../backend/src/modules/folders/folders.service';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
+import { confirmation, FRONTEND_DIST, launchBrowser, logInAs, screenshot, toast } from './browser';
 
 /** A PNG of a fixture photo at this size (tiles keep their aspect, so sizes differ on purpose). */
 const photo = (name: string, width: number, height: number) =>
@@ -41,7 +41,6 @@ const animationsDone = (page: Page) =>
       .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
   );
 /** The confirmation open now (closed ones stay in the page, hidden). */
-const confirmation = (page: Page) => page.locator('.ant-popconfirm:not(.ant-popover-hidden)');
 
 describe('folders in the browser', () => {
   let t: TestApp;

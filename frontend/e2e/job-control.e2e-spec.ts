@@ -5,6 +5,7 @@ import { gatedInpaint, gatedSuperResolution } from '../../backend/test/gated-eng
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { EngineRegistry } from '../../backend/src/modules/engines';
 import {
+  confirmation,
   dismissToasts,
   FRONTEND_DIST,
   launchBrowser,
@@ -70,7 +71,6 @@ describe('job control in the browser: cancel, place in line, run again', () => {
     return fullPage(p, name);
   };
   /** The confirmation open on the page (antd Popconfirm). */
-  const confirmation = (p: Page) => p.locator('.ant-popconfirm:not(.ant-popover-hidden)');
 
   let first: { _id: string; cost: number };
   let second: { _id: string; cost: number };

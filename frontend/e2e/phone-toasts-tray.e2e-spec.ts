@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { EngineRegistry } from '../../backend/src/modules/engines';
 import {
   cloneOnceInBrowser,
+  confirmation,
   controlsUnderToasts,
   dismissToasts,
   FRONTEND_DIST,
@@ -226,7 +227,7 @@ describe('on a phone: toasts cover no control, the Account page fits, the tray c
     await batch.getByText(/1 of 3 done/).waitFor();
     const cancelled = page.waitForResponse((r) => /\/api\/jobs\/batches\/[^/]+\/cancel$/.test(r.url()));
     await batch.getByTestId('cancel-batch').click();
-    const confirm = page.locator('.ant-popconfirm:not(.ant-popover-hidden)');
+    const confirm = confirmation(page);
     await confirm.getByRole('button', { name: 'Cancel batch' }).click();
     expect((await cancelled).status()).toBe(200);
     await toast(page, '2 jobs cancelled').waitFor();

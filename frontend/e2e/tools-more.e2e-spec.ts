@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, settledBox, toast } from './browser';
+import {
+  FRONTEND_DIST,
+  launchBrowser,
+  logInAs,
+  openedDialog,
+  screenshot as fullPage,
+  settledBox,
+  toast,
+} from './browser';
 
 const FIXTURES = join(__dirname, '../../libs/inference/fixtures');
 const LANDSCAPE = join(FIXTURES, 'cgi-model-1.jpg'); // 1280x720, scaled to 1024x576 in the browser
@@ -148,6 +156,7 @@ describe('Magic Brush, Generate and Video face swap in the browser', () => {
 
     // Bulk: two more images, one output each, into the folder.
     await inpaint.click();
+    await openedDialog(dialog);
     await dialog.getByRole('button', { name: 'Bulk' }).click();
     await dialog.getByLabel('Parent Folder').click();
     await page.getByTitle('Inpaints').click();

@@ -5,7 +5,7 @@ import { gatedSuperResolution } from '../../backend/test/gated-engine';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
 import { EngineRegistry } from '../../backend/src/modules/engines';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot, withEvidence } from './browser';
+import { confirmation, FRONTEND_DIST, launchBrowser, logInAs, screenshot, withEvidence } from './browser';
 
 /**
  * Issue 39: two tabs on one tool each follow their own job to its end (a cancel in one is not the
@@ -72,10 +72,7 @@ describe('two tabs on one tool, and the credit history of an upscale', () => {
       .filter({ hasText: /in line/ })
       .waitFor();
     await modalB.getByRole('button', { name: /Cancel/ }).click();
-    await tabB
-      .locator('.ant-popconfirm:not(.ant-popover-hidden)')
-      .getByRole('button', { name: 'Cancel job' })
-      .click();
+    await confirmation(tabB).getByRole('button', { name: 'Cancel job' }).click();
     await screenshot(tabB, 'two-tabs-b-cancel-pressed');
     await withEvidence(tabB, 'two-tabs-b-cancel', () =>
       tabB.locator('[data-testid="job-modal"][data-phase="cancelled"]').waitFor({ timeout: 90_000 }),
