@@ -40,7 +40,6 @@ const animationsDone = (page: Page) =>
       .getAnimations()
       .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
   );
-/** The confirmation open now (closed ones stay in the page, hidden). */
 
 describe('folders in the browser', () => {
   let t: TestApp;

@@ -70,7 +70,6 @@ describe('job control in the browser: cancel, place in line, run again', () => {
     await p.locator('.ant-spin-blur').waitFor({ state: 'detached' });
     return fullPage(p, name);
   };
-  /** The confirmation open on the page (antd Popconfirm). */
 
   let first: { _id: string; cost: number };
   let second: { _id: string; cost: number };

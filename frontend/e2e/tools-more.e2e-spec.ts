@@ -132,7 +132,7 @@ describe('Magic Brush, Generate and Video face swap in the browser', () => {
     // The local CPU engine fills from the picture around the mask: no prompt is asked for.
     await dialog.getByTestId('no-prompt').waitFor();
     await expect(dialog.getByLabel('Prompt').count()).resolves.toBe(0);
-    await settledBox(dialog); // the modal's opening animation is over
+    await openedDialog(dialog); // its zoom is over: clicks and the screenshot see it in place
     await screenshot(page, 'magic-modal');
     const answered = page.waitForResponse((r) => r.url().endsWith('/api/inpaintImage'));
     await dialog.getByRole('button', { name: 'Single' }).click();
