@@ -127,6 +127,22 @@ describe('JobTray', () => {
     expect(screen.getAllByText('Clones ready')).toHaveLength(1);
   });
 
+  it("counts a batch's whole size from its first job's event, before the others' have arrived", async () => {
+    await loggedIn();
+    const batch = { id: 'b12', name: 'Twelve', size: 12 };
+    const first = jobView({ tool: 'inpaint', state: 'queued', batch });
+    pushJobEvent(JobSocketEvents.queued, { job: first, position: 1 });
+    const batchRow = screen.getByTestId('tray-batch');
+    expect(batchRow).toHaveAttribute('data-jobs', '12');
+    expect(within(batchRow).getByText(/0 of 12 done/)).toBeInTheDocument();
+
+    // The first job ends while the other eleven are still on their way: the batch is not done.
+    pushJobEvent(JobSocketEvents.completed, { job: { ...first, state: 'succeeded', progress: 100 } });
+    expect(batchRow).toHaveAttribute('data-state', 'running');
+    expect(within(batchRow).getByText(/1 of 12 done/)).toBeInTheDocument();
+    expect(within(batchRow).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '8');
+  });
+
   it('shows a failure with its message and refund, and toasts it', async () => {
     await loggedIn();
     const job = jobView({ tool: 'faceSwap', state: 'running', progress: 10 });

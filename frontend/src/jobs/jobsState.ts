@@ -171,6 +171,8 @@ export function trayRows(jobs: TrayJob[]): TrayRow[] {
 /**
  * How far a batch is: jobs ended (in any way), done (made their images), failed, cancelled, and
  * its progress (ended jobs count whole). "Done" is only what succeeded: a cancelled job is not done.
+ * The total is the batch's size: its jobs' events arrive one by one, and a job not heard of yet is
+ * waiting, not missing (a batch without a recorded size counts the jobs known).
  */
 export function batchProgress(jobs: TrayJob[]) {
   const ended = jobs.filter((job) => !isActive(job)).length;
@@ -178,12 +180,13 @@ export function batchProgress(jobs: TrayJob[]) {
   const failed = jobs.filter((job) => job.state === 'failed').length;
   const cancelled = jobs.filter((job) => job.state === 'cancelled').length;
   const sum = jobs.reduce((total, job) => total + (isActive(job) ? job.progress : 100), 0);
+  const total = Math.max(jobs.length, ...jobs.map((job) => job.batch?.size ?? 0));
   return {
     ended,
     done,
     failed,
     cancelled,
-    total: jobs.length,
-    percent: Math.floor(sum / Math.max(1, jobs.length)),
+    total,
+    percent: Math.floor(sum / Math.max(1, total)),
   };
 }

@@ -58,8 +58,12 @@ export interface JobView {
   error?: string;
   /** Credits returned when the job failed. */
   refunded?: number;
-  /** The bulk batch the job belongs to (the tray shows a batch as one row). */
-  batch?: { id: string; name: string };
+  /**
+   * The bulk batch the job belongs to (the tray shows a batch as one row). `size` is how many jobs
+   * it has, so the row counts them all from the first job's event on (absent for batches made
+   * before it was recorded: the tray then counts the jobs it knows).
+   */
+  batch?: { id: string; name: string; size?: number };
   /** While queued: 1 is next in line (within the tool's queue, after fair-share ordering). */
   position?: number;
   /** While queued or running: seconds until it should finish, from recent measured durations. */

@@ -71,7 +71,7 @@ export class InpaintService {
     // The batch entry appears only once every output is paid for: a refused batch leaves nothing.
     const jobs = await this.generation.submitMany(
       user,
-      requests.map((r) => ({ ...r, params: { ...r.params, batchId, batchName: name } })),
+      requests.map((r) => ({ ...r, params: { ...r.params, batchId, batchName: name, batchSize: total } })),
       async () => {
         batch = await this.folders.createBatch(
           user,

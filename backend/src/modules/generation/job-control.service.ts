@@ -123,7 +123,7 @@ export class JobControlService {
       () => undefined,
     );
     // A bulk batch's job runs again on its own, outside the batch.
-    const { batchId: _batchId, batchName: _batchName, ...params } = job.params ?? {};
+    const { batchId: _batchId, batchName: _batchName, batchSize: _batchSize, ...params } = job.params ?? {};
     return this.generation.submit(user, {
       tool: job.tool,
       folderId,

@@ -40,6 +40,8 @@ describe('job tray list: whole batches (real FerretDB, Redis, CPU engine)', () =
       .attach('mask', await rectangleMask(24, 24, { left: 8, top: 8, w: 8, h: 8 }), 'mask.png');
     expect(batch.status).toBe(200);
     const batchId = (batch.body.content.jobs as JobView[])[0]!.batch!.id;
+    // Each job names the batch's size, so the tray counts 30 from the first job it hears of.
+    expect((batch.body.content.jobs as JobView[]).map((job) => job.batch?.size)).toEqual(Array(30).fill(30));
 
     const listed = async () => (await user.agent.get('/api/jobs')).body.content as JobView[];
     const ofBatch = (jobs: JobView[]) => jobs.filter((job) => job.batch?.id === batchId);
@@ -55,6 +57,7 @@ describe('job tray list: whole batches (real FerretDB, Redis, CPU engine)', () =
     }, 120_000);
     const again = await listed();
     expect(ofBatch(again)).toHaveLength(30);
+    expect(ofBatch(again).every((job) => job.batch?.size === 30)).toBe(true);
     // Newest first, and the older single jobs beyond the window stay out.
     expect(again.filter((job) => !job.batch)).toHaveLength(0);
     const times = again.map((job) => job.createdAt);

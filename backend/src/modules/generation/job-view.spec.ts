@@ -43,6 +43,17 @@ describe('toJobView', () => {
     expect(toJobView(record({ tool: 'clone', params: { amount: 3 } })).settings).toEqual({ amount: 3 });
   });
 
+  it("names a job's batch with its size, and leaves the size out for batches made before it was kept", () => {
+    const params = { batchId: 'b', batchName: 'Freckles' };
+    expect(toJobView(record({ params: { ...params, batchSize: 12 } })).batch).toEqual({
+      id: 'b',
+      name: 'Freckles',
+      size: 12,
+    });
+    expect(toJobView(record({ params })).batch).toEqual({ id: 'b', name: 'Freckles' });
+    expect(toJobView(record({})).batch).toBeUndefined();
+  });
+
   it('counts the inputs still stored', () => {
     expect(toJobView(record({})).inputCount).toBe(2);
     expect(toJobView(record({ inputs: [] })).inputCount).toBe(0);

@@ -18,7 +18,10 @@ export function toJobView(job: JobRecord): JobView {
   if (job.finishedAt) view.finishedAt = new Date(job.finishedAt).toISOString();
   if (job.error) view.error = job.error;
   if (job.refunded !== undefined) view.refunded = job.refunded;
-  if (job.params?.batchId) view.batch = { id: job.params.batchId, name: job.params.batchName ?? '' };
+  if (job.params?.batchId) {
+    view.batch = { id: job.params.batchId, name: job.params.batchName ?? '' };
+    if (job.params.batchSize) view.batch.size = job.params.batchSize;
+  }
   if (job.state === 'cancelled' && job.cancel?.staff) view.cancelledByStaff = true;
   if (job.ref) view.ref = job.ref;
   if (job.safety?.verdict === 'hold' && job.safety.reason && !job.safety.decided)

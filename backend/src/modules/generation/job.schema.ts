@@ -22,6 +22,8 @@ export interface JobParams {
   /** The bulk inpaint batch the job belongs to. */
   batchId?: string;
   batchName?: string;
+  /** How many jobs the batch has (the tray's count before every job's event has arrived). */
+  batchSize?: number;
   /** Measured duration of a video input, seconds. */
   durationSeconds?: number;
   /** Super resolution factor (2 when absent: jobs from before the choice). */
