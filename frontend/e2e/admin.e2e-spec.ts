@@ -10,6 +10,7 @@ import {
   FRONTEND_DIST,
   launchBrowser,
   logInAs,
+  openedOptions,
   screenshot as fullPage,
   toast,
   waitUntil,
@@ -444,7 +445,7 @@ describe('admin console in the browser', () => {
     // Bulk: everyone who spent on face swaps in the window, previewed, then paid.
     const bulk = admin.locator('form#bulkReimburse');
     await bulk.getByLabel('Tool').click();
-    await admin
+    await openedOptions(admin)
       .locator('.ant-select-item-option')
       .filter({ hasText: /^Face swap$/ })
       .click();

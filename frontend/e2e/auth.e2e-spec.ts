@@ -7,6 +7,7 @@ import {
   FRONTEND_DIST,
   launchBrowser,
   logInAs,
+  openedMenu,
   registerInBrowser,
   screenshot,
   settledBox,
@@ -82,7 +83,7 @@ describe('accounts in the browser', () => {
     await settledBox(grantToast);
     expect((await grantToast.boundingBox())!.y).toBeGreaterThanOrEqual(header.y + header.height);
     await page.getByTestId('account-menu').click();
-    const profile = page.getByRole('menuitem', { name: 'Profile' });
+    const profile = openedMenu(page).getByRole('menuitem', { name: 'Profile' });
     await profile.waitFor();
     const item = await settledBox(profile);
     const menuOnTop = await page.evaluate(
@@ -91,7 +92,7 @@ describe('accounts in the browser', () => {
     );
     expect(menuOnTop).toBe(true);
     await screenshot(page, 'account-menu-over-toast');
-    await page.getByRole('menuitem', { name: 'Profile' }).click({ timeout: 5_000 });
+    await profile.click({ timeout: 5_000 });
     await page.waitForURL(`${t.url}/profile`);
     await page.getByRole('heading', { name: username }).waitFor();
     await page.getByRole('button', { name: 'Inpaints' }).waitFor();
@@ -103,7 +104,7 @@ describe('accounts in the browser', () => {
 
     await page.getByTestId('account-menu').click();
     expect(await page.getByRole('menuitem', { name: 'Logs' }).count()).toBe(0);
-    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await openedMenu(page).getByRole('menuitem', { name: 'Log out' }).click();
     // Logged out: the menu button no longer carries the name (and the dropdown has closed).
     await page.getByTestId('account-menu').filter({ hasNotText: username }).waitFor();
     await page.getByRole('menu').waitFor({ state: 'hidden' });

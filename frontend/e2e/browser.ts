@@ -85,13 +85,23 @@ export async function withEvidence<T>(page: Page, name: string, wait: () => Prom
  * motion classes (`ant-zoom-big-appear`, `ant-zoom-enter-active`...), and on a busy machine the
  * zoom can wait paused on its first frame: Playwright then finds the button still, clicks where it
  * is, and the click is lost when the zoom moves it (loaded runs lost a Bulk, a Generate Clones and
- * a Cancel job so). Clicks inside a just-opened overlay go through this.
+ * a Cancel job so, and the account menu's Log out). Clicks inside a just-opened overlay go through this.
  */
 const AT_REST = ':not([class*="-appear"]):not([class*="-enter"]):not([class*="-leave"])';
 
 /** The open confirmation (antd Popconfirm), at rest. */
 export function confirmation(page: Page): Locator {
   return page.locator(`.ant-popconfirm:not(.ant-popover-hidden)${AT_REST}`);
+}
+
+/** The open dropdown menu (antd Dropdown, such as the account menu), at rest. */
+export function openedMenu(page: Page): Locator {
+  return page.locator(`.ant-dropdown:not(.ant-dropdown-hidden)${AT_REST}`);
+}
+
+/** The open option list of a select (antd Select), at rest. */
+export function openedOptions(page: Page): Locator {
+  return page.locator(`.ant-select-dropdown:not(.ant-select-dropdown-hidden)${AT_REST}`);
 }
 
 /** Waits until a just-opened dialog (its `role="dialog"` element, antd's .ant-modal) has finished opening. */

@@ -2,7 +2,15 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { grantCredits, PASSWORD, register, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
-import { FRONTEND_DIST, launchBrowser, logInAs, screenshot as fullPage, SCREENSHOTS, toast } from './browser';
+import {
+  FRONTEND_DIST,
+  launchBrowser,
+  logInAs,
+  openedMenu,
+  screenshot as fullPage,
+  SCREENSHOTS,
+  toast,
+} from './browser';
 
 const PORTRAIT = join(__dirname, '../../libs/inference/fixtures/cgi-model-3.jpg'); // 939x1280 → 751x1024
 const HEADER_HEIGHT = 64;
@@ -136,7 +144,7 @@ describe('messages, phones and dark mode in the browser', () => {
     // The choice belongs to that user: another one in the same browser follows the system.
     const other = await newUser(0);
     await page.getByTestId('account-menu').click();
-    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await openedMenu(page).getByRole('menuitem', { name: 'Log out' }).click();
     await logInAs(page, t.url, other, PASSWORD);
     await expect(themeOf(page)).resolves.toBe('dark');
     await page.emulateMedia({ colorScheme: 'light' });

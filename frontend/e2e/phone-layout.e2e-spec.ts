@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { grantCredits, makeFolder, PASSWORD, signIn, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AccountsRepository } from '../../backend/src/modules/accounts/accounts.repository';
-import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
+import { dismissToasts, FRONTEND_DIST, launchBrowser, logInAs, openedOptions, screenshot } from './browser';
 
 /** The phone of the issue: 390 x 844 CSS pixels, touch. */
 const PHONE = { width: 390, height: 844 };
@@ -189,7 +189,11 @@ describe('phone layout at 390x844: nothing covered, nothing wider than the scree
             .locator('.tag-chooser', { has: page.getByText(chooser, { exact: true }) })
             .locator('.ant-select-selector')
             .click();
-          await page.locator('.ant-select-item-option').filter({ hasText: tag }).first().click();
+          await openedOptions(page)
+            .locator('.ant-select-item-option')
+            .filter({ hasText: tag })
+            .first()
+            .click();
         }
       }
       await dismissToasts(page);
