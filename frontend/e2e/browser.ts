@@ -81,7 +81,7 @@ export async function withEvidence<T>(page: Page, name: string, wait: () => Prom
 }
 
 /**
- * An antd overlay (popover, modal) once its opening motion is over. While it opens its root has
+ * An antd overlay (popover, modal, dropdown menu, select list) once its opening motion is over. While it opens its root has
  * motion classes (`ant-zoom-big-appear`, `ant-zoom-enter-active`...), and on a busy machine the
  * zoom can wait paused on its first frame: Playwright then finds the button still, clicks where it
  * is, and the click is lost when the zoom moves it (loaded runs lost a Bulk, a Generate Clones and
