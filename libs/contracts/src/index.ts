@@ -3,6 +3,7 @@ export * from './api';
 export * from './audit';
 export * from './events';
 export * from './limits';
+export * from './reserved-names';
 export * from './messages';
 export * from './pricing';
 export * from './roles';

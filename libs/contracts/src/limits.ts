@@ -11,59 +11,7 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 export const RESERVED_USERNAME_PREFIX = 'deleted-';
 export const RESERVED_USERNAME_PATTERN = /^(?!deleted-)/i;
-/**
- * Names the studio speaks as (ledger actors such as `stripe` and `studio`, the staff roles, the
- * services it talks to): nobody may register one, nor a look-alike (see usernameSkeleton), so no
- * account can pass for the studio in the ledger, the activity log or a support conversation.
- */
-export const RESERVED_USERNAMES = [
-  'admin',
-  'administrator',
-  'root',
-  'system',
-  'studio',
-  'stripe',
-  'patreon',
-  'replicate',
-  'support',
-  'staff',
-  'moderator',
-  'security',
-  'billing',
-  'official',
-  'owner',
-  'webmaster',
-  'postmaster',
-  'anonymous',
-  'deleted',
-] as const;
-
-/**
- * A user name as a reader sees it: letter case, the punctuation a name may carry (`.`, `-`, `_`)
- * and look-alike characters (0/o, 1/l/i, 5/s, 3/e, 4/a, 7/t, 8/b, rn/m, vv/w) do not count, so
- * `Admin.`, `ad_min`, `adm1n` and `5upport` read as `admin` and `support`.
- */
-export function usernameSkeleton(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[._-]/g, '')
-    .replace(/rn/g, 'm')
-    .replace(/vv/g, 'w')
-    .replace(/[1il|]/g, 'l')
-    .replace(/0/g, 'o')
-    .replace(/5/g, 's')
-    .replace(/3/g, 'e')
-    .replace(/4/g, 'a')
-    .replace(/7/g, 't')
-    .replace(/8/g, 'b');
-}
-
-const RESERVED_SKELETONS = new Set<string>(RESERVED_USERNAMES.map(usernameSkeleton));
-
-/** True when a name reads as one of RESERVED_USERNAMES. */
-export function isReservedUsername(name: string): boolean {
-  return RESERVED_SKELETONS.has(usernameSkeleton(name));
-}
+// Names the studio speaks as, and names that read as them: reserved-names.ts (isReservedUsername).
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;

@@ -223,7 +223,7 @@ describe('personal API keys', () => {
   });
 
   it('acts as a plain user: staff cannot make keys, and a user promoted later gets no staff power through a key', async () => {
-    const admin = await signIn(t, uniqueName('staff'));
+    const admin = await signIn(t, uniqueName('boss'));
     const accounts = t.app.get(AccountsRepository);
     const user = await signIn(t, uniqueName('promoted'));
     const { secret } = await makeKey(user, ['read', 'tools', 'folders']);

@@ -42,7 +42,7 @@ describe('takedown: accounts with repeated confirmed removals are suspended', ()
   let ownerId: string;
   /** What the API key's clones start from (unrelated to the reported pictures). */
   let keyInput: Buffer;
-  const adminName = uniqueName('staff');
+  const adminName = uniqueName('boss');
   /** The owner's outputs of three unrelated pictures: each report removes one. */
   const outputs: { job: JobView; bytes: Buffer }[] = [];
   const reportIds: string[] = [];

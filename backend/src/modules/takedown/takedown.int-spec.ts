@@ -58,7 +58,7 @@ describe('notice and removal: public reports, copies found across accounts, remo
   let alice: Client;
   let bob: Client;
   let carol: Client;
-  const adminName = uniqueName('staff');
+  const adminName = uniqueName('boss');
   let original: { job: JobView; bytes: Buffer };
   let bobsCopy: JobView;
   let unrelated: JobView;

@@ -63,6 +63,17 @@ describe('RegisterPage', () => {
     expect(fetchMock).not.toHaveBeenCalled();
   });
 
+  it.each(['studio-support', 'supportteam', 'the.admin', 'aclmin'])(
+    'refuses the staff-looking name %s as the server does, and sends nothing',
+    async (username) => {
+      const fetchMock = mockFetch();
+      renderApp('/register');
+      fillAndSubmit({ ...complete, username });
+      expect(await screen.findByText(Messages.usernameReservedName)).toBeInTheDocument();
+      expect(fetchMock).not.toHaveBeenCalled();
+    },
+  );
+
   it('registers, remembers it and goes to /login', async () => {
     const fetchMock = mockFetch({
       'POST /api/register': { status: 200, body: { message: 'success', content: 'ok' } },

@@ -1,4 +1,4 @@
-import { Messages, type RegisterRequest } from '@studio/contracts';
+import { isReservedUsername, Messages, type RegisterRequest } from '@studio/contracts';
 import { useCallback, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { apiPost, errorText, NO_RESPONSE, type ApiResult } from '../../api/client';
@@ -22,11 +22,15 @@ export function toRegisterRequest(values: RegisterFormValues): RegisterRequest {
   };
 }
 
-/** The client-side checks of spec section 5 plus the 18+ gate; null when the form may be sent. */
+/**
+ * The client-side checks of spec section 5, the 18+ gate and the studio's reserved names (the
+ * server's own check, isReservedUsername in libs/contracts); null when the form may be sent.
+ */
 export function registerProblem(request: RegisterRequest): string | null {
   if (!request.email || !request.username || !request.password) return Messages.missingFields;
   if (hasRegistered()) return Messages.maxAccounts;
   if (!request.adult) return Messages.mustBeAdult;
+  if (isReservedUsername(request.username)) return Messages.usernameReservedName;
   return null;
 }
 
