@@ -2,7 +2,6 @@ import { Controller, Get, Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InjectModel, Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import MailChecker from 'mailchecker';
-import normalizeEmail from 'validator/lib/normalizeEmail';
 import { Model, Types } from 'mongoose';
 import {
   ALLOWANCE_REFUSALS,
@@ -18,6 +17,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { AccountsRepository } from '../accounts';
 import { CurrentUser, Roles, type AuthUser } from '../auth';
 import { OnDomainEvent } from '../events';
+import { mailboxOf } from '../mail';
 import { LedgerEntry } from './ledger-entry.schema';
 import { LedgerService } from './ledger.service';
 
@@ -54,26 +54,6 @@ const isRefusal = (reason: string): reason is AllowanceRefusal =>
 
 /** The ledger key of an account's allowance: at most one per account, however often it is asked. */
 export const allowanceKey = (userId: string) => `allowance:${userId}`;
-
-/** Yahoo's domains, regional ones included (yahoo.co.jp, yahoo.com.au...), and its older brands. */
-const YAHOO_DOMAIN = /^(?:yahoo(?:\.[a-z]{2,3}){1,2}|ymail\.com|rocketmail\.com)$/;
-
-/**
- * The address as one mailbox, so each real mailbox gets one allowance: lower case, without a
- * `+tag` (any provider), with the provider rules of validator's normalizeEmail (Gmail's dots and
- * googlemail.com, Outlook/Hotmail/Live, iCloud, Yandex's domains), and without the `-keyword` of
- * Yahoo's disposable addresses (`alice-shop@yahoo.com` is alice@yahoo.com's; Yahoo's own names
- * take no dash, so everything from the first one is the keyword, on every Yahoo domain).
- */
-export function mailboxOf(email: string): string {
-  const trimmed = email.trim().toLowerCase();
-  const normalized = normalizeEmail(trimmed, { gmail_convert_googlemaildotcom: true }) || trimmed;
-  const at = normalized.lastIndexOf('@');
-  const domain = normalized.slice(at + 1);
-  let name = normalized.slice(0, at).split('+')[0];
-  if (YAHOO_DOMAIN.test(domain)) name = name.split('-')[0];
-  return `${name}@${domain}`;
-}
 
 /** True for an address of a throwaway-mail provider (mailchecker's maintained list). */
 export function isDisposableAddress(email: string): boolean {
