@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { WEBHOOK_LIMITS, WebhookMessages } from '@studio/contracts';
 
 /**
@@ -12,58 +13,39 @@ export interface AddressPolicy {
   allowLoopback: boolean;
 }
 
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
+/**
+ * The one range a webhook may reach: what ipaddr.js (its tables of the IANA special-purpose
+ * registries) calls `unicast`, i.e. in none of the ranges it knows. Every other name it gives is
+ * refused: private, loopback, linkLocal, uniqueLocal, unspecified, broadcast, multicast,
+ * carrierGradeNat, reserved (documentation, benchmarking, 240/4...), as112, amt, discard,
+ * deprecatedSiteLocal, orchid, segmentRouting, and every IPv6 form that carries or reaches an IPv4
+ * address: ipv4Mapped (::ffff:a.b.c.d), rfc6145 (::ffff:0:a.b.c.d, IPv4-translated), rfc6052 (the
+ * NAT64 prefixes 64:ff9b::/96 and 64:ff9b:1::/48), 6to4 (2002::/16) and teredo (2001::/32). Those
+ * are refused outright, whatever IPv4 address they hold: a public server has no need of them.
+ */
+const PUBLIC_RANGE = 'unicast';
 
-/** Every range that is not the public internet (IANA special-purpose registries, RFC 6890). */
-const notPublic = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], // "this network", 0.0.0.0 itself
-  ['10.0.0.0', 8], // RFC 1918
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata at 169.254.169.254)
-  ['172.16.0.0', 12], // RFC 1918
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.88.99.0', 24], // 6to4 relay
-  ['192.168.0.0', 16], // RFC 1918
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and the broadcast address
-] as const) {
-  notPublic.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b::', 96], // NAT64 (would reach IPv4 behind it)
-  ['64:ff9b:1::', 48], // local NAT64
-  ['100::', 64], // discard
-  ['2001::', 23], // IETF protocol assignments (Teredo and others)
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4 (embeds an IPv4 address)
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const) {
-  notPublic.addSubnet(net, bits, 'ipv6');
+/** The ranges a delivery may reach with the local setting besides PUBLIC_RANGE (127/8, ::1). */
+const LOCAL_RANGE = 'loopback';
+
+/**
+ * IPv6 outside the global unicast space 2000::/3 that ipaddr.js still calls `unicast`: the rest of
+ * ::/8 (the deprecated IPv4-compatible ::a.b.c.d among it) and the unassigned space. Refused too.
+ */
+function outsideGlobalUnicast(address: ipaddr.IPv6): boolean {
+  return (address.parts[0]! & 0xe000) !== 0x2000;
 }
 
-/** The IPv4 address inside an IPv4-mapped or -compatible IPv6 address (::ffff:10.0.0.1), if any. */
-function embeddedIpv4(address: string): string | undefined {
-  // The URL parser writes any spelling of an IPv6 address the one short way (::ffff:7f00:1).
-  const lower = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  const dotted = /^::(?:ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/** The ipaddr.js name of the address's range ('unicast' for the public internet), or null when it is not an address. */
+export function addressRange(address: string): string | null {
+  // node:net's check first: only the usual spellings (the URL parser and DNS give no other);
+  // ipaddr.js alone would also read forms such as 0x7f.1.
+  if (isIP(address) === 0) return null;
+  const parsed = ipaddr.parse(address);
+  const range = parsed.range();
+  if (range === PUBLIC_RANGE && parsed.kind() === 'ipv6' && outsideGlobalUnicast(parsed as ipaddr.IPv6))
+    return 'reserved';
+  return range;
 }
 
 /**
@@ -71,15 +53,9 @@ function embeddedIpv4(address: string): string | undefined {
  * well-formed address is refused.
  */
 export function addressAllowed(address: string, policy: AddressPolicy): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 6) {
-    const inner = embeddedIpv4(address);
-    if (inner) return addressAllowed(inner, policy);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (policy.allowLoopback && loopback.check(address, type)) return true;
-  return !notPublic.check(address, type);
+  const range = addressRange(address);
+  if (range === PUBLIC_RANGE) return true;
+  return policy.allowLoopback && range === LOCAL_RANGE;
 }
 
 /** A problem with an endpoint's address, said as the 422 says it. */

@@ -347,6 +347,10 @@ describe('signed webhooks', () => {
         ['https://localhost/hook', /private network/],
         ['https://[::1]/hook', WebhookMessages.notPublic('::1')],
         ['https://[::ffff:127.0.0.1]/hook', /private network/],
+        // issue 52: IPv4-translated IPv6 (::ffff:0:0/96) was let through
+        ['https://[::ffff:0:7f00:1]/', WebhookMessages.notPublic('::ffff:0:7f00:1')],
+        ['https://[::ffff:0:127.0.0.1]/hook', WebhookMessages.notPublic('::ffff:0:7f00:1')],
+        ['https://2130706433/hook', WebhookMessages.notPublic('127.0.0.1')],
         ['https://[fd00::1]/hook', /private network/],
         ['https://169.254.169.254/', WebhookMessages.notPublic('169.254.169.254')],
       ];
