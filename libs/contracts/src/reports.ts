@@ -18,6 +18,11 @@ export const REPORT_LIMITS = {
   appealDays: 183,
   /** Matches shown and removed for one report (copies of one picture across accounts). */
   maxMatches: 200,
+  /**
+   * Receipts mailed to one mailbox over a rolling 24 hours, whoever sends the reports (the form
+   * takes any address): reports past it are received and queued as usual, without a mail.
+   */
+  receiptsPerAddressPerDay: 3,
 } as const;
 
 /**
@@ -45,6 +50,11 @@ export interface ReportReceipt {
   receivedAt: string;
   /** The decision is due by then (48 hours after receipt). */
   deadline: string;
+  /**
+   * Whether a receipt was mailed: false for an anonymous notice, and when the address already had
+   * REPORT_LIMITS.receiptsPerAddressPerDay receipts in the last 24 hours.
+   */
+  receiptMailed: boolean;
 }
 
 export interface ReportMatchView {
@@ -136,6 +146,9 @@ export interface ReportDecisionInput {
 export const ReportMessages = {
   received:
     'Your report was received. We decide it within 48 hours and email you the outcome; the receipt is on its way.',
+  receiptNotMailed:
+    'We received your report. We have already sent several receipts to this address today, so no new mail was sent: keep this reference.',
+  receiptAnonymous: 'You gave no email address, so no receipt was mailed: keep this reference.',
   fileOrUrlRequired: 'Attach a copy of the image or video, or give the address where it appears',
   badUrl: 'The address must be an http or https link',
   nameRequired: 'Give your name',

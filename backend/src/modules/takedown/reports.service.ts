@@ -35,6 +35,7 @@ import { MailService } from '../mail';
 import { ProvenanceService } from '../provenance';
 import { newStorageKey, StoragePort } from '../storage';
 import { CopyFinder, type CopyFound, type StoredPrint } from './copy-finder';
+import { ReceiptLimit } from './receipt-limit';
 import { TakedownMails } from './takedown-mails';
 import {
   RemovalAppeal,
@@ -80,6 +81,7 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly mail: MailService,
     private readonly audit: AuditService,
     private readonly suspensions: AccountSuspensions,
+    private readonly receipts: ReceiptLimit,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -93,7 +95,8 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * Records a notice with every stored copy found (watermark, exact and perceptual hashes), and
-   * mails the receipt with the 48-hour deadline. The uploaded copy is kept for the reviewer.
+   * mails the receipt with the 48-hour deadline (within ReceiptLimit's few a day per mailbox; the
+   * answer says whether it went). The uploaded copy is kept for the reviewer.
    */
   async submit(
     input: NewReport,
@@ -139,10 +142,21 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
       category: 'takedown',
       message: `report ${reportId} received (${input.category}; ${matches.length} stored cop${matches.length === 1 ? 'y' : 'ies'} matched); due ${deadline.toISOString()}`,
     });
-    // Receipt without undue delay (DSA Art. 16(4)), unless the notice is anonymous.
-    if (input.email)
+    // Receipt without undue delay (DSA Art. 16(4)), unless the notice is anonymous, and at most a
+    // few a day to one mailbox (the form takes any address: it must not mail a stranger at will).
+    const receiptMailed = input.email ? await this.receipts.take(input.email, reportId) : false;
+    if (receiptMailed)
       this.mail.dispatch(input.email, TakedownMails.receipt({ id: reportId, receivedAt, deadline }));
-    return { id: reportId, receivedAt: receivedAt.toISOString(), deadline: deadline.toISOString() };
+    else if (input.email)
+      this.logger.log(
+        `report ${reportId}: no receipt mailed, its address had ${REPORT_LIMITS.receiptsPerAddressPerDay} in 24 h`,
+      );
+    return {
+      id: reportId,
+      receivedAt: receivedAt.toISOString(),
+      deadline: deadline.toISOString(),
+      receiptMailed,
+    };
   }
 
   /** The watermark's item first, then every output with the same or a near hash, with owners. */

@@ -6,6 +6,7 @@ import { FoldersModule } from '../folders';
 import { ProvenanceModule } from '../provenance';
 import { CopyFinder } from './copy-finder';
 import { FingerprintBackfill } from './fingerprint-backfill';
+import { ReceiptLimit } from './receipt-limit';
 import { ReportsController } from './reports.controller';
 import { ReportsService } from './reports.service';
 import {
@@ -34,7 +35,7 @@ import {
     ProvenanceModule,
   ],
   controllers: [ReportsController],
-  providers: [CopyFinder, ReportsService, FingerprintBackfill],
+  providers: [CopyFinder, ReportsService, FingerprintBackfill, ReceiptLimit],
   exports: [CopyFinder, FingerprintBackfill],
 })
 export class TakedownModule {}

@@ -2,13 +2,19 @@ import { ReportMessages } from '@studio/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { callsTo, mockFetch, sentForm } from '../../test/fetchMock';
 import { renderApp } from '../../test/renderApp';
+import { receiptText } from './ReportPage';
 
 const receipt = {
   status: 201,
   body: {
     message: 'success',
     content: {
-      report: { id: 'r1', receivedAt: '2026-11-28T10:00:00.000Z', deadline: '2026-11-30T10:00:00.000Z' },
+      report: {
+        id: 'r1',
+        receivedAt: '2026-11-28T10:00:00.000Z',
+        deadline: '2026-11-30T10:00:00.000Z',
+        receiptMailed: true,
+      },
     },
   },
 };
@@ -37,6 +43,7 @@ describe('public report page', () => {
     fireEvent.click(screen.getByRole('checkbox'));
     fireEvent.click(screen.getByRole('button', { name: 'Send report' }));
     expect(await screen.findByTestId('report-receipt')).toHaveTextContent('Reference r1');
+    expect(screen.getByTestId('report-receipt')).toHaveTextContent('a receipt is on its way to you');
     const form = sentForm(callsTo(fetchMock, 'POST /api/reports')[0]);
     expect(Object.fromEntries(form.entries())).toEqual({
       category: 'intimate_without_consent',
@@ -48,6 +55,14 @@ describe('public report page', () => {
       signature: 'Jane Doe',
       goodFaith: 'true',
     });
+  });
+
+  it('says so when the server mailed no receipt (the address had its few receipts today), or the notice is anonymous', () => {
+    const answer = { ...receipt.body.content.report, receiptMailed: false };
+    expect(receiptText(answer, true)).toContain(ReportMessages.receiptNotMailed);
+    expect(receiptText(answer, true)).not.toContain('on its way');
+    expect(receiptText(answer, false)).toContain(ReportMessages.receiptAnonymous);
+    expect(receiptText({ ...answer, receiptMailed: true }, true)).toContain('a receipt is on its way to you');
   });
 
   it("shows the server's reason for a refused report", async () => {

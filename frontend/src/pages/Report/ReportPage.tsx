@@ -25,6 +25,16 @@ interface ReportForm {
 export const GOOD_FAITH_STATEMENT =
   'I state in good faith that the content shows me (or the person I am authorised to act for) in an intimate way without consent, or is otherwise illegal as I explain above, and that the information in this report is accurate and complete.';
 
+/** What the receipt page says after the reference: only what happened (was a receipt mailed?). */
+export function receiptText(receipt: ReportReceipt, emailGiven: boolean): string {
+  const by = `We decide it by ${new Date(receipt.deadline).toLocaleString()} (within ${REPORT_DEADLINE_HOURS} hours)`;
+  if (receipt.receiptMailed) return `${by} and email you the outcome; a receipt is on its way to you.`;
+  // The server mails no receipt for an anonymous notice, nor past a few a day to one address.
+  return !emailGiven
+    ? `${by}. ${ReportMessages.receiptAnonymous}`
+    : `${by} and email you the outcome. ${ReportMessages.receiptNotMailed}`;
+}
+
 /**
  * The public report page (TAKE IT DOWN Act notice; EU DSA Art. 16 notice): no account needed.
  * It asks for what a valid notice needs: the content (a copy and/or its address), why it is
@@ -37,6 +47,7 @@ export function ReportPage() {
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [receipt, setReceipt] = useState<ReportReceipt | null>(null);
+  const [emailGiven, setEmailGiven] = useState(false);
   const category = Form.useWatch('category', form) as ReportCategory | undefined;
   // Child sexual abuse notices may be anonymous (DSA Art. 16(2)(c)).
   const anonymous = category !== undefined && ANONYMOUS_REPORT_CATEGORIES.includes(category);
@@ -66,6 +77,7 @@ export function ReportPage() {
     const answer = await apiUpload<{ report: ReportReceipt }>('/reports', body);
     setSending(false);
     if (answer.ok && answer.body && typeof answer.body.content === 'object') {
+      setEmailGiven(Boolean(values.email?.trim()));
       setReceipt(answer.body.content.report);
     } else if (answer.status === 429) {
       setError('Too many reports from here: try again later, or write to us by email.');
@@ -80,7 +92,7 @@ export function ReportPage() {
         <Result
           status="success"
           title="Report received"
-          subTitle={`Reference ${receipt.id}. We decide it by ${new Date(receipt.deadline).toLocaleString()} (within ${REPORT_DEADLINE_HOURS} hours) and email you the outcome; a receipt is on its way to you.`}
+          subTitle={`Reference ${receipt.id}. ${receiptText(receipt, emailGiven)}`}
         />
       </div>
     );
