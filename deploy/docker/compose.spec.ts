@@ -114,6 +114,16 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('checks the API on its readiness route, and each worker on its probe port', () => {
+    const test = (service: Service) => service.healthcheck?.test.join(' ') ?? '';
+    expect(test(compose.services.api)).toContain("fetch('http://127.0.0.1:3000/api/health/ready')");
+    for (const service of Object.values(compose.services).filter(isWorker)) {
+      const port = loadConfig({ ...envOf(service) }).HEALTH_WORKER_PORT;
+      expect(port).toBeGreaterThan(0);
+      expect(test(service)).toContain(`fetch('http://127.0.0.1:${port}/health/ready')`);
+    }
+  });
+
   it('lets workers finish running jobs on stop: stop grace above SHUTDOWN_GRACE_MS', () => {
     for (const service of Object.values(compose.services).filter(isWorker)) {
       const grace = Number(envOf(service).SHUTDOWN_GRACE_MS);
@@ -155,6 +165,11 @@ describe('deploy/docker/compose.gpu.yml', () => {
     }
     expect(parseSeconds(gpuWorker.stop_grace_period) * 1000).toBeGreaterThan(
       Number(envOf(gpuWorker).SHUTDOWN_GRACE_MS),
+    );
+    const probePort = loadConfig(envOf(gpuWorker)).HEALTH_WORKER_PORT;
+    expect(probePort).toBeGreaterThan(0);
+    expect(gpuWorker.healthcheck?.test.join(' ')).toContain(
+      `fetch('http://127.0.0.1:${probePort}/health/ready')`,
     );
   });
 

@@ -24,6 +24,7 @@ interface Meta {
 }
 interface Probe {
   httpGet?: { path: string; port: string | number };
+  timeoutSeconds?: number;
 }
 interface Container {
   name: string;
@@ -200,28 +201,43 @@ describe('deploy/k8s manifests', () => {
     }
   });
 
-  it('probe the API on GET /api/health, port 3000, and keep one API pod through disruptions', () => {
+  it('probe the API (readiness: /api/health/ready, liveness: /api/health/live, port 3000), and keep one API pod through disruptions', () => {
     const api = one('Deployment', 'api');
     expect(api.spec?.replicas).toBe(2);
     const [container] = api.spec!.template!.spec.containers;
     expect(container.ports).toEqual([{ name: 'http', containerPort: 3000 }]);
-    for (const probe of [container.readinessProbe, container.livenessProbe]) {
-      expect(probe?.httpGet).toMatchObject({ path: '/api/health', port: 'http' });
-    }
+    expect(container.readinessProbe?.httpGet).toEqual({ path: '/api/health/ready', port: 'http' });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: '/api/health/live', port: 'http' });
+    // The ready route's checks are bounded by 1 s (modules/health/readiness.ts): within the timeout.
+    expect(container.readinessProbe?.timeoutSeconds).toBeGreaterThanOrEqual(2);
     const pdb = one('PodDisruptionBudget', 'api');
     expect(pdb.spec?.minAvailable).toBe(1);
     expect(podsOf(pdb.spec?.selector?.matchLabels).map((d) => d.metadata.name)).toEqual(['api']);
   });
 
-  it('run workers without HTTP probes, with a stop grace above SHUTDOWN_GRACE_MS, and scale them', () => {
+  it('probe workers on their probe port, with a stop grace above SHUTDOWN_GRACE_MS, and scale them', () => {
     expect(one('Deployment', 'worker').spec?.replicas).toBe(2);
     expect(one('Deployment', 'gpu-worker').spec?.replicas).toBe(0);
+    const config = one('ConfigMap', 'studio-config').data ?? {};
+    const secret = one('Secret', 'studio-secrets').stringData ?? {};
     for (const name of ['worker', 'gpu-worker']) {
       const pod = one('Deployment', name).spec!.template!.spec;
       const [container] = pod.containers;
-      expect(container.readinessProbe ?? container.livenessProbe).toBeUndefined();
-      // One port: the worker's /metrics, for Prometheus (deploy/monitoring), at METRICS_WORKER_PORT.
-      expect(container.ports).toEqual([{ name: 'metrics', containerPort: 9464 }]);
+      // The worker's /metrics, for Prometheus (deploy/monitoring), at METRICS_WORKER_PORT, and its
+      // probes at HEALTH_WORKER_PORT (modules/health/worker-health.server.ts).
+      expect(container.ports).toEqual([
+        { name: 'metrics', containerPort: 9464 },
+        { name: 'health', containerPort: 9465 },
+      ]);
+      const settings = loadConfig({
+        ...config,
+        ...secret,
+        A1111_URL: 'http://a1111:7860',
+        ...envOf(container),
+      });
+      expect([settings.METRICS_WORKER_PORT, settings.HEALTH_WORKER_PORT]).toEqual([9464, 9465]);
+      expect(container.readinessProbe?.httpGet).toEqual({ path: '/health/ready', port: 'health' });
+      expect(container.livenessProbe?.httpGet).toEqual({ path: '/health/live', port: 'health' });
       const graceMs = Number(envOf(container).SHUTDOWN_GRACE_MS);
       expect(graceMs).toBeGreaterThan(0);
       expect((pod.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(graceMs);

@@ -156,6 +156,11 @@ export const configSchema = z
     /** The worker process's own /metrics listens here (same token); 0: no metrics listener. */
     METRICS_WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     /**
+     * The worker process's probes (GET /health/live and /health/ready, no token) listen here;
+     * 0: no probe listener. The API answers its own on /api/health/live and /api/health/ready.
+     */
+    HEALTH_WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    /**
      * Set by `npm run restore` (deploy/local/restore.sh): a file whose presence means the data was
      * just restored; at boot the jobs open in the backup are failed and refunded, then it is removed.
      */

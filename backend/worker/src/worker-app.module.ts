@@ -3,6 +3,7 @@ import type { AppConfig } from '../../src/config/app-config';
 import { CoreModule } from '../../src/core.module';
 import { AccountsModule } from '../../src/modules/accounts';
 import { RateLimitModule } from '../../src/modules/auth';
+import { WorkerHealthModule } from '../../src/modules/health';
 import { MetricsModule } from '../../src/modules/metrics';
 import { RestoreModule } from '../../src/modules/restore';
 import { WorkerProcessorsModule } from './worker.module';
@@ -19,6 +20,7 @@ export class WorkerAppModule {
         WorkerProcessorsModule,
         MetricsModule,
         RestoreModule,
+        WorkerHealthModule,
       ],
     };
   }

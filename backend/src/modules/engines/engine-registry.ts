@@ -63,11 +63,29 @@ export class EngineRegistry implements OnApplicationShutdown {
    * pool then starts on first use).
    */
   warmUpLocal(tools: readonly JobTool[]): void {
-    if (this.config.NODE_ENV === 'test') return;
-    if (!tools.some((tool) => !this.overrides.has(tool) && this.kindFor(tool) === 'local')) return;
+    if (!this.warmsUpLocal(tools)) return;
     this.engineOfKind('local')
       .warmup?.()
       .catch((err: unknown) => this.logger.warn(`local engine warm-up failed: ${String(err)}`));
+  }
+
+  private warmsUpLocal(tools: readonly JobTool[]): boolean {
+    if (this.config.NODE_ENV === 'test') return false;
+    return tools.some((tool) => !this.overrides.has(tool) && this.kindFor(tool) === 'local');
+  }
+
+  /**
+   * The local engine pool of a process that runs these tools' queues, for its readiness: usable
+   * when its threads are up with their models loaded, or when it has not started and nothing
+   * warms it up (it then starts on first use: a GPU worker's content checks, test apps); not
+   * while it starts where warmUpLocal starts it (decided from the configuration, so a probe
+   * before the warm-up's call already waits for it), nor once closed.
+   */
+  localPool(tools: readonly JobTool[]): { state: string; usable: boolean } {
+    const engine = this.engines.get('local');
+    const state = engine instanceof PooledCpuEngine ? engine.state() : 'idle';
+    const usable = state === 'ready' || (state === 'idle' && !this.warmsUpLocal(tools));
+    return { state, usable };
   }
 
   /**

@@ -1,9 +1,10 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import type Redis from 'ioredis';
 import type { Connection } from 'mongoose';
-import { JobTools, type HealthContent, type ServiceState } from '@studio/contracts';
+import { JobTools, type ApiResponse, type HealthContent, type ServiceState } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -11,6 +12,7 @@ import { REDIS } from '../../infrastructure/redis.module';
 import { Public } from '../auth';
 import { EngineRegistry, toolReadiness } from '../engines';
 import { MailService } from '../mail';
+import { checkDependencies, READINESS_RETRY_AFTER_SECONDS, type Readiness } from './readiness';
 
 const PROBE_TIMEOUT_MS = 2000;
 
@@ -25,12 +27,49 @@ export class HealthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The process answers: nothing else is checked or waited for (the liveness probe). */
+  @Get('health/live')
+  @Public()
+  @ApiOperation({
+    summary: 'Liveness: the process answers (no part is checked, nothing is waited for)',
+  })
+  @ApiOkResponse({ description: "{message, content: {status: 'alive', uptimeSeconds}}" })
+  live() {
+    return ok({ status: 'alive' as const, uptimeSeconds: Math.round(process.uptime()) });
+  }
+
+  /**
+   * Whether this instance can serve requests (the readiness probe, a load balancer's check): the
+   * database and Redis each answer within READINESS_CHECK_TIMEOUT_MS. 503 with Retry-After
+   * otherwise. Mail and engines are left out: they fail single features, which /api/health reports.
+   */
+  @Get('health/ready')
+  @Public()
+  @ApiOperation({
+    summary:
+      'Readiness: the database and Redis each answer within 1 s; 503 with Retry-After while one does not',
+  })
+  @ApiOkResponse({ description: "{message: 'success', content: {status: 'ready', database, redis}}" })
+  @ApiServiceUnavailableResponse({
+    description:
+      "{message: 'error', content: {status: 'not_ready', database, redis}}: the part down says 'down'",
+    headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
+  })
+  async ready(@Res({ passthrough: true }) res: Response): Promise<ApiResponse<Readiness>> {
+    const parts = await checkDependencies(this.db, this.redis);
+    const ready = parts.database === 'up' && parts.redis === 'up';
+    if (!ready) res.status(503).setHeader('Retry-After', String(READINESS_RETRY_AFTER_SECONDS));
+    const content: Readiness = { status: ready ? 'ready' : 'not_ready', ...parts };
+    return ready ? ok(content) : { message: 'error', content };
+  }
+
   @Get('health')
   @Public()
   @ApiOperation({
     summary:
-      "Liveness with the state of the database, Redis, the mail transport and each tool's engine " +
-      '(reachable, authorised, models present, jobs queued there)',
+      "The state of the database, Redis, the mail transport and each tool's engine " +
+      '(reachable, authorised, models present, jobs queued there); 200 whatever they say: probes ' +
+      'use health/live and health/ready',
   })
   @ApiOkResponse({
     description: '{message, content: {status, database, redis, mail, engines, uptimeSeconds, version}}',

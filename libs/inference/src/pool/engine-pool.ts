@@ -161,6 +161,16 @@ export class PooledCpuEngine implements InferenceEngine {
     return { threads: this.pool?.threads.length ?? 0, tasks: this.tasks, queued: this.pool?.queueSize ?? 0 };
   }
 
+  /**
+   * Whether the pool can take tasks now: 'idle' before its threads start (on warmup or first use),
+   * 'starting' until each thread has loaded its models, 'ready' after, 'closed' once closed.
+   */
+  state(): 'idle' | 'starting' | 'ready' | 'closed' {
+    if (this.closed) return 'closed';
+    if (!this.pool) return 'idle';
+    return this.ready >= this.size ? 'ready' : 'starting';
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const pool = this.pool;
