@@ -28,6 +28,10 @@ export default defineConfig({
     // only /admin/logs loads.
     chunkSizeWarningLimit: 1600,
     rollupOptions: {
+      // obscenity (the age gate's prompt matcher in @studio/contracts, used by the server only)
+      // builds its word list when its module loads: pure data, no side effect, so the screens,
+      // which never call the matcher, do not ship it (about 17 kB gzip in the entry chunk).
+      treeshake: { moduleSideEffects: (id) => !/[\\/]node_modules[\\/]obscenity[\\/]/.test(id) },
       output: {
         // React changes rarely; its own chunk stays cached across releases. antd is not forced into
         // one chunk: each lazy route takes only the components it imports.

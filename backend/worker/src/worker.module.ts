@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AgeAssuranceModule } from '../../src/modules/age-assurance';
 import { AuditListener, AuditModule } from '../../src/modules/audit';
 import { SessionEndListener, SessionRevokerModule } from '../../src/modules/auth';
 import { ContentSafetyModule } from '../../src/modules/content-safety';
@@ -16,6 +17,8 @@ import { WebhookDeliveryProcessor, WebhooksListener, WebhooksModule } from '../.
  */
 @Module({
   imports: [
+    // the job runner asks whether an output's owner may see sexual content
+    AgeAssuranceModule,
     AuditModule,
     RealtimeModule,
     GenerationModule,

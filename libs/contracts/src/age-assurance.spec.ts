@@ -1,4 +1,11 @@
-import { asksForSexualContent, needsAgeAssurance } from './age-assurance';
+import {
+  asksForSexualContent,
+  needsAgeAssurance,
+  SEXUAL_CONTENT_TAGS,
+  SEXUAL_PROMPT_WORDS,
+  sexualTermIn,
+} from './age-assurance';
+import { buildGenerationRequest, TAG_CATEGORIES } from './tags';
 
 describe('which requests need an age-assured account', () => {
   it('the photo tools always; clone and super resolution never', () => {
@@ -17,9 +24,161 @@ describe('which requests need an age-assured account', () => {
       false,
     );
   });
+});
 
-  it('matches whole words only', () => {
-    expect(asksForSexualContent({ prompt: 'Essex countryside, sextant' })).toBe(false);
-    expect(asksForSexualContent({ prompt: 'sex' })).toBe(true);
+/**
+ * Prompts of people without an age check: the sexual ones are refused before anything is charged
+ * however they are written; innocent words that contain a sexual term, or look like one, pass.
+ * (An output that is sexual anyway is withheld by the content check: docs/age-assurance-and-moderation.md.)
+ */
+describe('the prompt check: sexual prompts in any spelling, innocent look-alikes pass', () => {
+  const refused: [string, string][] = [
+    // the finding of issue 52: these passed the whole-word list
+    ['nudes of a woman', 'plural'],
+    ['full nudity', 'another form of the word'],
+    ['woman wearing nothing, unclothed', 'synonyms'],
+    ['erotica photo', 'another form of the word'],
+    ['n.u.d.e', 'spelled out with dots'],
+    // refused before too
+    ['NSFW', 'any case'],
+    ['a nude woman', 'the plain word'],
+    ['adult woman, NAKED, on a beach', 'the plain word'],
+    ['topless', 'the plain word'],
+    ['sex', 'the plain word'],
+    // spacing and punctuation
+    ['n u d e', 'spelled out with spaces'],
+    ['n-u-d-e', 'spelled out with hyphens'],
+    ['n_u_d_e', 'spelled out with underscores'],
+    ['N * U * D * E', 'spelled out with stars'],
+    ['p o r n', 'spelled out'],
+    ['s e x', 'spelled out'],
+    ['nu\u200Bde', 'an invisible space inside'],
+    ['NAKED!!!', 'punctuation around'],
+    ['(nude)', 'brackets around'],
+    // leetspeak and repeated letters
+    ['nud3', 'leetspeak'],
+    ['p0rn', 'leetspeak'],
+    ['$exy model', 'leetspeak'],
+    ['s3x', 'leetspeak'],
+    ['t0pl3ss', 'leetspeak'],
+    ['naaaked', 'repeated letters'],
+    ['nuuuude', 'repeated letters'],
+    // look-alike letters
+    ['ρorn', 'a Greek rho'],
+    ['nud\u0435', 'a Cyrillic e'],
+    ['n\u0430k\u0435d', 'a Cyrillic a and e'],
+    ['\uff4e\uff55\uff44\uff45', 'full-width letters'],
+    ['n\u00e0ked', 'an accent'],
+    ['nu\u0301de', 'a combining accent'],
+    // synonyms and other forms
+    ['bottomless', 'a synonym'],
+    ['undressing her', 'another form of the word'],
+    ['woman with no clothes on', 'a phrase'],
+    ['without clothing, in bed', 'a phrase'],
+    ['sexually suggestive', 'another form of the word'],
+    ['sexiest pose', 'another form of the word'],
+    ['homoerotic painting', 'inside a longer word'],
+    ['pornographic', 'inside a longer word'],
+    ['lewd', 'the plain word'],
+    ['explicit scene', 'the plain word'],
+    ['strippers', 'plural'],
+    ['bare-breasted', 'a phrase written with a hyphen'],
+    ['nipples', 'plural'],
+    ['x-rated', 'a phrase written with a hyphen'],
+    ['a woman in lingerie', "one of the Generate screen's sexual tags"],
+    ['in a strip club', "one of the Generate screen's sexual tags"],
+    // obscenity's English dataset (its sexual terms)
+    ['blowjob', "obscenity's dataset"],
+    ['boobs', "obscenity's dataset"],
+    ['hentai girl', "obscenity's dataset"],
+    ['an orgy', "obscenity's dataset"],
+    ['nude woman in nude heels', 'an allowed phrase does not hide the rest'],
+  ];
+  const allowed: [string, string][] = [
+    ['Essex', 'contains "sex"'],
+    ['Sussex', 'contains "sex"'],
+    ['Middlesex', 'contains "sex"'],
+    ['Wessex countryside', 'contains "sex"'],
+    ['sextant', 'contains "sex"'],
+    ['a sexton in a church', 'contains "sex"'],
+    ['unisex haircut', 'contains "sex"'],
+    ['nudibranch', 'starts like "nude"'],
+    ['a woman in a sundress', 'contains "undress"'],
+    ['denuded hills', 'contains "nude"'],
+    ['nude lipstick', 'a colour of make-up'],
+    ['nude heels', 'a colour of shoes'],
+    ['bare trees', '"bare" on its own is not sexual'],
+    ['a bare wall', '"bare" on its own is not sexual'],
+    ['a naked-eye view of Mars', 'astronomy'],
+    ['the river snaked through the valley', 'contains "naked"'],
+    ['Scunthorpe', "contains one of obscenity's terms"],
+    ['cocktail dress', 'starts like "cock"'],
+    ['the cockpit of a plane', 'starts like "cock"'],
+    ['a peacock', 'ends like "cock"'],
+    ['analysis of a painting', 'starts like "anal"'],
+    ['a canal in Venice', 'contains "anal"'],
+    ['therapist', 'contains "rapist"'],
+    ['a bunch of grapes', 'contains "rape"'],
+    ['rapeseed field', 'starts like "rape"'],
+    ['assassin', 'swearing is not what the gate is about, and this is not even that'],
+    ['Dick Van Dyke', 'a name'],
+    ['Moby Dick', 'a title'],
+    ['Emily Dickinson', 'a name'],
+    ['Penistone', 'a town'],
+    ['cumin and turmeric', 'starts like "cum"'],
+    ['magna cum laude', 'Latin'],
+    ['cumulus clouds', 'starts like "cum"'],
+    ['a blue tit on a branch', 'a bird'],
+    ['Titanic', 'starts like "tit"'],
+    ['pussy willow', 'a plant'],
+    ['booby trap', 'starts like "boob"'],
+    ['Wankel engine', 'starts like "wank"'],
+    ['bisexual couple holding hands', 'an orientation, not a request for sexual content'],
+    ['shuttlecock', 'ends like "cock"'],
+    ['a comic strip', '"strip" on its own'],
+    ['latex gloves', 'a material, not the sexual tag'],
+    ['the pen is mightier', "obscenity's own whitelist"],
+    ['T S Eliot', 'single letters that spell nothing'],
+    ['J R R Tolkien', 'single letters that spell nothing'],
+    ['what the hell, a damn fine bastard of a dragon', 'swearing, not sexual content'],
+    ['adult woman, portrait, office', 'a plain prompt'],
+  ];
+
+  it.each(refused)('refuses %j (%s)', (prompt) => {
+    expect({ prompt, term: sexualTermIn(prompt) }).toEqual({ prompt, term: expect.any(String) });
+    expect(needsAgeAssurance('generate', { prompt })).toBe(true);
+  });
+
+  it.each(allowed)('allows %j (%s)', (prompt) => {
+    expect({ prompt, term: sexualTermIn(prompt) }).toEqual({ prompt, term: undefined });
+    expect(needsAgeAssurance('generate', { prompt })).toBe(false);
+  });
+
+  it('has at least 40 variants each way', () => {
+    expect(refused.length).toBeGreaterThanOrEqual(40);
+    expect(allowed.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it("finds each of the studio's own words in plain spelling", () => {
+    for (const word of SEXUAL_PROMPT_WORDS) {
+      const plain = word.replace(/\|/g, '');
+      expect({ plain, term: sexualTermIn(`a ${plain} scene`) }).toEqual({ plain, term: expect.any(String) });
+    }
+  });
+
+  it("the Generate screen's sexual tags are refused as tags and as prompt words; every prompt built from the other tags passes", () => {
+    for (const [key, values] of Object.entries(SEXUAL_CONTENT_TAGS)) {
+      for (const value of values) {
+        expect(asksForSexualContent({ tags: { [key]: value } })).toBe(true);
+        expect(asksForSexualContent({ prompt: buildGenerationRequest({ [key]: value }).prompt })).toBe(true);
+      }
+    }
+    for (const category of TAG_CATEGORIES) {
+      for (const tag of category.tags) {
+        if (SEXUAL_CONTENT_TAGS[category.key]?.includes(tag)) continue;
+        const { prompt } = buildGenerationRequest({ [category.key]: tag });
+        expect({ prompt, term: sexualTermIn(prompt) }).toEqual({ prompt, term: undefined });
+      }
+    }
   });
 });

@@ -3,6 +3,18 @@
  * what an account must pass before the tools that can make sexual content of a person, and the
  * reason codes every refusal carries. Written once for the server, the screens and the tests.
  */
+import {
+  collapseDuplicatesTransformer,
+  DataSet,
+  englishDataset,
+  englishRecommendedWhitelistMatcherTransformers,
+  parseRawPattern,
+  RegExpMatcher,
+  resolveConfusablesTransformer,
+  resolveLeetSpeakTransformer,
+  toAsciiLowerCaseTransformer,
+  type EnglishProfaneWord,
+} from 'obscenity';
 import type { JobTool } from './jobs';
 
 /** How an account was assured: a credit card check, staff reviewing proof outside the studio, or a provider. */
@@ -40,21 +52,244 @@ export const SEXUAL_CONTENT_TAGS: Readonly<Record<string, readonly string[]>> = 
   setting: ['strip club'],
 };
 
-/** Words of a free prompt that ask for sexual content (whole words, any case). */
+/**
+ * The studio's own words and phrases of a free prompt that ask for sexual content, beside the
+ * sexual terms of obscenity's English dataset (SEXUAL_DATASET_TERMS). Each is an obscenity pattern
+ * (`|` marks a word boundary) written in plain spelling: the matcher finds it in any case, with
+ * look-alike letters (Greek, Cyrillic, full-width, accents), leetspeak (`nud3`, `p0rn`), repeated
+ * letters (`naaaked`), and spelled out letter by letter (`n.u.d.e`, `n u d e`). Without a boundary a
+ * pattern also finds longer words: `nude` finds `nudes`, `erotic` finds `erotica`.
+ */
 export const SEXUAL_PROMPT_WORDS = [
   ...Object.values(SEXUAL_CONTENT_TAGS).flat(),
+  'stripclub',
+  'stripper',
+  'striptease',
+  'strip tease',
+  'nudit',
+  'nudis',
+  'nudie',
   'naked',
   'topless',
-  'sex',
-  'sexual',
+  'bottomless',
+  'unclothed',
+  'unclad',
+  '|undress',
+  'disrobe',
+  'wearing nothing',
+  'not wearing anything',
+  'no clothes',
+  'no clothing',
+  'without clothes',
+  'without clothing',
+  'clothes off',
+  'birthday suit',
+  'in the buff',
+  'bare breast',
+  'nipple',
+  'genital',
+  '|sexual',
   'sexy',
+  '|sexie',
   'erotic',
-  'porn',
   'nsfw',
+  'lewd',
   'explicit',
-  'undressed',
+  '|x rated',
+  '|xrated',
+  'softcore',
+  'intercourse',
+  'coitus',
+  'cunnilingus',
+  'threesome',
+  'blow job',
+  'hand job',
+  'doggy style',
+  'jerk off',
+  'jerking off',
+  'fetish',
+  'bdsm',
+  'bondage',
+  'onlyfans',
+  'ecchi',
+  'ahegao',
 ] as const;
-const sexualPrompt = new RegExp(`\\b(${SEXUAL_PROMPT_WORDS.join('|')})\\b`, 'i');
+
+/**
+ * The terms of obscenity's English dataset the gate uses: sexual acts, sexual anatomy and sexual
+ * material. Its slurs and plain swearing (ass, bitch, fuck, shit, prick, twat ...) are left out: the
+ * gate is about what an image shows, not about manners, and the output check judges the picture
+ * anyway. Also left out: `anus` (it finds Coriolanus, Silvanus ...), `hooker` (rugby), `scat` (jazz).
+ */
+export const SEXUAL_DATASET_TERMS: readonly EnglishProfaneWord[] = [
+  'anal',
+  'bestiality',
+  'blowjob',
+  'boob',
+  'buttplug',
+  'cock',
+  'cum',
+  'cunt',
+  'deepthroat',
+  'dick',
+  'dildo',
+  'doggystyle',
+  'double penetration',
+  'ejaculate',
+  'felch',
+  'fellatio',
+  'finger bang',
+  'fisting',
+  'gangbang',
+  'handjob',
+  'hentai',
+  'incest',
+  'jerk off',
+  'jizz',
+  'lubejob',
+  'masturbate',
+  'orgasm',
+  'orgy',
+  'penis',
+  'porn',
+  'pussy',
+  'rape',
+  'semen',
+  'sex',
+  'slut',
+  'tit',
+  'vagina',
+  'wank',
+  'whore',
+];
+
+/**
+ * Innocent words and phrases that contain a term above: a match inside one of them does not count.
+ * Lower case, hyphens written as spaces (the prompt's are). `nude` as a colour of make-up and
+ * shoes is innocent; `nude woman` in the same prompt is still found.
+ */
+export const SEXUAL_PROMPT_ALLOWED = [
+  'naked eye',
+  'denude',
+  'snaked',
+  'nude lip',
+  'nude heel',
+  'nude nail',
+  'nude makeup',
+  'nude make up',
+  'nude colour',
+  'nude color',
+  'nude tone',
+  'nude shade',
+  'nude beige',
+  'latex glove',
+  'latex paint',
+  'latex balloon',
+  'cockpit',
+  'cocksure',
+  'cockscomb',
+  'cock a doodle',
+  'cock robin',
+  'blue tit',
+  'great tit',
+  'coal tit',
+  'tit for tat',
+  'titter',
+  'cum laude',
+  'cumin',
+  'cummerbund',
+  'pussy willow',
+  'pussycat',
+  'pussy cat',
+  'booby trap',
+  'booby prize',
+  'footed booby',
+  'dick van dyke',
+  'moby dick',
+  'philip k dick',
+  'philip k. dick',
+  'dickinson',
+  'dickson',
+  'wankel',
+  'rapeseed',
+  'penistone',
+] as const;
+
+/**
+ * obscenity's English transformers, spelled out so the studio's patterns can be written in plain
+ * spelling: its duplicate collapsing keeps at most two of b, e, o, l, s, g and one of any other
+ * character ('stripper' is matched as 'striper'), and each pattern is collapsed the same way.
+ */
+const KEEP_DOUBLE = new Set(['b', 'e', 'o', 'l', 's', 'g']);
+const collapsed = (word: string) =>
+  word.toLowerCase().replace(/(.)\1+/g, (_run, c: string) => c.repeat(KEEP_DOUBLE.has(c) ? 2 : 1));
+
+/** Separators a word may be spelled out with, one letter at a time: `n.u.d.e`, `n u d e`, `n*u*d*e`. */
+const SEPARATOR_CHARS = String.raw`\s.*·•,:;/\\|+~'"`;
+const SEPARATOR = `[${SEPARATOR_CHARS}]`;
+const LETTER = `[^${SEPARATOR_CHARS}]`;
+/** Three or more single letters, each standing alone between separators. */
+const SPELLED_OUT = new RegExp(
+  `(?<=^|${SEPARATOR})(?:${LETTER}${SEPARATOR}+){2,}${LETTER}(?=${SEPARATOR}|$)`,
+  'gu',
+);
+const SEPARATORS = new RegExp(`${SEPARATOR}+`, 'gu');
+
+let matcher: RegExpMatcher | undefined;
+let dataset: DataSet<{ originalWord: string }> | undefined;
+
+/** Built on first use (the screens import this file without ever matching a prompt). */
+function sexualMatcher(): { matcher: RegExpMatcher; dataset: DataSet<{ originalWord: string }> } {
+  if (!matcher || !dataset) {
+    const terms = new Set<string>(SEXUAL_DATASET_TERMS);
+    dataset = new DataSet<{ originalWord: string }>()
+      .addAll(englishDataset)
+      .removePhrasesIf((phrase) => !terms.has(phrase.metadata?.originalWord ?? ''));
+    for (const word of SEXUAL_PROMPT_WORDS) {
+      dataset.addPhrase((phrase) =>
+        phrase
+          .setMetadata({ originalWord: word.replace(/\|/g, '') })
+          .addPattern(parseRawPattern(collapsed(word))),
+      );
+    }
+    const built = dataset.build();
+    matcher = new RegExpMatcher({
+      blacklistedTerms: built.blacklistedTerms,
+      whitelistedTerms: [...(built.whitelistedTerms ?? []), ...SEXUAL_PROMPT_ALLOWED],
+      blacklistMatcherTransformers: [
+        resolveConfusablesTransformer(),
+        resolveLeetSpeakTransformer(),
+        toAsciiLowerCaseTransformer(),
+        collapseDuplicatesTransformer({
+          defaultThreshold: 1,
+          customThresholds: new Map([...KEEP_DOUBLE].map((c) => [c, 2])),
+        }),
+      ],
+      whitelistMatcherTransformers: englishRecommendedWhitelistMatcherTransformers,
+    });
+  }
+  return { matcher, dataset };
+}
+
+/**
+ * The sexual term a prompt asks for (its plain spelling), or undefined. The prompt is first
+ * normalised: accents and other combining marks and invisible characters removed, full-width and
+ * other compatibility forms made plain, hyphens and underscores read as spaces; then looked at as
+ * written and with letters spelled out one by one joined up.
+ */
+export function sexualTermIn(prompt: string): string | undefined {
+  const { matcher, dataset } = sexualMatcher();
+  const plain = prompt
+    .normalize('NFKD')
+    .replace(/[\p{M}\u00AD\u200B-\u200F\u2060\uFEFF]/gu, '')
+    .replace(/[-_\u2010-\u2015]+/g, ' ');
+  const joined = plain.replace(SPELLED_OUT, (run) => run.replace(SEPARATORS, ''));
+  for (const text of joined === plain ? [plain] : [plain, joined]) {
+    const [match] = matcher.getAllMatches(text, true);
+    if (match) return dataset.getPayloadWithPhraseMetadata(match).phraseMetadata?.originalWord;
+  }
+  return undefined;
+}
 
 /** Whether Generate's tags or prompt ask for sexual content. */
 export function asksForSexualContent(request: { tags?: Record<string, string>; prompt?: string }): boolean {
@@ -62,7 +297,7 @@ export function asksForSexualContent(request: { tags?: Record<string, string>; p
   const tagged = Object.entries(SEXUAL_CONTENT_TAGS).some(([key, values]) =>
     values.includes(tags?.[key] ?? ''),
   );
-  return tagged || sexualPrompt.test(prompt ?? '');
+  return tagged || sexualTermIn(prompt ?? '') !== undefined;
 }
 
 /** Whether a request needs an assured account: the photo tools always, Generate when it asks for sexual content. */
@@ -89,6 +324,8 @@ export const SAFETY_REASONS = {
     'A picture you gave looks sexual. Face swap is never done with sexual pictures of real people.',
   sexual_output:
     'The result looked sexual and was withheld: Magic Brush never makes sexual pictures of a real person. Your coins were refunded.',
+  sexual_output_unassured:
+    'Sexual images need an age check first: the result looked sexual, so it was not kept and your coins were refunded. Check your age once (a credit card check, nothing is charged), then try again.',
   minor_face:
     'The result shows a face that may be under 18: it is held for a moderator to look at before you can see it.',
   check_failed:

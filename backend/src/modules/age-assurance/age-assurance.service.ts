@@ -56,6 +56,14 @@ export class AgeAssuranceService {
     };
   }
 
+  /**
+   * Whether the account may be shown sexual content: the gate is off (AGE_ASSURANCE=off), or the
+   * account passed a check. Asked by the worker when it judges a job's outputs.
+   */
+  async maySeeSexualContent(userId: string): Promise<boolean> {
+    return !this.required || !!(await this.assurances.exists({ _id: userId }));
+  }
+
   /** What is kept of the account's check, for its export: method, time and the provider's reference. */
   async recordOf(userId: string): Promise<AgeAssuranceRecordView | null> {
     const record = await this.assurances.findById(userId).lean();

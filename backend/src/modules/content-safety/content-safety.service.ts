@@ -17,15 +17,21 @@ import { SafetyRefusal } from './safety-refusal';
 /** A job's outputs as judged: shown, withheld (refunded), or held for a moderator. */
 export type OutputVerdict =
   | { kind: 'show'; checks: ContentCheck[] }
-  | { kind: 'withhold'; reason: 'sexual_output'; checks: ContentCheck[] }
+  | { kind: 'withhold'; reason: 'sexual_output' | 'sexual_output_unassured'; checks: ContentCheck[] }
   | { kind: 'hold'; reason: 'minor_face'; checks: ContentCheck[] };
+
+/** Who the outputs are for: whether their owner may see sexual content (age-assured, or the gate is off). */
+export interface OutputOwner {
+  maySeeSexual: boolean;
+}
 
 /** Tools whose input is an uploaded photograph of a person: a sexual output of one is never shown. */
 const PHOTO_TOOLS: ReadonlySet<JobTool> = new Set(['inpaint', 'faceSwap', 'faceSwapVideo']);
 
 /**
- * The content policy (issue 37): no intimate image of a real person made from an upload, and a
- * generated face the age model puts under 18 waits for a person. Thresholds are the operator's
+ * The content policy (issue 37): no intimate image of a real person made from an upload, no
+ * sexual image for an account without an age check (issue 52), and a generated face the age model
+ * puts under 18 waits for a person. Thresholds are the operator's
  * (SAFETY_SEXUAL_THRESHOLD, SAFETY_MINOR_AGE).
  */
 @Injectable()
@@ -71,12 +77,16 @@ export class ContentSafety {
     return checks;
   }
 
-  /** Judges a job's outputs before anyone sees them (a video comes as frames sampled from it). */
-  async judgeOutputs(tool: JobTool, outputs: Buffer[]): Promise<OutputVerdict> {
+  /**
+   * Judges a job's outputs before anyone sees them (a video comes as frames sampled from it). A
+   * sexual output is withheld for a photo tool whoever asked, and for any tool when its owner has
+   * no age check (the prompt check in front of Generate is words only: this is what was made).
+   */
+  async judgeOutputs(tool: JobTool, outputs: Buffer[], owner: OutputOwner): Promise<OutputVerdict> {
     const checks = (await this.inspect(outputs)).map(stored);
-    if (PHOTO_TOOLS.has(tool) && checks.some((check) => isSexual(check, this.policy))) {
-      return { kind: 'withhold', reason: 'sexual_output', checks };
-    }
+    const sexual = checks.some((check) => isSexual(check, this.policy));
+    if (sexual && PHOTO_TOOLS.has(tool)) return { kind: 'withhold', reason: 'sexual_output', checks };
+    if (sexual && !owner.maySeeSexual) return { kind: 'withhold', reason: 'sexual_output_unassured', checks };
     if (tool === 'generate' && checks.some((check) => hasMinorFace(check, this.policy))) {
       return { kind: 'hold', reason: 'minor_face', checks };
     }

@@ -8,7 +8,7 @@
 export { ContentClassifierPort } from './content-classifier.port';
 export type { TimedContentCheck } from './content-classifier.port';
 export { ContentSafety, describe as describeChecks } from './content-safety.service';
-export type { OutputVerdict } from './content-safety.service';
+export type { OutputOwner, OutputVerdict } from './content-safety.service';
 export { ContentSafetyModule } from './content-safety.module';
 export { SafetyLog } from './safety-log';
 export { SafetyRefusal } from './safety-refusal';

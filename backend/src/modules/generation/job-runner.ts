@@ -35,6 +35,7 @@ import {
   type RunContext,
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { AgeAssuranceService } from '../age-assurance';
 import { ContentSafety, describeChecks, SafetyLog, type OutputVerdict } from '../content-safety';
 import { FoldersService } from '../folders';
 import { ProvenanceService } from '../provenance';
@@ -102,6 +103,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly safety: ContentSafety,
     private readonly safetyLog: SafetyLog,
     private readonly copies: CopyFinder,
+    private readonly ageAssurance: AgeAssuranceService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -342,7 +344,11 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     const looked = await Promise.all(
       outputs.map((output) => (output.format === 'mp4' ? this.framesOf(output.data) : [output.data])),
     );
-    const judged = await this.safety.judgeOutputs(job.tool, looked.flat());
+    // The owner's age check is read now, when the outputs are judged, not when the job was
+    // accepted: one record decides (no copy on the job to go stale), a check passed while the job
+    // waited counts, and jobs queued before this rule are judged by it too.
+    const maySeeSexual = await this.ageAssurance.maySeeSexualContent(String(job.owner));
+    const judged = await this.safety.judgeOutputs(job.tool, looked.flat(), { maySeeSexual });
     const verdict = { ...judged, checks: worstPerOutput(looked, judged.checks) } as OutputVerdict;
     const safety = {
       inputs,
