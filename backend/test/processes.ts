@@ -50,14 +50,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Everything a process wrote to stdout and stderr so far (startApi's `capture`). */
+export interface CapturedOutput {
+  stdout: string;
+  stderr: string;
+}
+
 /**
  * A second API instance (the real API entry point, API only) on the test app's services; resolves
- * with its URL once /api/health answers.
+ * with its URL once /api/health answers. `capture`: keep what it writes to stdout and stderr (its
+ * log) in `output` instead of dropping stdout and passing stderr through.
  */
 export async function startApi(
   t: Host,
   extra: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string }> {
+  options: { capture?: boolean } = {},
+): Promise<{ child: ChildProcess; url: string; output: CapturedOutput }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['-r', 'ts-node/register', API_MAIN], {
     env: sharedEnv(t, {
@@ -67,20 +75,28 @@ export async function startApi(
       AUTH_RATE_LIMIT_PER_MINUTE: '1000',
       ...extra,
     }),
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: options.capture ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'inherit'],
   });
+  const output: CapturedOutput = { stdout: '', stderr: '' };
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`API instance exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`API instance exited with ${child.exitCode}${tail(output)}`);
     const up = await fetch(`${url}/api/health`).then(
       (res) => res.ok,
       () => false,
     );
-    if (up) return { child, url };
+    if (up) return { child, url, output };
     if (Date.now() > deadline) throw new Error('API instance did not start in 90 s');
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** The end of a captured process's stderr, for an error message (empty when nothing was captured). */
+function tail(output: CapturedOutput): string {
+  return output.stderr ? `: ${output.stderr.slice(-2000)}` : '';
 }
 
 /** Resolves with the exit code (or signal) once the process has exited. */
