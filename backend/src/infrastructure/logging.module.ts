@@ -11,6 +11,9 @@ import {
   withoutSecretParams,
 } from './secret-fields';
 
+/** The health routes (health.controller.ts): probed by load balancers and Kubernetes. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/api/health', '/api/health/live', '/api/health/ready']);
+
 /**
  * Structured JSON logs (pino), one line per request. No secret is ever written (secret-fields.ts):
  * the request's and response's headers, the URL's query string and the parsed query and body are
@@ -29,7 +32,8 @@ import {
           // and query are the live request's objects: they are copied, never changed.
           serializers: { req: withoutSecretsInRequest, res: withoutSecretsInResponse },
           redact: { paths: secretPaths(), censor: REDACTED },
-          autoLogging: { ignore: (req) => req.url === '/api/health' },
+          // probes ask every few seconds: a line each would bury the requests that matter
+          autoLogging: { ignore: (req) => PROBE_PATHS.has(req.url ?? '') },
           customProps: (req) => {
             const session = (req as { session?: { userId?: string } }).session;
             return session?.userId ? { userId: session.userId } : {};
