@@ -52,7 +52,9 @@ describe('deploy/docker Dockerfiles', () => {
     const major = pinned?.split('.')[0];
     expect(major).toMatch(/^\d+$/);
     for (const file of dockerfiles) {
-      expect(`${file}: ${assigned(read(file), 'NODE_IMAGE', 'ARG ')}`).toBe(`${file}: node:${major}-bookworm-slim`);
+      expect(`${file}: ${assigned(read(file), 'NODE_IMAGE', 'ARG ')}`).toBe(
+        `${file}: node:${major}-bookworm-slim`,
+      );
     }
     const manifest = JSON.parse(read('package.json')) as {
       engines: { node: string };
