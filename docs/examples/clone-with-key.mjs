@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs one clone with a personal API key and saves the signed output (docs/api.md).
 // Usage: STUDIO_URL=http://localhost:3000 STUDIO_KEY=sk_studio_… node clone-with-key.mjs photo.png out.png
-// Node 20 or later (fetch, FormData and Blob are built in); nothing to install.
+// Node 22 or later (fetch, FormData and Blob are built in); nothing to install.
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';

@@ -6,7 +6,7 @@
 // Register the endpoint first on Profile → Account → Webhooks, for the job events, at the public
 // https address that reaches WEBHOOK_PORT here (a tunnel or reverse proxy; for a local studio
 // started with WEBHOOK_ALLOW_LOOPBACK=true, http://127.0.0.1:8787/ itself).
-// Node 20 or later; the signature is checked as the Standard Webhooks specification says, with
+// Node 22 or later; the signature is checked as the Standard Webhooks specification says, with
 // node:crypto only (the `standardwebhooks` npm package does the same in one call).
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
