@@ -2,6 +2,7 @@ import {
   asksForSexualContent,
   needsAgeAssurance,
   SEXUAL_CONTENT_TAGS,
+  SEXUAL_JOINED_WORDS,
   SEXUAL_PROMPT_WORDS,
   sexualTermIn,
 } from './age-assurance';
@@ -93,6 +94,37 @@ describe('the prompt check: sexual prompts in any spelling, innocent look-alikes
     ['hentai girl', "obscenity's dataset"],
     ['an orgy', "obscenity's dataset"],
     ['nude woman in nude heels', 'an allowed phrase does not hide the rest'],
+    // missed before (review of the age gate)
+    ['\u03bdude', 'a Greek nu, the letter n (it looks like a v)'],
+    ['n\u03b1ked', 'a Greek alpha'],
+    ['\u043faked', 'a Cyrillic pe, the letter p, looks like an n'],
+    ['n\u03b9pple', 'a Greek iota'],
+    ['nu\u180Ede', 'an invisible Mongolian vowel separator inside'],
+    ['nu\u115Fde', 'an invisible Hangul filler inside'],
+    ['na\u2064ked', 'an invisible operator inside'],
+    ['n!u!d!e', 'spelled out with exclamation marks'],
+    ['n=u=d=e', 'spelled out with equals signs'],
+    ['na ked', 'broken up by a space'],
+    ['nu de', 'broken up by a space'],
+    ['top-less', 'broken up by a hyphen'],
+    ['nip.ples', 'broken up by a dot'],
+    ['pr0n', 'leetspeak of a slang spelling'],
+    ['nekkid', 'a slang spelling'],
+    ['nekid', 'a slang spelling'],
+    ['vulva', 'sexual anatomy'],
+    ['clitoris', 'sexual anatomy'],
+    ['areolas showing', 'sexual anatomy'],
+    ['a see-through dress', 'see-through clothing'],
+    ['woman without any clothes', 'a phrase'],
+    ['with no clothes on', 'a phrase'],
+    ['taking her clothes off', 'a phrase'],
+    ['in the buff', 'a phrase'],
+    ['jizz', "obscenity's dataset (a doubled z)"],
+    ['ecchi anime', 'a word'],
+    ['a stripper', 'a word (doubled p)'],
+    ['nackt', 'German'],
+    ['mujer desnuda', 'Spanish'],
+    ['femme nue', 'French'],
   ];
   const allowed: [string, string][] = [
     ['Essex', 'contains "sex"'],
@@ -142,6 +174,48 @@ describe('the prompt check: sexual prompts in any spelling, innocent look-alikes
     ['J R R Tolkien', 'single letters that spell nothing'],
     ['what the hell, a damn fine bastard of a dragon', 'swearing, not sexual content'],
     ['adult woman, portrait, office', 'a plain prompt'],
+    // false positives of the review: repeated letters squeezed, words without a boundary
+    ['an echidna', '"ecchi" squeezed is "echi"'],
+    ['echinacea tea', '"ecchi" squeezed is "echi"'],
+    ['an echinoderm', '"ecchi" squeezed is "echi"'],
+    ['Ponte Vecchio', '"ecchi" squeezed is "echi"'],
+    ['a Secchi disk', '"ecchi" squeezed is "echi"'],
+    ['in the buffet queue', 'starts like "in the buff"'],
+    ['in the buffalo park', 'starts like "in the buff"'],
+    ['clothes offered for sale', 'starts like "clothes off"'],
+    ['a clothes office', 'starts like "clothes off"'],
+    ['the clothes of the king', '"clothes off" with one f'],
+    ['congenital heart defect', 'contains "genital"'],
+    ['striped bass', 'like "stripper"'],
+    ['a striper on a line', 'a fish, "stripper" with one p'],
+    ['a second-hand job board', 'contains "hand job"'],
+    ['a bottomless pit', 'a phrase'],
+    ['bottomless brunch', 'a phrase'],
+    ['a naked mole rat', 'an animal'],
+    ['naked cake', 'a cake'],
+    ['The Naked Gun', 'a title'],
+    ['Nudelsuppe', 'German noodle soup'],
+    ['a Nudie suit', 'a rhinestone suit'],
+    ['heterotic string theory', 'contains "erotic"'],
+    ['Kanal Istanbul', "a canal, in obscenity's patterns"],
+    ['Pornic harbour', 'a town'],
+    ['Semenov', 'a name'],
+    ['Slutsky', 'a name'],
+    ['Wankhede Stadium', 'a stadium'],
+    ['Dildo, Newfoundland', 'a town'],
+    ['areolar tissue', 'anatomy, not sexual'],
+    // broken-up words must start and end at the parts' edges
+    ['menu design', 'joined, contains "nude"'],
+    ['a gnu desert', 'joined, contains "nude"'],
+    ['a laptop less than 2 cm thick', 'joined, contains "topless"'],
+    ['a tank top, less saturated', 'a comma and a space do not join'],
+    ['a comic strip per day', 'joined, "stripper"'],
+    ['por no tener dinero', 'joined, "porno"'],
+    ["it's ex-wife", 'joined, "sex"'],
+    ['a see-through umbrella', 'see-through, not clothing'],
+    ['a nue yokai', '"nue" alone: a creature of Japanese folklore'],
+    ['Москва ночью', 'Cyrillic words'],
+    ['a 5 \u03bcm lens', 'a Greek mu'],
   ];
 
   it.each(refused)('refuses %j (%s)', (prompt) => {
@@ -163,6 +237,13 @@ describe('the prompt check: sexual prompts in any spelling, innocent look-alikes
     for (const word of SEXUAL_PROMPT_WORDS) {
       const plain = word.replace(/\|/g, '');
       expect({ plain, term: sexualTermIn(`a ${plain} scene`) }).toEqual({ plain, term: expect.any(String) });
+    }
+  });
+
+  it('finds each of the words that are found broken up, broken in two', () => {
+    for (const word of SEXUAL_JOINED_WORDS) {
+      const broken = `a ${word.slice(0, 2)} ${word.slice(2)} scene`;
+      expect({ broken, term: sexualTermIn(broken) }).toEqual({ broken, term: expect.any(String) });
     }
   });
 

@@ -58,7 +58,9 @@ export const SEXUAL_CONTENT_TAGS: Readonly<Record<string, readonly string[]>> = 
  * (`|` marks a word boundary) written in plain spelling: the matcher finds it in any case, with
  * look-alike letters (Greek, Cyrillic, full-width, accents), leetspeak (`nud3`, `p0rn`), repeated
  * letters (`naaaked`), and spelled out letter by letter (`n.u.d.e`, `n u d e`). Without a boundary a
- * pattern also finds longer words: `nude` finds `nudes`, `erotic` finds `erotica`.
+ * pattern also finds longer words: `nude` finds `nudes`, `erotic` finds `erotica`. Repeated letters
+ * are squeezed before matching (see KEEP_DOUBLE), so a pattern whose squeezed spelling is the start
+ * of an innocent word needs a boundary: `ecchi` is matched as `echi` (echidna, Ponte Vecchio).
  */
 export const SEXUAL_PROMPT_WORDS = [
   ...Object.values(SEXUAL_CONTENT_TAGS).flat(),
@@ -70,6 +72,8 @@ export const SEXUAL_PROMPT_WORDS = [
   'nudis',
   'nudie',
   'naked',
+  '|nekkid',
+  '|nekked',
   'topless',
   'bottomless',
   'unclothed',
@@ -82,17 +86,32 @@ export const SEXUAL_PROMPT_WORDS = [
   'no clothing',
   'without clothes',
   'without clothing',
-  'clothes off',
+  'without any clothes',
+  'without any clothing',
+  'not wearing any clothes',
+  '|clothes off|',
   'birthday suit',
-  'in the buff',
+  '|in the buff|',
+  '|see through dress',
+  '|see through top',
+  '|see through blouse',
+  '|see through shirt',
+  '|see through bra',
+  '|see through lingerie',
   'bare breast',
   'nipple',
-  'genital',
+  '|areola',
+  '|genital',
+  'vulva',
+  'clitoris',
+  '|clit|',
+  '|clits|',
   '|sexual',
   'sexy',
   '|sexie',
   'erotic',
   'nsfw',
+  '|pron|',
   'lewd',
   'explicit',
   '|x rated',
@@ -111,8 +130,55 @@ export const SEXUAL_PROMPT_WORDS = [
   'bdsm',
   'bondage',
   'onlyfans',
-  'ecchi',
+  '|ecchi|',
   'ahegao',
+  // a few very common words of other languages: German, Spanish, French ("nue" alone is left
+  // out: it is also a creature of Japanese folklore)
+  '|nackt',
+  '|desnud',
+  '|femme nue',
+  '|femmes nues',
+  '|toute nue',
+] as const;
+
+/**
+ * The words the prompt check also finds when they are broken up by punctuation or a space between
+ * parts of the word (`na ked`, `nu de`, `top-less`, `n!u!d!e`, `n=u=d=e`): the parts are joined and
+ * looked at again, and a match counts only when it starts at the start of one part and ends at the
+ * end of another. Only unmistakable words that no two innocent words make: not `sex` ("it's ex-wife"), `penis`
+ * ("the pen is"), `handjob` ("second-hand job"), `stripper` ("a comic strip per day") or `porno`
+ * (Spanish "por no").
+ */
+export const SEXUAL_JOINED_WORDS = [
+  'nude',
+  'nudes',
+  'nudity',
+  'nudist',
+  'nudists',
+  'naked',
+  'nakedness',
+  'nekkid',
+  'topless',
+  'undressed',
+  'undressing',
+  'unclothed',
+  'nipple',
+  'nipples',
+  'porn',
+  'pornography',
+  'pornographic',
+  'erotic',
+  'erotica',
+  'sexy',
+  'sexual',
+  'nsfw',
+  'orgasm',
+  'vagina',
+  'vulva',
+  'clitoris',
+  'dildo',
+  'masturbate',
+  'masturbation',
 ] as const;
 
 /**
@@ -213,19 +279,79 @@ export const SEXUAL_PROMPT_ALLOWED = [
   'wankel',
   'rapeseed',
   'penistone',
+  // places, names and things that contain a term, found in review
+  'naked mole',
+  'naked cake',
+  'naked gun',
+  'naked flame',
+  'second hand job',
+  'bottomless pit',
+  'bottomless brunch',
+  'bottomless cup',
+  'bottomless coffee',
+  'bottomless drink',
+  'bottomless mimosa',
+  'nudel',
+  'nudie suit',
+  'heterotic',
+  'areolar',
+  'kanal',
+  'pornic',
+  'semenov',
+  'slutsk',
+  'wankhede',
+  'dildo newfoundland',
+  'dildo, newfoundland',
 ] as const;
 
 /**
  * obscenity's English transformers, spelled out so the studio's patterns can be written in plain
- * spelling: its duplicate collapsing keeps at most two of b, e, o, l, s, g and one of any other
- * character ('stripper' is matched as 'striper'), and each pattern is collapsed the same way.
+ * spelling: its duplicate collapsing keeps at most two of the letters below and one of any other
+ * character, and each pattern is collapsed the same way. obscenity keeps two of b, e, o, l, s, g;
+ * the studio adds f, p and z, whose single spelling is another word or never matched ('clothes off'
+ * would find "clothes of the king", 'stripper' the fish "striper", and 'jizz' nothing at all).
  */
-const KEEP_DOUBLE = new Set(['b', 'e', 'o', 'l', 's', 'g']);
+const KEEP_DOUBLE = new Set(['b', 'e', 'o', 'l', 's', 'g', 'f', 'p', 'z']);
 const collapsed = (word: string) =>
   word.toLowerCase().replace(/(.)\1+/g, (_run, c: string) => c.repeat(KEEP_DOUBLE.has(c) ? 2 : 1));
 
+/**
+ * Greek and Cyrillic letters are read as the Latin letter they look like (obscenity's confusables:
+ * Cyrillic `е` is e, Greek `ρ` is p), with the few it gets wrong or lacks put right here ...
+ */
+const LOOKS_LIKE: Readonly<Record<string, string>> = { ι: 'i', Ι: 'I', δ: 'd', μ: 'u' };
+const LOOKS_LIKE_CHARS = new RegExp(`[${Object.keys(LOOKS_LIKE).join('')}]`, 'gu');
+/**
+ * ... and, inside a word that mixes them with Latin letters, also as the Latin letter they stand
+ * for: `νude` with a Greek nu is `nude` (obscenity reads it as a look-alike v), `nаkеd` with a
+ * Cyrillic `н` is `naked`. Lower case; a letter not here is left to the look-alikes.
+ */
+const SOUNDS_LIKE: Readonly<Record<string, string>> = {
+  ...letterPairs('αβγδεζηικλμνξοπρσςτυφω', 'abgdeziiklmnxoprsstufo'),
+  θ: 'th',
+  χ: 'ch',
+  ψ: 'ps',
+  ...letterPairs('абвгдезийклмнопрстуфхцыэіјѕєґ', 'abvgdeziiklmnoprstufhcyeijseg'),
+  ж: 'zh',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'sh',
+  ю: 'yu',
+  я: 'ya',
+  ъ: '',
+  ь: '',
+};
+function letterPairs(from: string, to: string): Record<string, string> {
+  return Object.fromEntries([...from].map((c, i) => [c, to[i]]));
+}
+const GREEK_OR_CYRILLIC = /[\p{Script=Greek}\p{Script=Cyrillic}]/gu;
+/** A word: letters and digits, and leetspeak's @ and $. */
+const WORD = /[\p{L}\p{N}@$]+/gu;
+const isMixed = (word: string) =>
+  /[a-z0-9@$]/i.test(word) && /[\p{Script=Greek}\p{Script=Cyrillic}]/u.test(word);
+
 /** Separators a word may be spelled out with, one letter at a time: `n.u.d.e`, `n u d e`, `n*u*d*e`. */
-const SEPARATOR_CHARS = String.raw`\s.*·•,:;/\\|+~'"`;
+const SEPARATOR_CHARS = String.raw`\s.*·•,:;/\\|+~'"!=#^`;
 const SEPARATOR = `[${SEPARATOR_CHARS}]`;
 const LETTER = `[^${SEPARATOR_CHARS}]`;
 /** Three or more single letters, each standing alone between separators. */
@@ -234,13 +360,34 @@ const SPELLED_OUT = new RegExp(
   'gu',
 );
 const SEPARATORS = new RegExp(`${SEPARATOR}+`, 'gu');
+/**
+ * What may stand between two parts of one word broken up (SEXUAL_JOINED_WORDS): punctuation and
+ * symbols without a space (`n!u!d!e`, `n=u=d=e`), or spaces alone (`na ked`, and `top-less`, whose
+ * hyphen is a space by then); not both (`top, less`).
+ */
+const JOINABLE = /^(?:\S+|\s+)$/u;
+
+const blacklistTransformers = () => [
+  resolveConfusablesTransformer(),
+  resolveLeetSpeakTransformer(),
+  toAsciiLowerCaseTransformer(),
+  collapseDuplicatesTransformer({
+    defaultThreshold: 1,
+    customThresholds: new Map([...KEEP_DOUBLE].map((c) => [c, 2])),
+  }),
+];
 
 let matcher: RegExpMatcher | undefined;
 let dataset: DataSet<{ originalWord: string }> | undefined;
+let joinedMatcher: RegExpMatcher | undefined;
 
 /** Built on first use (the screens import this file without ever matching a prompt). */
-function sexualMatcher(): { matcher: RegExpMatcher; dataset: DataSet<{ originalWord: string }> } {
-  if (!matcher || !dataset) {
+function sexualMatcher(): {
+  matcher: RegExpMatcher;
+  dataset: DataSet<{ originalWord: string }>;
+  joinedMatcher: RegExpMatcher;
+} {
+  if (!matcher || !dataset || !joinedMatcher) {
     const terms = new Set<string>(SEXUAL_DATASET_TERMS);
     dataset = new DataSet<{ originalWord: string }>()
       .addAll(englishDataset)
@@ -256,37 +403,86 @@ function sexualMatcher(): { matcher: RegExpMatcher; dataset: DataSet<{ originalW
     matcher = new RegExpMatcher({
       blacklistedTerms: built.blacklistedTerms,
       whitelistedTerms: [...(built.whitelistedTerms ?? []), ...SEXUAL_PROMPT_ALLOWED],
-      blacklistMatcherTransformers: [
-        resolveConfusablesTransformer(),
-        resolveLeetSpeakTransformer(),
-        toAsciiLowerCaseTransformer(),
-        collapseDuplicatesTransformer({
-          defaultThreshold: 1,
-          customThresholds: new Map([...KEEP_DOUBLE].map((c) => [c, 2])),
-        }),
-      ],
+      blacklistMatcherTransformers: blacklistTransformers(),
       whitelistMatcherTransformers: englishRecommendedWhitelistMatcherTransformers,
     });
+    joinedMatcher = new RegExpMatcher({
+      blacklistedTerms: SEXUAL_JOINED_WORDS.map((word, id) => ({
+        id,
+        pattern: parseRawPattern(collapsed(word)),
+      })),
+      blacklistMatcherTransformers: blacklistTransformers(),
+    });
   }
-  return { matcher, dataset };
+  return { matcher, dataset, joinedMatcher };
+}
+
+/**
+ * A word of SEXUAL_JOINED_WORDS made of two or more parts of the text joined up (JOINABLE): it
+ * must start where a part starts and end where a later part ends (repeated letters at the end
+ * allowed), so "laptop less" or "menu design" do not make topless or nude.
+ */
+function joinedTermIn(text: string, joinedMatcher: RegExpMatcher): string | undefined {
+  const parts = [...text.matchAll(WORD)];
+  let start = 0;
+  for (let i = 1; i <= parts.length; i++) {
+    const previous = parts[i - 1];
+    const next = parts[i];
+    const between = next && text.slice((previous.index ?? 0) + previous[0].length, next.index ?? 0);
+    if (between !== undefined && JOINABLE.test(between)) continue;
+    const group = parts.slice(start, i).map((part) => part[0]);
+    start = i;
+    if (group.length < 2) continue;
+    const joined = group.join('');
+    const starts: number[] = [];
+    let offset = 0;
+    for (const part of group) {
+      starts.push(offset);
+      offset += part.length;
+    }
+    for (const match of joinedMatcher.getAllMatches(joined)) {
+      const first = starts.indexOf(match.startIndex);
+      const last = starts.findLastIndex((s) => s <= match.endIndex);
+      const end = last + 1 < starts.length ? starts[last + 1] : joined.length;
+      const rest = joined.slice(match.endIndex + 1, end).toLowerCase();
+      const lastChar = joined[match.endIndex].toLowerCase();
+      if (first !== -1 && last > first && [...rest].every((c) => c === lastChar)) {
+        return SEXUAL_JOINED_WORDS[match.termId];
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
  * The sexual term a prompt asks for (its plain spelling), or undefined. The prompt is first
- * normalised: accents and other combining marks and invisible characters removed, full-width and
- * other compatibility forms made plain, hyphens and underscores read as spaces; then looked at as
- * written and with letters spelled out one by one joined up.
+ * normalised: accents and other combining marks and invisible characters (every default-ignorable
+ * code point: zero-width spaces and joiners, U+180E, the Hangul fillers U+115F …) removed,
+ * full-width and other compatibility forms made plain, hyphens and underscores read as spaces;
+ * then looked at as written, with letters spelled out one by one joined up, and with the parts of
+ * a broken-up word joined (SEXUAL_JOINED_WORDS only); a word mixing Latin with Greek or Cyrillic
+ * letters is looked at both with them read as look-alikes and as the letters they stand for.
  */
 export function sexualTermIn(prompt: string): string | undefined {
-  const { matcher, dataset } = sexualMatcher();
+  const { matcher, dataset, joinedMatcher } = sexualMatcher();
   const plain = prompt
     .normalize('NFKD')
-    .replace(/[\p{M}\u00AD\u200B-\u200F\u2060\uFEFF]/gu, '')
+    .replace(/[\p{M}\p{Default_Ignorable_Code_Point}]/gu, '')
     .replace(/[-_\u2010-\u2015]+/g, ' ');
-  const joined = plain.replace(SPELLED_OUT, (run) => run.replace(SEPARATORS, ''));
-  for (const text of joined === plain ? [plain] : [plain, joined]) {
-    const [match] = matcher.getAllMatches(text, true);
-    if (match) return dataset.getPayloadWithPhraseMetadata(match).phraseMetadata?.originalWord;
+  const byLooks = plain.replace(LOOKS_LIKE_CHARS, (c) => LOOKS_LIKE[c]);
+  const bySounds = plain
+    .replace(WORD, (word) =>
+      isMixed(word) ? word.replace(GREEK_OR_CYRILLIC, (c) => SOUNDS_LIKE[c.toLowerCase()] ?? c) : word,
+    )
+    .replace(LOOKS_LIKE_CHARS, (c) => LOOKS_LIKE[c]);
+  for (const text of new Set([byLooks, bySounds])) {
+    const spelledOut = text.replace(SPELLED_OUT, (run) => run.replace(SEPARATORS, ''));
+    for (const candidate of new Set([text, spelledOut])) {
+      const [match] = matcher.getAllMatches(candidate, true);
+      if (match) return dataset.getPayloadWithPhraseMetadata(match).phraseMetadata?.originalWord;
+    }
+    const joined = joinedTermIn(text, joinedMatcher);
+    if (joined) return joined;
   }
   return undefined;
 }

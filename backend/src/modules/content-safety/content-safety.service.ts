@@ -20,9 +20,13 @@ export type OutputVerdict =
   | { kind: 'withhold'; reason: 'sexual_output' | 'sexual_output_unassured'; checks: ContentCheck[] }
   | { kind: 'hold'; reason: 'minor_face'; checks: ContentCheck[] };
 
-/** Who the outputs are for: whether their owner may see sexual content (age-assured, or the gate is off). */
+/**
+ * Who the outputs are for: whether their owner may see sexual content (age-assured, or the gate is
+ * off). Asked only when an output is sexual and the tool is not a photo tool, so a job with no
+ * sexual output never depends on reading it; an error of the question fails the judgement.
+ */
 export interface OutputOwner {
-  maySeeSexual: boolean;
+  maySeeSexual: () => Promise<boolean>;
 }
 
 /** Tools whose input is an uploaded photograph of a person: a sexual output of one is never shown. */
@@ -86,7 +90,9 @@ export class ContentSafety {
     const checks = (await this.inspect(outputs)).map(stored);
     const sexual = checks.some((check) => isSexual(check, this.policy));
     if (sexual && PHOTO_TOOLS.has(tool)) return { kind: 'withhold', reason: 'sexual_output', checks };
-    if (sexual && !owner.maySeeSexual) return { kind: 'withhold', reason: 'sexual_output_unassured', checks };
+    if (sexual && !(await owner.maySeeSexual())) {
+      return { kind: 'withhold', reason: 'sexual_output_unassured', checks };
+    }
     if (tool === 'generate' && checks.some((check) => hasMinorFace(check, this.policy))) {
       return { kind: 'hold', reason: 'minor_face', checks };
     }

@@ -346,9 +346,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     );
     // The owner's age check is read now, when the outputs are judged, not when the job was
     // accepted: one record decides (no copy on the job to go stale), a check passed while the job
-    // waited counts, and jobs queued before this rule are judged by it too.
-    const maySeeSexual = await this.ageAssurance.maySeeSexualContent(String(job.owner));
-    const judged = await this.safety.judgeOutputs(job.tool, looked.flat(), { maySeeSexual });
+    // waited counts, and jobs queued before this rule are judged by it too. It is read only when an
+    // output is sexual, so a brief database error does not fail (and refund) every job of that
+    // moment; when it is needed and cannot be read, the job fails closed (check_failed).
+    const owner = String(job.owner);
+    const judged = await this.safety.judgeOutputs(job.tool, looked.flat(), {
+      maySeeSexual: () => this.ageAssurance.maySeeSexualContent(owner),
+    });
     const verdict = { ...judged, checks: worstPerOutput(looked, judged.checks) } as OutputVerdict;
     const safety = {
       inputs,

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { SAFETY_REASONS, TOOL_LABELS, type JobTool, type JobView } from '@studio/contracts';
 import type { RunContext } from '@studio/inference';
 import { AccountsRepository } from '../accounts';
+import { AgeAssuranceService } from '../age-assurance';
 import { EngineRegistry } from '../engines';
 import { ContentItem } from '../folders';
 import { balanceOf, eventually, grantCredits, signIn, uniqueName, type Client } from '../../../test/clients';
@@ -187,6 +188,37 @@ describe('sexual outputs of any tool are withheld from accounts without an age c
       } finally {
         t.app.get(EngineRegistry).override(tool, null);
       }
+    }
+  }, 120_000);
+
+  it('the age check is read only for a sexual output: when it cannot be read, a neutral output is still shown and a sexual one fails closed', async () => {
+    const read = jest
+      .spyOn(t.app.get(AgeAssuranceService), 'maySeeSexualContent')
+      .mockRejectedValue(new Error('database unavailable'));
+    try {
+      engineMaking('generate', face);
+      const shown = await newcomer();
+      await expectShown(shown, await generate(shown));
+      expect(read).not.toHaveBeenCalled();
+
+      engineMaking('generate', sexual);
+      const user = await newcomer();
+      const res = await generate(user);
+      expect(read).toHaveBeenCalledTimes(1);
+      expect(res.status).toBe(422);
+      expect(res.body.content).toBe(SAFETY_REASONS.check_failed);
+      expect(await balanceOf(user)).toBe(5);
+      const [job] = (await user.agent.get('/api/jobs')).body.content as JobView[];
+      expect(job).toMatchObject({ tool: 'generate', state: 'failed', error: SAFETY_REASONS.check_failed });
+      expect((await jobs().findById(job._id).lean())!.safety).toMatchObject({ reason: 'check_failed' });
+      expect(await items().countDocuments({ jobId: job._id })).toBe(0);
+      await eventually(async () => {
+        const lines = await safetyLines(user.username);
+        expect(lines.map((l) => l.message)).toContain(`Withheld ${TOOL_LABELS.generate}: check_failed.`);
+      });
+    } finally {
+      read.mockRestore();
+      t.app.get(EngineRegistry).override('generate', null);
     }
   }, 120_000);
 
