@@ -1,3 +1,5 @@
+import { RESERVED_USERNAME_PATTERN, USERNAME_MAX } from './limits';
+
 /**
  * Names the studio speaks as, and the rule that keeps look-alikes of them from being registered
  * (docs/security.md). One list for the backend's registration check and the register form.
@@ -5,13 +7,20 @@
  * A name is compared by its skeleton (usernameSkeleton): what it reads as, whatever its case,
  * separators and look-alike characters. It is refused when
  * 1. its skeleton contains a word of RESERVED_NAME_WORDS anywhere (`supportteam`, `sysadmin`,
- *    `admins`, `the.admin`, `aclmin`), once the innocent words of INNOCENT_NAME_WORDS that happen
- *    to contain one (`badminton`, `pinstripe`, `staffan`) are set aside; or
+ *    `admins`, `the.admin`, `aclmin`), unless that word lies inside an innocent word of
+ *    INNOCENT_NAME_WORDS that stands as a word of its own (`badminton`, `pinstripe`, `staffan`;
+ *    see standingInnocentWords: `staffanswers` and `stripedesk` are refused); or
  * 2. the whole name, or one of its `.`/`-`/`_`-separated parts, is made only of words of
- *    RESERVED_USERNAMES and RESERVED_NAME_FILLERS with at least one of the former, trailing
- *    digits aside (`studio`, `studio-support`, `stripe-billing`, `studioteam`, `root2`,
- *    `alice.mod`), so a word too common to refuse inside other words (`studio` in `mystudio`,
- *    `root` in `beetroot`, `mod` in `model`) is refused where it stands as a word of its own.
+ *    RESERVED_USERNAMES and RESERVED_NAME_FILLERS with at least one of the former, leading and
+ *    trailing digits aside (`studio`, `studio-support`, `stripe-billing`, `studioteam`, `root2`,
+ *    `2studio`, `alice.mod`), so a word too common to refuse inside other words (`studio` in
+ *    `mystudio`, `root` in `beetroot`, `mod` in `model`) is refused where it stands as a word of
+ *    its own; an innocent word standing as a word of its own is not read as reserved words
+ *    (`roots` is not `root` + `s`, but `rootstudio` is `root` + `studio`).
+ * A name longer than USERNAME_MAX is not this rule's to judge (the length rule refuses it), nor is
+ * a `deleted-` name (RESERVED_USERNAME_PATTERN): each is answered at once, with its own message,
+ * so no name's length can make the check slow. Within that length the work is
+ * linear in the name's length anyway (each position tries the few word lengths there are).
  * Only registration checks it (there is no rename): existing accounts keep their names.
  */
 
@@ -48,11 +57,22 @@ export const RESERVED_USERNAMES = [
   'owner',
   'anonymous',
   'deleted',
+  'moderation',
+  'safety',
+  'abuse',
+  'helpline',
+  'noreply',
+  'donotreply',
 ] as const;
 
-/** Words that only add to a reserved word (`studio team`, `the admin`, `support desk`, plurals). */
+/**
+ * Words that only add to a reserved word (`studio team`, `the admin`, `support desk`, plurals,
+ * `trust and safety`).
+ */
 export const RESERVED_NAME_FILLERS = [
   'the',
+  'and',
+  'trust',
   'team',
   'crew',
   'desk',
@@ -81,21 +101,31 @@ export const RESERVED_NAME_FILLERS = [
 
 /**
  * Ordinary words and names that contain a word of RESERVED_NAME_WORDS (or read as rule 2's words):
- * set aside before the check, so `badminton` and `staffan` register, `badminton-admin` does not.
+ * where one stands as a word of its own (standingInnocentWords), the reserved word inside it does not count,
+ * so `badminton`, `staffan` and `john.wagstaff` register; `badminton-admin` and `staffanswers`
+ * (staff answers) do not.
  */
 export const INNOCENT_NAME_WORDS = [
   'badminton',
+  'broadminded',
   'madmind',
   'headmind',
   'pinstripe',
   'striped',
   'stripey',
-  'stripy',
   'staffan',
   'stafford',
+  'staffordshire',
   'staffie',
   'staffy',
   'flagstaff',
+  'wagstaff',
+  'falstaff',
+  'longstaff',
+  'bickerstaff',
+  'distaff',
+  'quarterstaff',
+  'supportive',
   'roots',
   'billings',
 ] as const;
@@ -143,42 +173,173 @@ const skeletons = (words: readonly string[]) => [...new Set(words.map(usernameSk
 const CONTAINED = skeletons(RESERVED_NAME_WORDS);
 const RESERVED = new Set(skeletons(RESERVED_USERNAMES));
 const FILLERS = new Set(skeletons(RESERVED_NAME_FILLERS));
-// Longest first, so an innocent word is set aside whole before a shorter one inside it.
-const INNOCENT = skeletons(INNOCENT_NAME_WORDS).sort((a, b) => b.length - a.length);
+const LONGEST_WORD = Math.max(...[...RESERVED, ...FILLERS].map((word) => word.length));
 
-/** The skeleton with the innocent words replaced by a mark no word contains. */
-function withoutInnocentWords(skeleton: string): string {
-  let out = skeleton;
-  for (const word of INNOCENT) out = out.split(word).join('#');
-  return out;
+/** Where each occurrence of `word` starts in `text`. */
+function occurrences(text: string, word: string): number[] {
+  const starts: number[] = [];
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) starts.push(at);
+  return starts;
 }
 
-/** True when the skeleton is wholly reserved words and fillers, at least one reserved (rule 2). */
-function madeOfReservedWords(skeleton: string): boolean {
-  // reach[i]: 0 = the first i characters cannot be split into words, 1 = only fillers, 2 = with a reserved word
-  const reach = new Array<number>(skeleton.length + 1).fill(0);
-  reach[0] = 1;
-  for (let end = 1; end <= skeleton.length; end += 1) {
-    for (let start = 0; start < end; start += 1) {
-      if (!reach[start]) continue;
-      const word = skeleton.slice(start, end);
-      if (RESERVED.has(word)) reach[end] = 2;
-      else if (FILLERS.has(word)) reach[end] = Math.max(reach[end], reach[start]);
+/**
+ * An innocent word's skeleton, and the stretch of it its reserved words cover (`admin` in
+ * `badminton`: the letters before it are its head, `b`; after it its tail, `ton`).
+ */
+interface InnocentWord {
+  word: string;
+  coreStart: number;
+  coreEnd: number;
+}
+
+const INNOCENT: InnocentWord[] = skeletons(INNOCENT_NAME_WORDS).flatMap((word) => {
+  let coreStart = word.length;
+  let coreEnd = 0;
+  for (const reserved of RESERVED) {
+    for (const at of occurrences(word, reserved)) {
+      coreStart = Math.min(coreStart, at);
+      coreEnd = Math.max(coreEnd, at + reserved.length);
     }
   }
-  return reach[skeleton.length] === 2;
+  // One without a reserved word in it changes nothing.
+  return coreStart < coreEnd ? [{ word, coreStart, coreEnd }] : [];
+});
+
+/**
+ * A name's skeleton with where its words may begin and end: its start and end, where a separator
+ * stood (`badminton_fan`: after `badminton`), and where leading or trailing digits meet letters
+ * (`staffan2`). The stretches rule 2 reads: the whole name and each part, each with where its
+ * letters begin and end without its leading and trailing digits.
+ */
+interface ReadName {
+  skeleton: string;
+  edges: Set<number>;
+  /** [start, end) in the skeleton, and [bodyStart, bodyEnd) without leading and trailing digits. */
+  stretches: { start: number; end: number; bodyStart: number; bodyEnd: number }[];
 }
 
-/** Rule 2 for one name or part: as written, and without its trailing digits (`root2`, `studio2024`). */
-function readsAsReserved(part: string): boolean {
-  const forms = new Set([part, part.replace(/\d+$/, '')].filter(Boolean));
-  return [...forms].some((form) => madeOfReservedWords(withoutInnocentWords(usernameSkeleton(form))));
+function readName(name: string): ReadName {
+  const chars: string[] = [];
+  // offsets[i]: where the i-th character (separators left out) begins in the skeleton
+  const offsets: number[] = [];
+  const partBounds: [number, number][] = [];
+  let skeleton = '';
+  for (const part of name.split(SEPARATORS)) {
+    if (!part) continue;
+    const first = chars.length;
+    for (const char of part) {
+      offsets.push(skeleton.length);
+      chars.push(char);
+      skeleton += usernameSkeleton(char);
+    }
+    partBounds.push([first, chars.length]);
+  }
+  offsets.push(skeleton.length);
+  const stretch = ([from, to]: [number, number]) => {
+    const text = chars.slice(from, to).join('');
+    const lead = /^\d*/.exec(text)![0].length;
+    const trail = lead === text.length ? 0 : /\d*$/.exec(text)![0].length;
+    return {
+      start: offsets[from]!,
+      end: offsets[to]!,
+      bodyStart: offsets[from + lead]!,
+      bodyEnd: offsets[Math.max(from + lead, to - trail)]!,
+    };
+  };
+  const stretches = [[0, chars.length] as [number, number], ...partBounds].map(stretch);
+  const edges = new Set(
+    stretches.flatMap(({ start, end, bodyStart, bodyEnd }) => [start, end, bodyStart, bodyEnd]),
+  );
+  return { skeleton, edges, stretches };
 }
 
-/** True when a name reads as the studio's or its staff's (the two rules above). */
+/**
+ * The innocent words of the name that stand as words of their own, as [start, end) stretches of
+ * its skeleton. One stands where a side of it that runs past the reserved word inside it (its head
+ * or its tail) meets an edge of the name there (readName): those letters then cannot be read with
+ * a neighbour, so the reserved word cannot be read alone. `staffan`, `staffan2`, `badminton`,
+ * `badmintonfan` (`b` starts the name), `badminton_fan`, `flagstaff`, `john.wagstaff` stand; in
+ * `staffanswers`, `stripedesk`, `rootstudio` or `johnwagstaff` the innocent word's letters past
+ * the reserved word run into the next (or last) letters, and the name reads `staff answers`,
+ * `stripe desk`, `root studio`, `johnwag staff`.
+ */
+function standingInnocentWords({ skeleton, edges }: ReadName): [number, number][] {
+  const standing: [number, number][] = [];
+  for (const { word, coreStart, coreEnd } of INNOCENT) {
+    for (const at of occurrences(skeleton, word)) {
+      const end = at + word.length;
+      const headStands = coreStart > 0 && edges.has(at);
+      const tailStands = coreEnd < word.length && edges.has(end);
+      if (headStands || tailStands) standing.push([at, end]);
+    }
+  }
+  return standing;
+}
+
+/** Rule 1: a word of RESERVED_NAME_WORDS anywhere, but inside a standing innocent word. */
+function containsStrongWord(skeleton: string, standing: [number, number][]): boolean {
+  return CONTAINED.some((word) =>
+    occurrences(skeleton, word).some(
+      (at) => !standing.some(([start, end]) => start <= at && at + word.length <= end),
+    ),
+  );
+}
+
+/**
+ * True when text[from, to) is wholly reserved words and fillers, at least one reserved (rule 2),
+ * and no word of it overlaps a standing innocent word (`roots` is not `root` + `s`). A walk over
+ * the positions, each trying the word lengths there are: linear in the length.
+ */
+function madeOfReservedWords(text: string, from: number, to: number, blocked: boolean[]): boolean {
+  // reach[i]: 0 = text[from, from + i) cannot be split into words, 1 = only fillers, 2 = with a reserved word
+  const reach = new Uint8Array(to - from + 1);
+  reach[0] = 1;
+  for (let start = from; start < to; start += 1) {
+    const sofar = reach[start - from]!;
+    if (!sofar) continue;
+    for (let end = start + 1; end <= Math.min(to, start + LONGEST_WORD); end += 1) {
+      if (blocked[end - 1]) break;
+      const word = text.slice(start, end);
+      const at = end - from;
+      if (RESERVED.has(word)) reach[at] = 2;
+      else if (FILLERS.has(word)) reach[at] = Math.max(reach[at]!, sofar);
+    }
+  }
+  return reach[to - from] === 2;
+}
+
+/**
+ * Rule 2 on the whole name and on each part, each as written and without its leading or trailing
+ * digits (`root2`, `studio2024`, `2studio`, `stud-io-2024`).
+ */
+function readsAsReserved({ skeleton, stretches }: ReadName, standing: [number, number][]): boolean {
+  return stretches.some(({ start, end, bodyStart, bodyEnd }) => {
+    const forms: [number, number][] = [
+      [start, end],
+      [bodyStart, end],
+      [start, bodyEnd],
+      [bodyStart, bodyEnd],
+    ];
+    return forms.some(([from, to]) => {
+      if (from >= to) return false;
+      // The innocent words within this stretch (`roots` of `root_s` is not in its part `root`).
+      const blocked = new Array<boolean>(skeleton.length).fill(false);
+      for (const [a, b] of standing) if (from <= a && b <= to) blocked.fill(true, a, b);
+      return madeOfReservedWords(skeleton, from, to, blocked);
+    });
+  });
+}
+
+/**
+ * True when a name reads as the studio's or its staff's (the two rules above). A name longer than
+ * USERNAME_MAX is answered false at once: it cannot be registered whatever it reads as (the length
+ * rule refuses it, with its own message), and the check must not take longer for a longer name.
+ * So is a name of deleted accounts (`deleted-…`, RESERVED_USERNAME_PATTERN), refused with its own
+ * message.
+ */
 export function isReservedUsername(name: string): boolean {
-  const skeleton = withoutInnocentWords(usernameSkeleton(name));
-  if (CONTAINED.some((word) => skeleton.includes(word))) return true;
-  const parts = name.split(SEPARATORS).filter(Boolean);
-  return [name.replace(SEPARATORS, ''), ...parts].some(readsAsReserved);
+  if (name.length > USERNAME_MAX || !RESERVED_USERNAME_PATTERN.test(name)) return false;
+  const read = readName(name);
+  const standing = standingInnocentWords(read);
+  return containsStrongWord(read.skeleton, standing) || readsAsReserved(read, standing);
 }
