@@ -14,7 +14,9 @@ const YAHOO_DOMAIN = /^(?:yahoo(?:\.[a-z]{2,3}){1,2}|ymail\.com|rocketmail\.com)
 /**
  * Fastmail's own domains (the list its sign-up offers). On each, `anything@user.<domain>` is
  * delivered to `user+anything@<domain>` (subdomain addressing, as documented in Fastmail's help:
- * "Plus addressing and subdomain addressing"), and a user whose name has `_` writes it `-` there.
+ * "Plus addressing and subdomain addressing"), and a user whose name has `_` writes it `-` there
+ * (Fastmail's blog, "Two address resolving additions": only in the subdomain; in the plain address
+ * `joe_citizen@` and `joe-citizen@` are two names).
  */
 export const FASTMAIL_DOMAINS: readonly string[] = [
   'fastmail.com',
@@ -136,10 +138,14 @@ export const FASTMAIL_DOMAINS: readonly string[] = [
 const FASTMAIL = new Set(FASTMAIL_DOMAINS);
 
 /**
- * Other providers whose subdomains are one user's (addy.io, formerly AnonAddy: `anything@user.anonaddy.com`
- * reaches the account `user`).
+ * Other providers whose subdomains are one user's, by the domain the user is counted at (addy.io,
+ * formerly AnonAddy: `anything@user.anonaddy.com` and `anything@user.anonaddy.me` both reach the
+ * account `user`, so both are `user@anonaddy.com`).
  */
-const SUBDOMAIN_USER_DOMAINS = new Set(['anonaddy.com', 'anonaddy.me']);
+const SUBDOMAIN_USER_DOMAINS: Record<string, string> = {
+  'anonaddy.com': 'anonaddy.com',
+  'anonaddy.me': 'anonaddy.com',
+};
 
 /**
  * Domains that are one namespace with another: an iCloud name is the same account at icloud.com,
@@ -157,13 +163,19 @@ const SAME_NAMESPACE: Record<string, string> = {
   'googlemail.com': 'gmail.com',
 };
 
-/** `user` and the provider's domain when the host is `user.<domain>` of a subdomain-addressing provider. */
+/**
+ * `user` and the provider's domain when the host is `user.<domain>` of a subdomain-addressing
+ * provider. On Fastmail the subdomain's `-` stands for the name's `_` (a host name takes no `_`;
+ * one written with `_` anyway reaches the same user).
+ */
 function subdomainUser(host: string): { user: string; domain: string } | undefined {
   const dot = host.indexOf('.');
   if (dot <= 0) return undefined;
   const domain = host.slice(dot + 1);
-  if (!FASTMAIL.has(domain) && !SUBDOMAIN_USER_DOMAINS.has(domain)) return undefined;
-  return { user: host.slice(0, dot), domain };
+  const user = host.slice(0, dot);
+  if (FASTMAIL.has(domain)) return { user: user.replace(/-/g, '_'), domain };
+  const counted = SUBDOMAIN_USER_DOMAINS[domain];
+  return counted ? { user, domain: counted } : undefined;
 }
 
 /**
@@ -174,10 +186,14 @@ function subdomainUser(host: string): { user: string; domain: string } | undefin
  * - Yahoo: `-keyword` disposable addresses (`alice-shop@yahoo.com` is alice@yahoo.com's; Yahoo's
  *   own names take no dash, so everything from the first one is the keyword, on every Yahoo domain);
  * - Fastmail (every domain of FASTMAIL_DOMAINS) and addy.io: `anything@user.<domain>` is
- *   `user@<domain>`; on Fastmail `_` and `-` in the name are one (the subdomain form writes `_` as `-`);
+ *   `user@<domain>`; on Fastmail the subdomain's `-` is the name's `_` (`x@joe-citizen.fastmail.fm`
+ *   is `joe_citizen@fastmail.fm`), while `joe-citizen@` and `joe_citizen@` as written are two names;
+ *   addy.io's anonaddy.me subdomains are the same user's as its anonaddy.com ones;
  * - iCloud: me.com and mac.com are icloud.com;
  * - Proton: protonmail.com, protonmail.ch and pm.me are proton.me, and `.`, `-`, `_` in the name do
  *   not count (Proton: "these characters are treated as transparent by our service").
+ * An address whose name would fold to nothing (`+alice@x.com`, `-shop@yahoo.com`) is kept whole
+ * (lower case): `@x.com` would make every such address of the domain one mailbox.
  */
 export function mailboxOf(email: string): string {
   const trimmed = email.trim().toLowerCase();
@@ -197,7 +213,6 @@ export function mailboxOf(email: string): string {
   domain = normalized.slice(split + 1);
   name = normalized.slice(0, split).split('+')[0];
   if (YAHOO_DOMAIN.test(domain)) name = name.split('-')[0];
-  if (FASTMAIL.has(domain)) name = name.replace(/_/g, '-');
   if (domain === 'proton.me') name = name.replace(/[._-]/g, '');
-  return `${name}@${domain}`;
+  return name ? `${name}@${domain}` : trimmed;
 }
