@@ -1,11 +1,15 @@
+import { Logger } from '@nestjs/common';
 import { getModelToken } from '@nestjs/mongoose';
-import { randomBytes } from 'node:crypto';
+import type Redis from 'ioredis';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Model } from 'mongoose';
 import request from 'supertest';
 import { REPORT_LIMITS, type ReportReceipt } from '@studio/contracts';
+import { REDIS } from '../../infrastructure/redis.module';
 import { uniqueName } from '../../../test/clients';
 import { mailsTo, waitForMail } from '../../../test/mailbox';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { mailboxOf } from '../mail';
 import { ReceiptLimit } from './receipt-limit';
 import { TakedownReport } from './takedown.schemas';
 
@@ -28,6 +32,10 @@ function report(t: TestApp, email: string, from: string) {
     req = req.field(key, value);
   return req;
 }
+
+/** Where the limit keeps one mailbox's receipts (a sorted set of report ids by time, in ms). */
+const receiptsKey = (t: TestApp, email: string) =>
+  `${t.config.REDIS_PREFIX}:report-receipts:${createHash('sha256').update(mailboxOf(email)).digest('hex')}`;
 
 const receiptsAmong = async (addresses: string[]) =>
   (await Promise.all([...new Set(addresses)].map((address) => mailsTo(address))))
@@ -89,17 +97,74 @@ describe('report receipts: a few a day to one mailbox, however many senders name
     expect(await receiptsAmong([...spellings, plain])).toHaveLength(LIMIT);
   });
 
-  it('frees the mailbox once its receipts are 24 hours old (a rolling window)', async () => {
+  it("frees the mailbox once its receipts are 24 hours old by Redis's clock (a rolling window)", async () => {
     second = await startTestApp(settings);
     const limit = second.app.get(ReceiptLimit);
+    const redis = second.app.get<Redis>(REDIS);
     const email = `${uniqueName('window')}@example.com`;
-    const start = Date.now();
-    for (let i = 0; i < LIMIT; i += 1) expect(await limit.take(email, `r${i}`, start + i)).toBe(true);
-    expect(await limit.take(`  ${email.toUpperCase()}`, 'over', start + LIMIT)).toBe(false);
+    for (let i = 0; i < LIMIT; i += 1) expect(await limit.take(email, `r${i}`)).toBe(true);
+    expect(await limit.take(`  ${email.toUpperCase()}`, 'over')).toBe(false);
     // The same report asking twice is counted once.
-    expect(await limit.take(email, 'r0', start + LIMIT)).toBe(true);
-    const nextDay = start + DAY_MS + LIMIT;
-    for (let i = 0; i < LIMIT; i += 1) expect(await limit.take(email, `d${i}`, nextDay)).toBe(true);
-    expect(await limit.take(email, 'd-over', nextDay)).toBe(false);
+    expect(await limit.take(email, 'r0')).toBe(true);
+    // A day passes for the receipts: their times, Redis's, go back 24 h and a second.
+    const [seconds, micros] = await redis.time();
+    const dayAgo = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - DAY_MS - 1000;
+    for (let i = 0; i < LIMIT; i += 1)
+      expect(await redis.zadd(receiptsKey(second, email), 'XX', 'CH', dayAgo, `r${i}`)).toBe(1);
+    for (let i = 0; i < LIMIT; i += 1) expect(await limit.take(email, `d${i}`)).toBe(true);
+    expect(await limit.take(email, 'd-over')).toBe(false);
+    await second.close();
+    second = undefined;
+  });
+
+  it("keeps one window for instances whose clocks disagree: the time is Redis's, not the caller's", async () => {
+    second = await startTestApp(settings);
+    const limit = second.app.get(ReceiptLimit);
+    const email = `${uniqueName('skew')}@example.com`;
+    for (let i = 0; i < LIMIT; i += 1) expect(await limit.take(email, `r${i}`)).toBe(true);
+    // This process's clock a day and a minute ahead, then behind (an instance with a skewed clock).
+    for (const skew of [DAY_MS + 60_000, -(DAY_MS + 60_000)]) {
+      const realNow = Date.now.bind(Date);
+      const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+      try {
+        expect(await limit.take(email, `skewed${skew}`)).toBe(false);
+      } finally {
+        clock.mockRestore();
+      }
+    }
+    expect(await limit.take(email, 'later')).toBe(false);
+    await second.close();
+    second = undefined;
+  });
+
+  it('answers the report 201 with receiptMailed false when the receipt count fails in Redis, and mails nothing', async () => {
+    second = await startTestApp(settings);
+    const redis = second.app.get<Redis>(REDIS);
+    const email = `${uniqueName('countfails')}@example.com`.toLowerCase();
+    // The mailbox's key holds a string: Redis refuses the count's commands (WRONGTYPE).
+    await redis.set(receiptsKey(second, email), 'not a sorted set');
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      const res = await report(second, email, '198.51.100.90');
+      expect(res.status).toBe(201);
+      const receipt = res.body.content.report as ReportReceipt;
+      expect(receipt.receiptMailed).toBe(false);
+      // Recorded and queued for staff all the same.
+      const reports = second.app.get(getModelToken(TakedownReport.name)) as Model<TakedownReport>;
+      expect(await reports.countDocuments({ _id: receipt.id, 'reporter.email': email, status: 'open' })).toBe(
+        1,
+      );
+      // Logged, with the report and without the address.
+      const lines = warn.mock.calls.map((call) => String(call[0]));
+      expect(
+        lines.filter((line) => line.includes(receipt.id) && /receipt count failed/.test(line)),
+      ).toHaveLength(1);
+      expect(lines.filter((line) => line.toLowerCase().includes(email))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
+    await second.close();
+    second = undefined;
+    expect(await receiptsAmong([email])).toEqual([]);
   });
 });

@@ -144,19 +144,38 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
     });
     // Receipt without undue delay (DSA Art. 16(4)), unless the notice is anonymous, and at most a
     // few a day to one mailbox (the form takes any address: it must not mail a stranger at will).
-    const receiptMailed = input.email ? await this.receipts.take(input.email, reportId) : false;
+    const receiptMailed = input.email ? await this.takeReceipt(input.email, reportId) : false;
     if (receiptMailed)
       this.mail.dispatch(input.email, TakedownMails.receipt({ id: reportId, receivedAt, deadline }));
-    else if (input.email)
-      this.logger.log(
-        `report ${reportId}: no receipt mailed, its address had ${REPORT_LIMITS.receiptsPerAddressPerDay} in 24 h`,
-      );
     return {
       id: reportId,
       receivedAt: receivedAt.toISOString(),
       deadline: deadline.toISOString(),
       receiptMailed,
     };
+  }
+
+  /**
+   * Whether the receipt may go (ReceiptLimit). The report is recorded by now: when the count
+   * fails (Redis down or refusing the command), no receipt is mailed and the report is still
+   * answered as received (201), so the sender has no reason to send it again. Logged without the
+   * address.
+   */
+  private async takeReceipt(email: string, reportId: string): Promise<boolean> {
+    let taken: boolean;
+    try {
+      taken = await this.receipts.take(email, reportId);
+    } catch (err) {
+      this.logger.warn(
+        `report ${reportId}: no receipt mailed, the receipt count failed: ${(err as Error).message}`,
+      );
+      return false;
+    }
+    if (!taken)
+      this.logger.log(
+        `report ${reportId}: no receipt mailed, its address had ${REPORT_LIMITS.receiptsPerAddressPerDay} in 24 h`,
+      );
+    return taken;
   }
 
   /** The watermark's item first, then every output with the same or a near hash, with owners. */
