@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import type { Connection } from 'mongoose';
-import { JobTools, type ApiResponse, type HealthContent, type ServiceState } from '@studio/contracts';
+import { JobTools, type ApiResponse, type HealthContent } from '@studio/contracts';
 import { ok } from '../../common/api-response';
 import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -75,9 +75,9 @@ export class HealthController {
     description: '{message, content: {status, database, redis, mail, engines, uptimeSeconds, version}}',
   })
   async health() {
-    const [database, redis, mail, engines] = await Promise.all([
-      probe(() => this.db.db!.admin().ping()),
-      probe(() => this.redis.ping()),
+    // the database and Redis as the readiness probe sees them (one check, one bound)
+    const [{ database, redis }, mail, engines] = await Promise.all([
+      checkDependencies(this.db, this.redis),
       this.mail.state(),
       this.engineStates(),
     ]);
@@ -121,20 +121,5 @@ export class HealthController {
         };
       }),
     );
-  }
-}
-
-async function probe(check: () => Promise<unknown>): Promise<ServiceState> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timeout')), PROBE_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([check(), timeout]);
-    return 'up';
-  } catch {
-    return 'down';
-  } finally {
-    clearTimeout(timer);
   }
 }
