@@ -182,6 +182,23 @@ ensure_stripe_mock() {
   touch "$TOOLS_BIN/.stripe-mock-$STRIPE_MOCK_VERSION"
 }
 
+# Shopify's toxiproxy (a TCP proxy whose faults are set over HTTP: latency, resets, connections
+# that hang) for the fault suite (backend/test/faults), built from the Go module proxy, pinned.
+TOXIPROXY_VERSION=v2.12.0
+ensure_toxiproxy() {
+  local bin="$TOOLS_BIN/toxiproxy-server" tmp
+  if [ -x "$bin" ] && [ "$(cat "$bin.version" 2>/dev/null)" = "$TOXIPROXY_VERSION" ]; then return 0; fi
+  command -v go >/dev/null || { log "Go is needed to build toxiproxy"; return 1; }
+  log "building toxiproxy $TOXIPROXY_VERSION (first run only)"
+  mkdir -p "$TOOLS_BIN"
+  tmp="$(mktemp -d)"
+  # go install names the binary after its folder (cmd/server): built aside, then moved into place whole
+  GOBIN="$tmp" go install "github.com/Shopify/toxiproxy/v2/cmd/server@$TOXIPROXY_VERSION"
+  mv -f "$tmp/server" "$bin"
+  rm -rf "$tmp"
+  echo "$TOXIPROXY_VERSION" >"$bin.version"
+}
+
 start_stripe_mock() {
   local port="$1"
   if port_in_use "$port"; then log "port $port is taken; set TEST_STRIPE_PORT"; return 1; fi

@@ -10,6 +10,7 @@ ensure_apt_packages redis-server chromium ffmpeg docker-compose
 ensure_npm_dependencies
 ensure_ferretdb
 ensure_stripe_mock
+ensure_toxiproxy
 ensure_moto
 ensure_sr_models
 ensure_provenance_tools
