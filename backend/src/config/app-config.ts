@@ -80,6 +80,11 @@ export const configSchema = z
     S3_FORCE_PATH_STYLE: bool.default('false'),
     S3_ACCESS_KEY_ID: z.string().min(1).optional(),
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /**
+     * Longest S3 request (connect, send, first answer) and longest silence on its socket, in ms;
+     * each call is tried 3 times. Without it the SDK waits forever on a bucket that stalls.
+     */
+    S3_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Public address of the site, for links that leave it (Stripe return pages). */
     PUBLIC_URL: z.string().url().optional(),
     /** Stripe: without a secret key the app runs and says payments are not configured. */
