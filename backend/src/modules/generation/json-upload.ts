@@ -37,6 +37,8 @@ export function readJsonUpload(
   // the string value being read: a text field, or a file (prefix first, then base64)
   let text: string | undefined;
   let file: { upload: UploadedFile; out: WriteStream; prefix?: string; carry: string } | undefined;
+  // set once the body is being read (below): refuses the upload, once, and stops reading
+  let fail: (err: unknown) => void = () => undefined;
 
   const setField = (value: Value) => {
     if (depth !== 1 || key === undefined) throw new BadRequestException(JobMessages.badUpload);
@@ -86,7 +88,12 @@ export function readJsonUpload(
           if (files.length >= rule.maxFiles) throw new PayloadTooLargeException(JobMessages.tooManyFiles);
           const upload: UploadedFile = { fieldname: key, path: `${dir}/${files.length}`, size: 0 };
           files.push(upload);
-          file = { upload, out: createWriteStream(upload.path, { flags: 'wx' }), prefix: '', carry: '' };
+          const out = createWriteStream(upload.path, { flags: 'wx' });
+          // A file that cannot be written refuses the upload, as a multipart one; and a write still
+          // in flight when fail() destroys the stream reports ERR_STREAM_DESTROYED here, not as an
+          // uncaught error that would end the process.
+          out.on('error', () => fail(new BadRequestException(JobMessages.badUpload)));
+          file = { upload, out, prefix: '', carry: '' };
         } else {
           text = '';
         }
@@ -177,7 +184,7 @@ export function readJsonUpload(
       req.unpipe(tokens);
     };
     // Stops reading (the caller answers with Connection: close) and keeps nothing half-written.
-    const fail = (err: unknown) => {
+    fail = (err: unknown) => {
       if (settled) return;
       stop();
       tokens.destroy();
