@@ -124,30 +124,38 @@ describe('PooledCpuEngine', () => {
     });
 
     it('does not terminate a thread inside a native call: the task stops after it, on the same thread', async () => {
-      // Steps of 2.5 s, each a guarded call, checking the signal between them. The premise: the
-      // cancel lands inside a step, so the 500 ms grace ends inside that call (the next task then
-      // starts more than 600 ms after the cancel). A cancel that landed near a step's end (its
-      // progress was read late) proves nothing, and the scenario runs again.
-      for (let attempt = 1; ; attempt++) {
-        const { threadId } = await pool.spin({ steps: 1 });
+      const graceMs = 50;
+      const guarded = new TestPool({ abortGraceMs: graceMs });
+      // [0]: the call runs; [1]: the test lets it return
+      const gate = new Int32Array(new SharedArrayBuffer(8));
+      try {
+        const { threadId } = await guarded.spin({ steps: 1 });
+        let exited = false;
+        void guarded.threadExit().then(() => (exited = true));
         const controller = new AbortController();
-        const firstStep = deferred();
-        const spinning = pool.spin(
-          { native: true, cooperative: true, stepMs: 2500 },
-          { signal: controller.signal, onProgress: () => firstStep.resolve() },
+        const running = deferred();
+        const spinning = guarded.spin(
+          { native: true, cooperative: true, gate },
+          { signal: controller.signal, onProgress: () => running.resolve() },
         );
         spinning.catch(() => undefined);
-        await firstStep.promise;
-        const abortedAt = Date.now();
+        await running.promise; // the pool knows the task runs (a cancel before would drop it at once)
+        await Atomics.waitAsync(gate, 0, 0).value; // inside the second step's call
         controller.abort();
         await expect(spinning).rejects.toMatchObject({ name: 'AbortError' });
-        const nextStarted = deferred<number>();
-        const next = await pool.spin({ steps: 1 }, { onProgress: () => nextStarted.resolve(Date.now()) });
-        if ((await nextStarted.promise) - abortedAt <= 600 && attempt < 3) continue;
-        expect((await nextStarted.promise) - abortedAt).toBeGreaterThan(600);
-        // the thread was left to finish its call, then stopped by itself: the same thread serves on
+        // The abort set the pool's grace timer; a timer set after it with a longer delay fires
+        // after it (and after the native polls it then makes): the grace is over, the call still runs.
+        await new Promise((resolve) => setTimeout(resolve, graceMs * 4));
+        expect(Atomics.load(gate, 0)).toBe(1);
+        expect(exited).toBe(false);
+        // The call returns, the task sees its signal and stops: the same thread serves on.
+        Atomics.store(gate, 1, 1);
+        const next = await guarded.spin({ steps: 1 });
         expect(next.threadId).toBe(threadId);
-        return;
+        expect(exited).toBe(false);
+      } finally {
+        Atomics.store(gate, 1, 1);
+        await guarded.close();
       }
     });
 

@@ -167,6 +167,12 @@ interface TestRequest {
   cooperative?: boolean;
   /** test:spin: each step is a guarded call, as if it were native (an onnxruntime run). */
   native?: boolean;
+  /**
+   * test:spin with `native`: from the second step on (the first one's progress tells the test the
+   * task runs), each step's call sets [0] to 1 while it runs and returns only once [1] is 1, so a
+   * test can cancel while the call certainly runs and end the call when it chooses.
+   */
+  gate?: Int32Array;
 }
 
 /** CPU-bound like a model tile: no await, no messages. */
@@ -175,9 +181,18 @@ function busy(ms: number): void {
   while (Date.now() < until);
 }
 
-/** A stand-in for a native call, guarded as one (test:spin with `native`). */
-const testNative = { busy };
+/** Inside until the test opens the gate (TestRequest.gate). */
+function held(gate: Int32Array): void {
+  Atomics.store(gate, 0, 1);
+  Atomics.notify(gate, 0);
+  while (Atomics.load(gate, 1) !== 1) Atomics.wait(gate, 1, 0, 50);
+  Atomics.store(gate, 0, 0);
+}
+
+/** Stand-ins for a native call, guarded as one (test:spin with `native`). */
+const testNative = { busy, held };
 guardNative(testNative, 'busy');
+guardNative(testNative, 'held');
 
 /** The pool's own test tasks (only with `testHooks`): a dying thread and a thread that spins. */
 async function testTask(
@@ -196,7 +211,8 @@ async function testTask(
     case 'test:spin': {
       const stepMs = request.stepMs ?? 20;
       for (let step = 1; ; step++) {
-        if (request.native) testNative.busy(stepMs);
+        if (request.native && request.gate && step > 1) testNative.held(request.gate);
+        else if (request.native) testNative.busy(stepMs);
         else busy(stepMs);
         context.onProgress(Math.min(0.99, step / (request.steps ?? 1000)));
         if (request.cooperative) context.signal.throwIfAborted();
