@@ -41,13 +41,29 @@ export function ferretDbBinary(): string {
 export function startPrivateRedis(): Promise<PrivateService> {
   return startService('redis', (port, dir) => [
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', '', '--daemonize', 'no', '--logfile', join(dir, 'redis.log')],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+      '--logfile',
+      join(dir, 'redis.log'),
+    ],
   ]);
 }
 
 export function startPrivateFerretDb(): Promise<PrivateService> {
   const binary = ferretDbBinary();
-  if (!existsSync(binary)) throw new Error(`no FerretDB at ${binary}: run npm run setup (or set FERRETDB_BIN)`);
+  if (!existsSync(binary))
+    throw new Error(`no FerretDB at ${binary}: run npm run setup (or set FERRETDB_BIN)`);
   return startService('ferretdb', (port, dir) => [
     binary,
     [
@@ -71,7 +87,9 @@ async function startService(name: PrivateService['name'], command: Command): Pro
     const [file, args] = command(port, dir);
     const started = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    started.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+    started.stderr
+      ?.setEncoding('utf8')
+      .on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
     started.once('error', (err) => (stderr += String(err)));
     child = started;
     const deadline = Date.now() + 30_000;

@@ -11,7 +11,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { API_PREFIX, QUEUE_BOARD_PATH } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../src/config/app-config';
 import { bodyParsers, isJsonUploadPath, REPLICATE_WEBHOOK_BODY_LIMIT } from '../../src/common/body-parsing';
-import { HttpExceptionFilter } from '../../src/common/http-exception.filter';
+import { HttpExceptionFilter, outageErrorHandler } from '../../src/common/http-exception.filter';
 import { refuseCrossSiteWrites } from '../../src/common/request-origin';
 import { createValidationPipe } from '../../src/common/validation';
 import { SESSION_MIDDLEWARE } from '../../src/modules/auth';
@@ -64,7 +64,9 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   // Tool routes whose JSON form carries an image are read by their upload interceptor instead,
   // after their checks and the user's upload slot (one accounting for every way a file arrives).
   for (const parser of bodyParsers(config.JSON_BODY_LIMIT, idleMs, isJsonUploadPath)) app.use(parser);
-  app.use(app.get<RequestHandler>(SESSION_MIDDLEWARE));
+  // Only the API reads sessions: pages and assets are served while Redis is down.
+  app.use(API_PREFIX, app.get<RequestHandler>(SESSION_MIDDLEWARE));
+  app.use(outageErrorHandler);
   mountQueueBoard(app);
 
   // Prometheus scrapes /metrics, outside the API prefix (modules/metrics).

@@ -1,24 +1,47 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
-import type { Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { Messages } from '@studio/contracts';
+import { isOutage, OUTAGE_RETRY_AFTER_SECONDS } from '../infrastructure/outage';
 import { failure } from './api-response';
 
 /**
  * Turns every error into the spec's error body {message: 'error', content: text}. Expected
- * errors keep their status; anything unexpected is logged and becomes a plain 500.
+ * errors keep their status; Redis or the database being down is a 503 with Retry-After (nothing
+ * was done: the client may simply retry); anything else unexpected is logged and becomes a 500.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('HttpExceptionFilter');
-
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    if (res.headersSent) return;
-    const { status, body } = errorAnswer(exception);
-    if (status >= 500) this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    res.status(status).json(body);
+    sendError(exception, host.switchToHttp().getResponse<Response>());
   }
+}
+
+const logger = new Logger('HttpExceptionFilter');
+
+function sendError(exception: unknown, res: Response): void {
+  if (res.headersSent) return;
+  const { status, body } = errorAnswer(exception);
+  // Every 503 says when to come back (unless its route said so already).
+  if (status === HttpStatus.SERVICE_UNAVAILABLE && !res.getHeader('Retry-After')) {
+    res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+  }
+  if (isOutage(exception)) {
+    logger.warn(`answered 503, a part is down: ${(exception as Error).message}`);
+  } else if (status >= 500) {
+    logger.error(exception instanceof Error ? exception.stack : String(exception));
+  }
+  res.status(status).json(body);
+}
+
+/**
+ * The outage answer (503, Retry-After) for errors of Express middleware that runs before Nest's
+ * routes (the session store's read, for one), which Nest's filters never see. Other errors go on
+ * to whoever handled them before.
+ */
+export function outageErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent || !isOutage(err)) return next(err);
+  sendError(err, res);
 }
 
 /**
@@ -35,6 +58,8 @@ export function errorAnswer(exception: unknown): { status: number; body: object 
     const text = exception instanceof ThrottlerException ? Messages.tooManyRequests : textOf(body, status);
     return { status, body: { ...failure(text), ...extra } };
   }
+  if (isOutage(exception))
+    return { status: HttpStatus.SERVICE_UNAVAILABLE, body: failure(Messages.briefOutage) };
   return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: failure(Messages.serverError) };
 }
 

@@ -26,9 +26,10 @@ const RUNNING_SECONDS = 300;
 /**
  * Answers kept for a replay: what the request did. A refusal before it did anything (bad input,
  * not signed in, a rate limit, a conflict) is not kept, so a corrected retry with the key runs
- * (Stripe: "results are only saved if an API endpoint started executing").
+ * (Stripe: "results are only saved if an API endpoint started executing"); nor is a 503 (a part
+ * was down or busy and nothing was done), so a retry with the key runs.
  */
-const NOT_KEPT = new Set([400, 401, 403, 404, 408, 409, 413, 415, 429]);
+const NOT_KEPT = new Set([400, 401, 403, 404, 408, 409, 413, 415, 429, 503]);
 
 interface Stored {
   fingerprint: string;

@@ -22,7 +22,27 @@ type QueueInternals = {
   emit(event: 'error', err: unknown): boolean;
   listenerCount(event: 'error'): number;
   name: string;
+  clients: unknown[];
+  client: unknown;
+  eclient: unknown;
+  bclient: unknown;
+  clientInitialized?: boolean;
+  subscriberInitialized?: boolean;
+  bclientInitialized?: boolean;
 };
+
+/**
+ * Bull closes only the connections it made itself; those of a `createClient` option (queue.module.ts)
+ * are handed to it here, before it disconnects, so a closed queue leaves none open.
+ */
+function adoptClients(queue: QueueInternals): void {
+  const made = [
+    queue.clientInitialized && queue.client,
+    queue.subscriberInitialized && queue.eclient,
+    queue.bclientInitialized && queue.bclient,
+  ];
+  for (const client of made) if (client && !queue.clients.includes(client)) queue.clients.push(client);
+}
 
 const PATCHED = Symbol.for('studio.bullLifecycle');
 const naming = new WeakMap<object, Promise<void>>();
@@ -74,6 +94,7 @@ export function settleBullStartup(): void {
   };
   proto.disconnect = async function (this: QueueInternals) {
     await namingOf(this);
+    adoptClients(this);
     return disconnect.call(this);
   };
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import mongoose from 'mongoose';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { databaseOutageOptions } from './outage';
 
 /**
  * MongoDB through mongoose. Queries stay within what FerretDB (local) and MongoDB (production)
@@ -18,7 +19,9 @@ mongoose.set('skipOriginalStackTraces', true);
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         uri: config.MONGODB_URI,
-        serverSelectionTimeoutMS: 10_000,
+        // While the database is down a query fails within OUTAGE_WAIT_MS (answered 503), and
+        // the driver finds it again within a second of its return.
+        ...databaseOutageOptions,
         autoIndex: true,
         // Command events time each database operation (modules/metrics).
         monitorCommands: true,

@@ -1,11 +1,15 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { requestRedisOptions } from './outage';
 import { closeRedis } from './redis-close';
 
 export { closeRedis };
 
-/** The shared Redis connection for sessions, rate limits and socket pushes. */
+/**
+ * The shared Redis connection for sessions, rate limits and socket pushes; it fails fast while Redis
+ * is down (outage.ts), and so do its duplicates, which take its options.
+ */
 export const REDIS = Symbol('REDIS');
 
 @Global()
@@ -14,7 +18,7 @@ export const REDIS = Symbol('REDIS');
     {
       provide: REDIS,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 }),
+      useFactory: (config: AppConfig) => new Redis(config.REDIS_URL, requestRedisOptions),
     },
   ],
   exports: [REDIS],

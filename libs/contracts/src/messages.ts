@@ -5,6 +5,8 @@ export const Messages = {
   registered: 'Registered!',
   maxAccounts: 'Max accounts reached!',
   serverError: 'Server error',
+  /** A part the request needs (Redis, the database) is down: answered 503 with Retry-After. */
+  briefOutage: 'The studio is briefly unavailable: try again in a minute. Nothing was charged.',
   loggedIn: 'Logged in!',
   loggedOut: 'Logged out.',
   wrongCredentials: 'Wrong username or password',

@@ -2,6 +2,7 @@ import { BullModule, getQueueToken } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { JobTools, type JobTool } from '@studio/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { QUEUE_RETRY_PROCESS_MS } from '../../infrastructure/outage';
 
 /** One Bull queue per tool, so each can have its own concurrency and its own workers. */
 export const toolQueueName = (tool: JobTool) => `tool-${tool}`;
@@ -36,6 +37,8 @@ export const jobOptions = (config: AppConfig, jobId: string, priority?: number) 
             lockDuration: config.JOB_LOCK_MS,
             stalledInterval: Math.max(1000, Math.floor(config.JOB_LOCK_MS / 2)),
             maxStalledCount: 2,
+            // The root's (queue.module.ts): these settings replace its settings whole.
+            retryProcessDelay: QUEUE_RETRY_PROCESS_MS,
           },
         }),
       })),

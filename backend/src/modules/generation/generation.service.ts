@@ -143,23 +143,64 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       for (const [i, request] of requests.entries()) prepared.push(await this.reserve(user, request, ids[i]));
       await beforeQueue?.();
     } catch (err) {
-      for (const job of prepared) {
-        await this.ledger.refund(reservationKeyOf(String(job._id)), 'Batch not started');
-        if (job.apiKey) await this.keySpending.giveBack(job.apiKey, String(job._id), job.cost);
-        await this.dropInputs(job.inputs);
-      }
-      await this.openJobs.release(user.id, ids.map(String));
+      await this.undo(user, prepared, ids.map(String), 'Batch not started');
       throw err;
     }
     const views: JobView[] = [];
-    for (const record of prepared) {
-      await this.jobs.create(record);
-      const { position, etaSeconds } = await this.positions.enqueue(record);
-      const view: JobView = { ...toJobView(record), position: position || undefined, etaSeconds };
-      this.realtime.toUser(user.id, JobSocketEvents.queued, { job: view, position });
-      views.push(view);
+    for (const [i, record] of prepared.entries()) {
+      try {
+        await this.jobs.create(record);
+        const { position, etaSeconds } = await this.positions.enqueue(record);
+        const view: JobView = { ...toJobView(record), position: position || undefined, etaSeconds };
+        this.realtime.toUser(user.id, JobSocketEvents.queued, { job: view, position });
+        views.push(view);
+      } catch (err) {
+        // Redis or the database went away between the reservation and the queue: the jobs not
+        // queued are taken back (record removed while still queued, credits returned), so the
+        // answer (503) is true: nothing was charged. One a worker has taken after all stays.
+        const notQueued: JobRecord[] = [];
+        for (const job of prepared.slice(i)) {
+          const removed = await this.jobs.deleteOne({ _id: job._id, state: 'queued' }).catch(() => null);
+          if (removed?.deletedCount === 0) {
+            const taken = await this.jobs
+              .findById(job._id)
+              .lean()
+              .catch(() => null);
+            if (taken) {
+              views.push(toJobView(taken as JobRecord));
+              continue;
+            }
+          }
+          notQueued.push(job);
+        }
+        await this.undo(
+          user,
+          notQueued,
+          notQueued.map((job) => String(job._id)),
+          'Job not started',
+        );
+        if (views.length === 0) throw err;
+        return views;
+      }
     }
     return views;
+  }
+
+  /**
+   * Gives back what was prepared for jobs that will not run: credits, a key's spending, stored
+   * inputs and their places under the open-job limit. Best effort, each step on its own: with a
+   * part down some may fail, and what is left is returned by the ledger's recovery (a reservation
+   * without a live job) and the open-job limit's own cleaning.
+   */
+  private async undo(user: AuthUser, jobs: JobRecord[], ids: string[], reason: string): Promise<void> {
+    const attempt = async (step: Promise<unknown>) =>
+      step.catch((err: Error) => this.logger.warn(`undoing a submission: ${err.message}`));
+    for (const job of jobs) {
+      await attempt(this.ledger.refund(reservationKeyOf(String(job._id)), reason));
+      if (job.apiKey) await attempt(this.keySpending.giveBack(job.apiKey, String(job._id), job.cost));
+      await this.dropInputs(job.inputs);
+    }
+    await attempt(this.openJobs.release(user.id, ids));
   }
 
   /** Checks, stores the inputs and reserves the credits of one request; queues nothing. */

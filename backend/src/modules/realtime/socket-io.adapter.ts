@@ -1,4 +1,4 @@
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { RequestHandler } from 'express';
@@ -38,6 +38,11 @@ export class SessionIoAdapter extends IoAdapter {
     const pub = redis.duplicate();
     const sub = redis.duplicate();
     this.subscribers.push(pub, sub);
+    // While Redis is down both reconnect on their own (and sub subscribes again); said once per
+    // failed attempt in the log instead of the adapter's "missing 'error' handler" warning.
+    const logger = new Logger('SessionIoAdapter');
+    for (const client of [pub, sub])
+      client.on('error', (err: Error) => logger.warn(`socket pushes: ${err.message}`));
     server.adapter(createAdapter(pub, sub, { key: socketChannelKey(config) }));
 
     server.engine.use(sessionMiddleware);

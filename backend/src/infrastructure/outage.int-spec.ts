@@ -1,0 +1,201 @@
+import { getModelToken } from '@nestjs/mongoose';
+import { appendFileSync } from 'node:fs';
+import type { Model } from 'mongoose';
+import request from 'supertest';
+import { Messages, type JobView } from '@studio/contracts';
+import { balanceOf, eventually, grantCredits, signIn, uniqueName, type Client } from '../../test/clients';
+import { fixture } from '../../test/fixtures';
+import { startPrivateFerretDb, startPrivateRedis, type PrivateService } from '../../test/private-services';
+import { startTestApp, type TestApp } from '../../test/test-app';
+import { LedgerEntry } from '../modules/billing/ledger-entry.schema';
+import { Job } from '../modules/generation';
+import { QueuePositions } from '../modules/generation/queue-positions';
+
+/**
+ * Redis or the database really killed (SIGKILL) or frozen (SIGSTOP) under a running app, on
+ * services of this file's own: requests that need the missing part are answered 503 with
+ * Retry-After and the plain message, nothing is reserved or charged meanwhile, and once the part
+ * is back the next clone succeeds without a restart. Answers that never come fail the request's
+ * own timeout (a hang), not a timing figure.
+ */
+const NO_HANG = { response: 5_000, deadline: 8_000 };
+/** A clone that runs (the first loads the engine's models on a busy machine): a bound, not a goal. */
+const RUNS = { response: 60_000, deadline: 90_000 };
+
+/** OUTAGE_REPORT=file: each answer's status and time, and the time to the first job after the return. */
+function report(line: object): void {
+  if (process.env.OUTAGE_REPORT) appendFileSync(process.env.OUTAGE_REPORT, `${JSON.stringify(line)}\n`);
+}
+
+describe('outage: Redis or the database down, and back', () => {
+  let redis: PrivateService;
+  let db: PrivateService;
+  let t: TestApp;
+  let alice: Client;
+  /** Submits only while a part is down: never charged. */
+  let bob: Client;
+  let ledger: Model<LedgerEntry>;
+
+  beforeAll(async () => {
+    [redis, db] = await Promise.all([startPrivateRedis(), startPrivateFerretDb()]);
+    t = await startTestApp({
+      MONGODB_URI: `${db.url}/outage`,
+      REDIS_URL: redis.url,
+      JOB_WAIT_MS: '30000',
+      JOB_BACKOFF_MS: '100',
+    });
+    alice = await signIn(t, uniqueName('alice'));
+    bob = await signIn(t, uniqueName('bob'));
+    await Promise.all([grantCredits(t, alice.username, 40), grantCredits(t, bob.username, 40)]);
+    ledger = t.app.get(getModelToken(LedgerEntry.name));
+  }, 120_000);
+
+  afterAll(async () => {
+    redis?.thaw();
+    db?.thaw();
+    await t?.close();
+    await Promise.all([redis?.stop(), db?.stop()]);
+  });
+
+  const clone = (timeout = NO_HANG, client = alice) =>
+    client.agent
+      .post('/api/generateNoise')
+      .timeout(timeout)
+      .field('author', client.username)
+      .field('amount', '1')
+      .attach('original', fixture('cgi-model-1.jpg'), 'model.jpg');
+  const balanceRead = () => alice.agent.get(`/api/getProfile/${alice.username}`).timeout(NO_HANG);
+  const sessionRead = () => alice.agent.get('/api/session').timeout(NO_HANG);
+
+  /** The studio's outage answer: 503, when to retry, and the plain words. */
+  async function expectOutageAnswer(what: string, sent: Promise<request.Response>): Promise<void> {
+    const start = Date.now();
+    const test = expect.getState().currentTestName;
+    const res = await sent.catch((err: Error) => {
+      report({ test, what, status: err.message, ms: Date.now() - start });
+      throw err;
+    });
+    report({ test, what, status: res.status, ms: Date.now() - start });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 503,
+      body: { message: 'error', content: Messages.briefOutage },
+    });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  }
+
+  const openHolds = () => ledger.countDocuments({ hold: 'open' });
+
+  /** Once the part is back: a clone succeeds (polled, as reconnecting takes a moment). */
+  async function cloneSucceedsAgain(): Promise<JobView> {
+    return eventually(async () => {
+      const res = await clone(RUNS);
+      if (res.status !== 200 || res.body.message !== 'success') {
+        throw new Error(`clone answered ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      return res.body.content.job as JobView;
+    }, 60_000);
+  }
+
+  /** Runs `during` with the part down, brings it back, and checks the money and the next clone. */
+  async function survives(
+    down: () => Promise<void> | void,
+    up: () => Promise<void> | void,
+    during: () => Promise<void>,
+  ): Promise<void> {
+    await eventually(async () => expect(await openHolds()).toBe(0), 30_000);
+    const before = await balanceOf(alice);
+    await down();
+    try {
+      await during();
+    } finally {
+      await up();
+    }
+    const back = Date.now();
+    const job = await cloneSucceedsAgain();
+    report({
+      test: expect.getState().currentTestName,
+      what: 'first clone after the return',
+      ms: Date.now() - back,
+    });
+    expect(job).toMatchObject({ state: 'succeeded', cost: 1 });
+    // That clone is the only charge: nothing was charged or left reserved while the part was down.
+    expect(await balanceOf(alice)).toBe(before - 1);
+    expect(await balanceOf(bob)).toBe(40);
+    await eventually(async () => expect(await openHolds()).toBe(0), 30_000);
+  }
+
+  it('the app starts with both parts up: a clone runs', async () => {
+    const res = await clone(RUNS);
+    expect(res.status).toBe(200);
+    expect(res.body.content.job).toMatchObject({ state: 'succeeded' });
+  });
+
+  it('Redis killed: submissions, sessions and balances answer 503 with Retry-After; health and liveness still answer', async () => {
+    await survives(
+      () => redis.kill(),
+      () => redis.restart(),
+      async () => {
+        await expectOutageAnswer('clone', clone());
+        await expectOutageAnswer('clone', clone(NO_HANG, bob));
+        await expectOutageAnswer('session', sessionRead());
+        await expectOutageAnswer('balance', balanceRead());
+        // A request that needs neither the session nor Redis is still answered.
+        expect((await request(t.url).get('/api/health/live').timeout(NO_HANG)).status).toBe(200);
+      },
+    );
+  });
+
+  it('Redis frozen (SIGSTOP, connections stay open): 503 instead of a hang, and work resumes on SIGCONT', async () => {
+    await survives(
+      () => redis.freeze(),
+      () => redis.thaw(),
+      async () => {
+        await expectOutageAnswer('clone', clone());
+        await expectOutageAnswer('clone', clone(NO_HANG, bob));
+        await expectOutageAnswer('session', sessionRead());
+        await expectOutageAnswer('balance', balanceRead());
+      },
+    );
+  });
+
+  it('Redis dies after the credits are reserved, before the job is queued: 503, credits given back, no job left', async () => {
+    // The fault at the one moment that matters: the reservation and the job's record are written,
+    // and Redis is killed just as the job is handed to the queue.
+    const positions = t.app.get(QueuePositions, { strict: false });
+    const enqueue = positions.enqueue.bind(positions);
+    const handOff = jest.spyOn(positions, 'enqueue').mockImplementationOnce(async (job) => {
+      await redis.kill();
+      return enqueue(job);
+    });
+    const jobs = t.app.get<Model<Job>>(getModelToken(Job.name));
+    const jobsBefore = await jobs.countDocuments();
+    try {
+      await survives(
+        () => undefined,
+        () => redis.restart(),
+        async () => {
+          await expectOutageAnswer('clone', clone());
+          expect(handOff).toHaveBeenCalledTimes(1);
+          // The job the answer refused is not left to run later (the sweep would queue it again).
+          expect(await jobs.countDocuments()).toBe(jobsBefore);
+        },
+      );
+    } finally {
+      handOff.mockRestore();
+    }
+  });
+
+  it('the database killed: submissions, sessions and balances answer 503 with Retry-After', async () => {
+    await survives(
+      () => db.kill(),
+      () => db.restart(),
+      async () => {
+        await expectOutageAnswer('clone', clone());
+        await expectOutageAnswer('clone', clone(NO_HANG, bob));
+        await expectOutageAnswer('session', sessionRead());
+        await expectOutageAnswer('balance', balanceRead());
+        expect((await request(t.url).get('/api/health/live').timeout(NO_HANG)).status).toBe(200);
+      },
+    );
+  });
+});

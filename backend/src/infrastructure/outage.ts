@@ -1,0 +1,91 @@
+import type { RedisOptions } from 'ioredis';
+
+/**
+ * How the app's clients behave while Redis or the database is down (issue 53): a request that
+ * needs the missing part fails within about a second and a half, so the error filter can answer
+ * 503 with Retry-After well inside 2 s, and the clients reconnect on their own, at most a second
+ * apart, so work resumes within seconds of the part's return.
+ */
+
+/** How long a command or query may wait for a part that does not answer. */
+export const OUTAGE_WAIT_MS = 1_500;
+/** Retry-After sent with the 503 (seconds): about when a restarted Redis or database is back. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 10;
+/** Reconnect attempts come quickly, then once a second (ioredis's default grows to 2 s; Bull's to 20 s). */
+export const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 1_000);
+
+/** A worker whose queue lost Redis tries again this soon (Bull's default waits 5 s). */
+export const QUEUE_RETRY_PROCESS_MS = 500;
+
+/**
+ * Redis connections that serve requests. Commands written while the connection is down wait in
+ * the offline queue only until the next failed reconnect (maxRetriesPerRequest 0); a Redis that
+ * holds the connection open but does not answer (frozen, overloaded) is bounded by commandTimeout.
+ */
+export const requestRedisOptions: RedisOptions = {
+  maxRetriesPerRequest: 0,
+  commandTimeout: OUTAGE_WAIT_MS,
+  connectTimeout: OUTAGE_WAIT_MS,
+  retryStrategy: reconnectDelay,
+};
+
+/**
+ * Bull's blocking and subscriber connections: Bull requires that they retry forever
+ * (maxRetriesPerRequest null) and skip the ready check; they only need to come back quickly.
+ */
+export const waitingRedisOptions: RedisOptions = {
+  maxRetriesPerRequest: null,
+  enableReadyCheck: false,
+  connectTimeout: OUTAGE_WAIT_MS,
+  retryStrategy: reconnectDelay,
+};
+
+/** The MongoDB driver's share: server selection, buffering and heartbeats bounded the same way. */
+export const databaseOutageOptions = {
+  serverSelectionTimeoutMS: OUTAGE_WAIT_MS,
+  connectTimeoutMS: OUTAGE_WAIT_MS,
+  // A dead server is noticed (and a returned one found) within a second.
+  heartbeatFrequencyMS: 1_000,
+  // Mongoose holds operations while it has no connection; not longer than the driver would.
+  bufferTimeoutMS: OUTAGE_WAIT_MS,
+};
+
+const DATABASE_ERRORS = new Set([
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'MongoNotConnectedError',
+  'MongoOperationTimeoutError',
+  'MongoTopologyClosedError',
+]);
+const REDIS_MESSAGES = [
+  'Command timed out',
+  "Stream isn't writeable",
+  'Connection is closed.',
+  'Reached the max retries per request limit',
+];
+/** Replies of a Redis that is starting, failing over or read-only for the moment. */
+const REDIS_TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY) /;
+
+/**
+ * Whether an error means "Redis or the database is not usable right now" rather than a bug or a
+ * bad request: such errors are answered 503 with Retry-After (http-exception.filter.ts). Follows
+ * `cause` chains, since some layers wrap what the client threw.
+ */
+export function isOutage(error: unknown): boolean {
+  for (let err = error, depth = 0; err && typeof err === 'object' && depth < 5; depth += 1) {
+    const { name, message } = err as { name?: string; message?: unknown };
+    if (name && DATABASE_ERRORS.has(name)) return true;
+    if (name === 'MaxRetriesPerRequestError') return true;
+    if (typeof message === 'string') {
+      if (REDIS_MESSAGES.some((text) => message.startsWith(text))) return true;
+      if (REDIS_TRANSIENT_REPLY.test(message)) return true;
+      // Mongoose's own: an operation held while it had no connection.
+      if (name === 'MongooseError' && / buffering timed out after /.test(message)) return true;
+    }
+    err = (err as { cause?: unknown }).cause;
+  }
+  return false;
+}
