@@ -63,6 +63,12 @@ export interface SessionContent {
 
 export type ServiceState = 'up' | 'down';
 
+/** What a job met on a remote GPU engine: no answer, an answer too late, its own error, an unreadable image. */
+export type EngineFault = 'down' | 'timeout' | 'server_error' | 'bad_output';
+export type StorageState = 'up' | 'full' | 'unavailable';
+/** How long a fault met by a job shows in /api/health when nothing has succeeded since. */
+export const FAULT_WINDOW_MS = 10 * 60_000;
+
 export interface HealthContent {
   status: 'ok' | 'degraded';
   database: ServiceState;
@@ -79,7 +85,17 @@ export interface HealthContent {
     kind: string;
     readiness: EngineReadiness | 'not_configured';
     remoteQueued?: number;
+    /**
+     * The last fault a job met on this engine within FAULT_WINDOW_MS, until a job of the tool
+     * succeeds again (a server that answers the probe can still fail every job). Any: 'degraded'.
+     */
+    fault?: { kind: EngineFault; at: string };
   }[];
+  /**
+   * Content storage: 'up', or the fault a write or read met within FAULT_WINDOW_MS until a write
+   * succeeds again: 'full' (the disk), 'unavailable' (S3 answering 5xx or stalling). Not up: 'degraded'.
+   */
+  storage: StorageState;
   uptimeSeconds: number;
   version: string;
 }

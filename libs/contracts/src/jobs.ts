@@ -278,6 +278,19 @@ export const JobMessages = {
   engineUnreachable:
     'This tool is not available right now: its GPU server does not answer. Nothing was charged; please try again later.',
   failed: 'The job failed; your credits were refunded',
+  // Faults past the box (issue 53): what went wrong, in the user's words, and that it cost nothing.
+  engineDown:
+    'The GPU server for this tool stopped answering, so your job could not be made. Nothing was charged; please try again later.',
+  engineTimeout:
+    'The GPU server for this tool took too long to answer, so your job was stopped. Nothing was charged; please try again later.',
+  engineServerError:
+    'The GPU server for this tool reported an error while making your job. Nothing was charged; please try again later.',
+  engineBadOutput:
+    'The GPU server for this tool sent back an image that could not be read. Nothing was charged; please try again.',
+  storageFull:
+    'The studio could not store the result: its disk is full. Nothing was charged; please try again later.',
+  storageUnavailable:
+    'The studio could not store or read your files: its storage did not answer. Nothing was charged; please try again later.',
   engineCrashed:
     'The job stopped unexpectedly (it may need more memory than this server gives one job); your credits were refunded',
   cancelled: 'Cancelled; your credits were refunded',

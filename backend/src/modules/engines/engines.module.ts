@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EngineFaults } from './engine-faults';
 import { EngineRegistry } from './engine-registry';
 import { EnginesStatusService } from './engines-status.service';
 import { EnginesController } from './engines.controller';
@@ -10,7 +11,7 @@ import { PredictionUpdatesHub } from './prediction-updates';
  */
 @Module({
   controllers: [EnginesController],
-  providers: [EngineRegistry, PredictionUpdatesHub, EnginesStatusService],
-  exports: [EngineRegistry, PredictionUpdatesHub],
+  providers: [EngineRegistry, EngineFaults, PredictionUpdatesHub, EnginesStatusService],
+  exports: [EngineRegistry, EngineFaults, PredictionUpdatesHub],
 })
 export class EnginesModule {}

@@ -9,6 +9,7 @@
  * restore read the engines and queues from here too. It imports no other module but auth (the
  * admin route's decorators).
  */
+export { EngineFaults } from './engine-faults';
 export { CAPABILITY_OF, EngineRegistry, REPLICATE_WEBHOOK_PATH } from './engine-registry';
 export { EnginesModule } from './engines.module';
 export { toolReadiness } from './engines-status.service';

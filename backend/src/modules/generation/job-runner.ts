@@ -29,6 +29,7 @@ import {
   CapabilityUnavailableError,
   EngineCrashedError,
   EngineInputError,
+  remoteFaultOf,
   sampleFrames,
   type EncodedImage,
   type InferenceEngine,
@@ -39,9 +40,16 @@ import { AgeAssuranceService } from '../age-assurance';
 import { ContentSafety, describeChecks, SafetyLog, type OutputVerdict } from '../content-safety';
 import { FoldersService } from '../folders';
 import { ProvenanceService } from '../provenance';
-import { StoragePort } from '../storage';
+import { StorageFaultError, StoragePort } from '../storage';
 import { CopyFinder, type StoredPrint } from '../takedown';
-import { CAPABILITY_OF, EngineRegistry, concurrencyOf, runsQueue, toolQueueToken } from '../engines';
+import {
+  CAPABILITY_OF,
+  EngineFaults,
+  EngineRegistry,
+  concurrencyOf,
+  runsQueue,
+  toolQueueToken,
+} from '../engines';
 import { JobCancelSignals } from './job-control.signals';
 import { Job, type JobRecord } from './job.schema';
 import { JobLifecycle } from './job-lifecycle.service';
@@ -104,6 +112,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     private readonly safetyLog: SafetyLog,
     private readonly copies: CopyFinder,
     private readonly ageAssurance: AgeAssuranceService,
+    private readonly engineFaults: EngineFaults,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -213,6 +222,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       const items = await this.store(job, images, verdict);
       if (verdict.kind === 'hold') await this.recordDecision(job, 'held', verdict);
       await this.lifecycle.succeeded(job, items);
+      this.engineFaults.succeeded(job.tool);
       this.positions.finished(job.tool, bullJob); // its pace prices the waiting jobs' ETA
     } catch (err) {
       await progress.flush();
@@ -225,8 +235,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         err instanceof CapabilityUnavailableError ||
         err instanceof EngineCrashedError ||
         err instanceof ContentCheckFailedError ||
-        err instanceof BlockedCopyError;
+        err instanceof BlockedCopyError ||
+        // A full disk stays full for longer than the back-off: no second GPU run for nothing.
+        (err instanceof StorageFaultError && err.fault === 'full');
       if (err instanceof ContentCheckFailedError) await this.recordCheckFailure(job, err);
+      // A GPU server that is down, stalls, errs or sends garbage shows on /api/health (each attempt).
+      const fault = remoteFaultOf(err);
+      if (fault) this.engineFaults.met(job.tool, fault);
       const lastAttempt = bullJob.attemptsMade + 1 >= (bullJob.opts.attempts ?? 1);
       if (!permanent && !lastAttempt) {
         this.logger.warn(`job ${job._id} attempt ${bullJob.attemptsMade + 1} failed: ${String(err)}`);
@@ -575,5 +590,18 @@ function userMessage(err: unknown): string {
   if (err instanceof EngineInputError) return err.message;
   if (err instanceof CapabilityUnavailableError) return JobMessages.engineUnavailable;
   if (err instanceof EngineCrashedError) return JobMessages.engineCrashed;
-  return JobMessages.failed;
+  if (err instanceof StorageFaultError)
+    return err.fault === 'full' ? JobMessages.storageFull : JobMessages.storageUnavailable;
+  switch (remoteFaultOf(err)) {
+    case 'down':
+      return JobMessages.engineDown;
+    case 'timeout':
+      return JobMessages.engineTimeout;
+    case 'server_error':
+      return JobMessages.engineServerError;
+    case 'bad_output':
+      return JobMessages.engineBadOutput;
+    default:
+      return JobMessages.failed;
+  }
 }

@@ -10,8 +10,9 @@ import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
 import { Public } from '../auth';
-import { EngineRegistry, toolReadiness } from '../engines';
+import { EngineFaults, EngineRegistry, toolReadiness } from '../engines';
 import { MailService } from '../mail';
+import { StorageHealth } from '../storage';
 import { checkDependencies, READINESS_RETRY_AFTER_SECONDS, type Readiness } from './readiness';
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -24,6 +25,8 @@ export class HealthController {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly mail: MailService,
     private readonly engines: EngineRegistry,
+    private readonly engineFaults: EngineFaults,
+    private readonly storage: StorageHealth,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -72,22 +75,37 @@ export class HealthController {
       'use health/live and health/ready',
   })
   @ApiOkResponse({
-    description: '{message, content: {status, database, redis, mail, engines, uptimeSeconds, version}}',
+    description:
+      '{message, content: {status, database, redis, mail, engines, storage, uptimeSeconds, version}}',
   })
   async health() {
     // the database and Redis as the readiness probe sees them (one check, one bound)
-    const [{ database, redis }, mail, engines] = await Promise.all([
+    // Faults met by jobs (GPU servers, the store) are marks in Redis: unread while it does not answer.
+    const [{ database, redis }, mail, engines, faults, storage] = await Promise.all([
       checkDependencies(this.db, this.redis),
       this.mail.state(),
       this.engineStates(),
+      within(this.engineFaults.read(JobTools), PROBE_TIMEOUT_MS),
+      within(this.storage.state(), PROBE_TIMEOUT_MS),
     ]);
-    const enginesReady = engines.every((e) => e.readiness === 'ready' || e.readiness === 'not_configured');
+    for (const [i, engine] of engines.entries()) {
+      const fault = faults?.[i];
+      if (fault) engine.fault = { kind: fault.kind, at: fault.at };
+    }
+    const enginesReady = engines.every(
+      (e) => (e.readiness === 'ready' || e.readiness === 'not_configured') && !e.fault,
+    );
+    const storageState = storage ?? 'up';
     const content: HealthContent = {
-      status: database === 'up' && redis === 'up' && mail !== 'down' && enginesReady ? 'ok' : 'degraded',
+      status:
+        database === 'up' && redis === 'up' && mail !== 'down' && enginesReady && storageState === 'up'
+          ? 'ok'
+          : 'degraded',
       database,
       redis,
       mail,
       engines,
+      storage: storageState,
       uptimeSeconds: Math.round(process.uptime()),
       version: process.env.npm_package_version ?? '0.1.0',
     };

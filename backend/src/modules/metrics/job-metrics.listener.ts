@@ -21,10 +21,22 @@ import { StudioMetrics, type CreditMovement, type FailureReason, type JobEndStat
 /** Messages that name an input the engine could not work with (job-runner's EngineInputError). */
 const INPUT_MESSAGES = new Set<string>(Object.values(JobMessages));
 
+/** The messages of faults past the box, each its own reason (before the input messages: all are JobMessages). */
+const FAULT_REASONS = new Map<string, FailureReason>([
+  [JobMessages.engineDown, 'engine_down'],
+  [JobMessages.engineTimeout, 'engine_timeout'],
+  [JobMessages.engineServerError, 'engine_server_error'],
+  [JobMessages.engineBadOutput, 'engine_bad_output'],
+  [JobMessages.storageFull, 'storage_full'],
+  [JobMessages.storageUnavailable, 'storage_unavailable'],
+]);
+
 export function failureReason(message: string): FailureReason {
   if (message === JobMessages.engineUnavailable || message === JobMessages.engineUnreachable)
     return 'engine_unavailable';
   if (message === JobMessages.engineCrashed) return 'engine_crashed';
+  const fault = FAULT_REASONS.get(message);
+  if (fault) return fault;
   if (message === JobMessages.failed) return 'engine_error';
   if (message === RESTORE_FAILURE_MESSAGE) return 'restore';
   return INPUT_MESSAGES.has(message) ? 'input' : 'other';

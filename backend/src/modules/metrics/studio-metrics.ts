@@ -14,6 +14,13 @@ export const FAILURE_REASONS = [
   'engine_unavailable',
   'engine_crashed',
   'engine_error',
+  // faults past the box (issue 53): the GPU server and the content store
+  'engine_down',
+  'engine_timeout',
+  'engine_server_error',
+  'engine_bad_output',
+  'storage_full',
+  'storage_unavailable',
   'restore',
   'other',
 ] as const;

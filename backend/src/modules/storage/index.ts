@@ -6,6 +6,7 @@
  * that folders, generation and account-data (above it) never have to be called back.
  */
 export { StorageCleanupListener } from './storage-cleanup.listener';
+export { StorageHealth } from './storage-health';
 export { StorageModule } from './storage.module';
 export type { ByteRange, StoredObject } from './storage.port';
-export { isValidStorageKey, newStorageKey, StoragePort } from './storage.port';
+export { isValidStorageKey, newStorageKey, StorageFaultError, StoragePort } from './storage.port';

@@ -4,7 +4,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { isValidStorageKey, StoragePort, type ByteRange, type StoredObject } from './storage.port';
+import {
+  isValidStorageKey,
+  StorageFaultError,
+  StoragePort,
+  type ByteRange,
+  type StoredObject,
+} from './storage.port';
+
+/** Errors that say the disk, not the request, failed. */
+const FULL = new Set(['ENOSPC', 'EDQUOT']);
+const BROKEN = new Set(['EIO', 'EROFS']);
 
 /** Content files on the local disk, under STORAGE_DIR. */
 @Injectable()
@@ -33,7 +43,12 @@ export class LocalDiskStorage extends StoragePort {
       });
       await rename(temporary, path);
     } catch (err) {
-      await rm(temporary, { force: true });
+      // The half-written file goes whatever happened: a full disk must not keep its parts.
+      await rm(temporary, { force: true }).catch(() => undefined);
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (FULL.has(code)) throw new StorageFaultError('full', `storage disk full (${code})`, { cause: err });
+      if (BROKEN.has(code))
+        throw new StorageFaultError('unavailable', `storage disk failed (${code})`, { cause: err });
       throw err;
     }
   }

@@ -10,7 +10,16 @@ import {
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { isValidStorageKey, StoragePort, type ByteRange, type StoredObject } from './storage.port';
+import {
+  isValidStorageKey,
+  StorageFaultError,
+  StoragePort,
+  type ByteRange,
+  type StoredObject,
+} from './storage.port';
+
+/** Tries per call (the SDK's own retry with back-off on 5xx, throttling and timeouts). */
+const S3_ATTEMPTS = 3;
 
 /** Content files in an S3-API bucket (AWS S3, MinIO, R2 ...), for production and scale-out. */
 @Injectable()
@@ -30,11 +39,27 @@ export class S3Storage extends StoragePort {
         config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
           ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
           : undefined,
+      maxAttempts: S3_ATTEMPTS,
+      // The SDK has no timeout by default: a bucket that takes the connection and never answers
+      // would hold a job (and its reservation) forever. requestTimeout only warns unless
+      // throwOnRequestTimeout; socketTimeout also ends a body that stops midway.
+      requestHandler: {
+        connectionTimeout: Math.min(5000, config.S3_TIMEOUT_MS),
+        requestTimeout: config.S3_TIMEOUT_MS,
+        throwOnRequestTimeout: true,
+        socketTimeout: config.S3_TIMEOUT_MS,
+      },
     });
   }
 
   async put(key: string, data: Buffer): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: checked(key), Body: data }));
+    const command = new PutObjectCommand({ Bucket: this.bucket, Key: checked(key), Body: data });
+    await this.client.send(command).catch(storeFault('put'));
+  }
+
+  /** A body that stalls or breaks off midway is the store's fault too. */
+  override async read(key: string): Promise<Buffer | null> {
+    return super.read(key).catch(storeFault('read'));
   }
 
   async get(key: string, range?: ByteRange): Promise<StoredObject | null> {
@@ -49,12 +74,13 @@ export class S3Storage extends StoragePort {
       return { stream: object.Body as Readable, size: object.ContentLength ?? 0 };
     } catch (err) {
       if (err instanceof NoSuchKey || err instanceof NotFound) return null;
-      throw err;
+      return storeFault('get')(err);
     }
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
+    const command = new DeleteObjectCommand({ Bucket: this.bucket, Key: checked(key) });
+    await this.client.send(command).catch(storeFault('delete'));
   }
 
   async size(key: string): Promise<number | null> {
@@ -63,13 +89,40 @@ export class S3Storage extends StoragePort {
       return head.ContentLength ?? 0;
     } catch (err) {
       if (err instanceof NotFound || err instanceof NoSuchKey) return null;
-      throw err;
+      return storeFault('size')(err);
     }
   }
 
   destroy(): void {
     this.client.destroy();
   }
+}
+
+/**
+ * The store's own failures (5xx after the SDK's tries, a timeout, a refused or broken connection)
+ * become StorageFaultError('unavailable'); the request's (4xx, a bad key) are thrown as they are.
+ */
+function storeFault(what: string): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof StorageFaultError) throw err;
+    const e = err as {
+      $metadata?: { httpStatusCode?: number };
+      name?: string;
+      code?: unknown;
+      message?: string;
+    };
+    const status = e.$metadata?.httpStatusCode;
+    const storeFailed =
+      status !== undefined ? status >= 500 : e.name === 'TimeoutError' || typeof e.code === 'string';
+    if (!storeFailed) throw err;
+    throw new StorageFaultError(
+      'unavailable',
+      `S3 ${what} failed: ${e.name ?? ''} ${e.message ?? ''}`.trim(),
+      {
+        cause: err,
+      },
+    );
+  };
 }
 
 function checked(key: string): string {

@@ -14,6 +14,22 @@ export interface ByteRange {
 }
 
 /**
+ * The store itself failed, not the request: the disk is full ('full': ENOSPC, a quota), or the
+ * store did not answer in time or answered with its own error ('unavailable': S3 5xx, a stall, a
+ * refused connection, a disk I/O error). The job pipeline tells the user which, refunded.
+ */
+export class StorageFaultError extends Error {
+  constructor(
+    readonly fault: 'full' | 'unavailable',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'StorageFaultError';
+  }
+}
+
+/**
  * Where content files live. Keys are made by the server (never taken from a client); the local
  * disk adapter is the default, an S3-API adapter follows the same contract.
  */

@@ -103,6 +103,14 @@ export class FakeA1111Server {
   restoreUnswapped = false;
   /** false: a server before 1.6, which ignores force_task_id (/internal/progress never knows it). */
   trackTasks = true;
+  /**
+   * A hung server (a wedged GPU driver, a proxy that keeps the socket): every request is read and
+   * never answered, progress polls included, until reset() or close() drops the connections.
+   */
+  stall = false;
+  /** Work routes answer 200 with bytes that are not an image (a truncated or corrupt result). */
+  garbageImages = false;
+  private readonly stalled = new Set<ServerResponse>();
   private readonly failures: { status: number; body: unknown }[] = [];
   /** Labels (force_task_id, or path#n) of the requests an interrupt stopped. */
   readonly interrupted: string[] = [];
@@ -115,15 +123,31 @@ export class FakeA1111Server {
   private readonly bodyLimit: number;
 
   private constructor(
-    private readonly server: Server,
+    private server: Server,
     private readonly options: FakeA1111Options,
     /** http://127.0.0.1:port */
     readonly url: string,
   ) {
     this.bodyLimit = options.bodyLimitBytes ?? 32 * 1024 * 1024;
+    this.listenTo(server);
+  }
+
+  private listenTo(server: Server): void {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch(() => res.destroy());
     });
+  }
+
+  /** The server goes down: its port closed, connections dropped (connection refused from now). */
+  async down(): Promise<void> {
+    await closeServer(this.server);
+  }
+
+  /** Back up on the same port after down(). */
+  async up(): Promise<void> {
+    const { server } = await listenLocally(Number(new URL(this.url).port));
+    this.server = server;
+    this.listenTo(server);
   }
 
   static async start(options: FakeA1111Options = {}): Promise<FakeA1111Server> {
@@ -199,6 +223,10 @@ export class FakeA1111Server {
     }
     this.current = undefined;
     this.stateInterrupted = false;
+    this.stall = false;
+    this.garbageImages = false;
+    for (const res of this.stalled) res.destroy();
+    this.stalled.clear();
     this.requests.length = 0;
     this.interrupted.length = 0;
     this.failures.length = 0;
@@ -232,6 +260,11 @@ export class FakeA1111Server {
       }
     }
     this.requests.push({ method, path, query, body: shorten(body), headers: req.headers });
+    if (this.stall) {
+      this.stalled.add(res);
+      res.once('close', () => this.stalled.delete(res));
+      return;
+    }
 
     if (path !== '/internal/ping' && !this.authorized(req.headers.authorization)) {
       return send(
@@ -263,6 +296,10 @@ export class FakeA1111Server {
         if (job.interrupted && SAMPLING.has(path)) return send(res, 200, await halfDenoised(request));
       }
       if (res.destroyed) return;
+      if (work && this.garbageImages) {
+        const garbage = Buffer.from('\x89PNG\r\n\x1a\n not really an image').toString('base64');
+        return send(res, 200, { images: [garbage], image: garbage, parameters: request, info: '{}' });
+      }
       const answer = await this.route(method, path, request);
       if (!answer) return send(res, 404, { detail: 'Not Found' });
       send(res, answer.status ?? 200, answer.body);

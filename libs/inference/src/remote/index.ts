@@ -19,5 +19,5 @@ export { ReplicateEngine, REPLICATE_TOOLS } from './replicate-engine';
 export type { PredictionUpdates, ReplicateEngineOptions, ReplicateTool } from './replicate-engine';
 export { signReplicateWebhook, verifyReplicateWebhook } from './replicate-webhook';
 export { FakeReplicateServer, startFakeReplicate } from './fake-replicate-server';
-export { RemoteEngineError } from './remote-http';
-export type { RemoteErrorKind } from './remote-http';
+export { RemoteEngineError, remoteFaultOf } from './remote-http';
+export type { RemoteErrorKind, RemoteFault } from './remote-http';

@@ -1,3 +1,4 @@
+import type { EngineFault } from '@studio/contracts';
 import { EncodedImage, EngineReadiness } from '../engine.port';
 import { A1111Error } from './a1111-error';
 import { FINISH_AS, finishImage, FinishOptions, refuseUnchanged } from './remote-images';
@@ -338,6 +339,30 @@ function describeNetworkError(error: unknown): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
+}
+
+/**
+ * What a remote engine's failure says about the server, in terms a user is told (issue 53): it
+ * does not answer ('down'), it answers too late ('timeout'), it reports its own error
+ * ('server_error'), or its answer cannot be read, an undecodable image above all ('bad_output').
+ * Undefined for anything else (credentials, rate limits, input errors, cancels).
+ */
+export type RemoteFault = EngineFault;
+
+export function remoteFaultOf(error: unknown): RemoteFault | undefined {
+  if (!(error instanceof RemoteEngineError) && !(error instanceof A1111Error)) return undefined;
+  switch (error.kind) {
+    case 'network':
+      return 'down';
+    case 'timeout':
+      return 'timeout';
+    case 'server':
+      return 'server_error';
+    case 'protocol':
+      return 'bad_output';
+    default:
+      return undefined;
+  }
 }
 
 /** A failed status probe's readiness: credentials refused ('unauthorised'), else 'unreachable'. */
