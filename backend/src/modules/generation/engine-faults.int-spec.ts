@@ -42,8 +42,8 @@ describe('a remote GPU engine that fails', () => {
       METRICS_TOKEN,
       ENGINE_GENERATE: 'a1111',
       A1111_URL: a1111.url,
-      // The smallest bound the configuration takes: a stall ends each try after it.
-      A1111_TIMEOUT_MS: '1000',
+      // A stall ends each try after this; wide enough for a busy machine to make the good images.
+      A1111_TIMEOUT_MS: '5000',
     });
     user = await signIn(t, uniqueName('gpufault'));
     await grantCredits(t, user.username, 100);
