@@ -1,7 +1,7 @@
 import { SocketEvents, type AllowanceStatus } from '@studio/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiGet } from '../api/client';
-import { useSocketEvent } from '../realtime/useRealtime';
+import { useResync, useSocketEvent } from '../realtime/useRealtime';
 import { useSession } from '../session/useSession';
 
 /** While the worker decides (a moment after the verification), asked again this often, this many times. */
@@ -38,7 +38,7 @@ export function useAllowance(enabled = true): AllowanceStatus | null {
     return () => clearTimeout(timer);
   }, [status, load]);
 
-  useSocketEvent(SocketEvents.ready, () => void load());
+  useResync(() => void load());
   useSocketEvent(SocketEvents.balanceChanged, (change) => {
     if (change.kind === 'allowance') void load();
   });

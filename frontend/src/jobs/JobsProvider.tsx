@@ -3,7 +3,6 @@ import {
   JobSocketEvents,
   plural,
   SAFETY_REASONS,
-  SocketEvents,
   TOOL_LABELS,
   type CancelJobResult,
   type JobView,
@@ -11,7 +10,7 @@ import {
 } from '@studio/contracts';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
 import { apiGet, apiPost, errorText, NO_RESPONSE, type ApiResult } from '../api/client';
-import { useSocketEvent } from '../realtime/useRealtime';
+import { useResync, useSocketEvent } from '../realtime/useRealtime';
 import { useSession } from '../session/useSession';
 import { useToast } from '../ui/toast';
 import { isActive, jobsReducer, newestFirst, type JobsById } from './jobsState';
@@ -51,7 +50,7 @@ export function JobsProvider({ children }: { children: ReactNode }) {
     if (ready) void load();
   }, [ready, account, load]);
 
-  useSocketEvent(SocketEvents.ready, () => void load());
+  useResync(() => void load());
 
   const openFor = useCallback((job: Pick<JobView, '_id' | 'state'>) => {
     // Only where it can stand beside the page: it must not cover the form the job came from.

@@ -147,7 +147,7 @@ describe('AppHeader', () => {
     renderApp('/');
     await waitFor(() => expect(screen.getByTestId('balance')).toHaveTextContent('100'));
     await waitFor(() => expect(openSocket()?.listenerCount(SocketEvents.balanceChanged)).toBeGreaterThan(0));
-    expect(openSocket()!.options).toEqual({ withCredentials: true });
+    expect(openSocket()!.options).toMatchObject({ withCredentials: true });
 
     act(() => {
       openSocket()!.serverEmit(SocketEvents.balanceChanged, { balance: 80, delta: -20, reason: 'clone' });

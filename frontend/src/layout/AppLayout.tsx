@@ -6,8 +6,9 @@ import { useSession } from '../session/useSession';
 import { AppFooter } from './AppFooter';
 import { TOAST_DOCK_ID } from '../ui/toast';
 import { AppHeader } from './AppHeader';
+import { StudioBanner } from './StudioBanner';
 
-/** The frame of every screen: header (and toast dock), the routed page in a centred column, footer, job tray. */
+/** The frame of every screen: header (with the outage banner and toast dock), the routed page in a centred column, footer, job tray. */
 export function AppLayout() {
   const { trayOpen } = useJobs();
   const { loggedIn } = useSession();
@@ -18,6 +19,7 @@ export function AppLayout() {
       {/* On phones toasts stand under the header, in the page's flow (ui/toast.ts). */}
       <div className="app-top">
         <AppHeader />
+        <StudioBanner />
         <div id={TOAST_DOCK_ID} className="toast-dock" />
       </div>
       <Layout.Content className="app-content">

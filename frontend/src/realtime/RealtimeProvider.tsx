@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { useSession } from '../session/useSession';
 import { useToast } from '../ui/toast';
 import { creditChangeNotice, moderationNotice, takedownNotice, type AccountNotice } from './accountNotices';
-import { RealtimeContext, useRealtime, useSocketEvent } from './useRealtime';
+import { RealtimeContext, useRealtime, useResync, useSocketEvent } from './useRealtime';
 
 /**
  * Opens the socket once the session is confirmed, keeps the header balance live and tells the
@@ -30,9 +30,9 @@ function useNoticeToast() {
 function BalanceSync() {
   const { setBalance, refresh } = useSession();
   const show = useNoticeToast();
-  // A change made before the socket joined the account's room was never pushed to it: whenever it
-  // (re)joins, the balance is read again.
-  useSocketEvent(SocketEvents.ready, () => void refresh());
+  // A change made before the socket joined the account's room, or while the studio was briefly
+  // down, was never pushed to it: whenever it (re)joins or the studio is back, the balance is read again.
+  useResync(() => void refresh());
   useSocketEvent(SocketEvents.balanceChanged, (change) => {
     setBalance(change.balance);
     const notice = creditChangeNotice(change);

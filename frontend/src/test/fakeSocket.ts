@@ -6,6 +6,10 @@ type Listener = (...args: unknown[]) => void;
 
 export class FakeSocket {
   connected = true;
+  /** As socket.io-client's: whether the socket will (re)connect by itself. */
+  active = true;
+  /** How many times connect() was called after the socket was made. */
+  connects = 0;
   private listeners = new Map<string, Set<Listener>>();
 
   constructor(readonly options: unknown) {}
@@ -23,7 +27,20 @@ export class FakeSocket {
 
   disconnect(): this {
     this.connected = false;
+    this.active = false;
     return this;
+  }
+
+  connect(): this {
+    this.connects += 1;
+    this.active = true;
+    return this;
+  }
+
+  /** The handshake refused by the server's middleware: the client library then stops trying. */
+  refuse(message: string): void {
+    this.active = false;
+    this.serverEmit('connect_error', new Error(message));
   }
 
   /** What the server would push to this client. */

@@ -1,4 +1,4 @@
-import type { Role } from '@studio/contracts';
+import { Messages, type Role } from '@studio/contracts';
 import { operationsAnswer } from './operations';
 
 /**
@@ -10,6 +10,8 @@ export interface FakeAnswer {
   body?: unknown;
   /** A file answer (a job's stored input) instead of JSON. */
   blob?: Blob;
+  /** Response headers (Retry-After, say), by their lower-case name. */
+  headers?: Record<string, string>;
 }
 
 type Responder = FakeAnswer | ((init: RequestInit) => FakeAnswer | Promise<FakeAnswer>);
@@ -39,7 +41,11 @@ export function mockFetch(answers: Record<string, Responder> = {}): jest.Mock {
         return answer.body;
       },
       blob: async () => answer.blob ?? new Blob([JSON.stringify(answer.body)]),
-      headers: { get: () => answer.blob?.type ?? 'application/json' },
+      headers: {
+        get: (name: string) =>
+          answer.headers?.[name.toLowerCase()] ??
+          (name.toLowerCase() === 'retry-after' ? null : (answer.blob?.type ?? 'application/json')),
+      },
     } as unknown as Response;
   });
   global.fetch = fetchMock as unknown as typeof fetch;
@@ -89,4 +95,13 @@ export function sentJobRef(init: RequestInit): string {
   const ref = (init.headers as Record<string, string> | undefined)?.['x-job-ref'];
   if (!ref) throw new Error('The request carries no job mark');
   return ref;
+}
+
+/** The API's answer while Redis or the database is down (H1's fail-fast 503). */
+export function briefOutage(retryAfterSeconds = 10): FakeAnswer {
+  return {
+    status: 503,
+    body: { message: 'error', content: Messages.briefOutage },
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  };
 }

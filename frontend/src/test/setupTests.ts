@@ -1,5 +1,6 @@
 import '@testing-library/jest-dom';
 import { configure } from '@testing-library/react';
+import { studioAvailability } from '../api/availability';
 import { resetFakeSockets } from './fakeSocket';
 
 // findBy*/waitFor wait for what they look for; on a loaded 2-core CI machine antd's first render
@@ -22,4 +23,6 @@ beforeEach(() => {
 
 afterEach(() => {
   jest.restoreAllMocks();
+  // The page's one view of the studio: each test starts with it up and not probing.
+  studioAvailability.reset();
 });

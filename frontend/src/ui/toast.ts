@@ -1,6 +1,7 @@
 import { TOAST_DURATION_MS } from '@studio/contracts';
 import { App } from 'antd';
 import { useMemo } from 'react';
+import { isOutageText } from '../api/availability';
 
 export interface Toast {
   /**
@@ -47,7 +48,7 @@ export function toastContainer(): HTMLElement {
 
 /**
  * The only way screens show toasts, closing after TOAST_DURATION_MS (spec section 2). Goes through
- * antd's App context so toasts follow the theme.
+ * antd's App context so toasts follow the theme. Outage errors are left to the banner.
  */
 export function useToast(): Toast {
   const { notification } = App.useApp();
@@ -60,6 +61,16 @@ export function useToast(): Toast {
         placement: toastPlacement(),
         duration: TOAST_DURATION_MS / 1000,
       });
-    return { success: show('success'), info: show('info'), warning: show('warning'), error: show('error') };
+    const error = show('error');
+    return {
+      success: show('success'),
+      info: show('info'),
+      warning: show('warning'),
+      // While the studio is briefly unavailable its one banner (StudioBanner) says so: a toast per
+      // failed request would pile up the same words.
+      error: (text, description, key) => {
+        if (!isOutageText(text)) error(text, description, key);
+      },
+    };
   }, [notification]);
 }

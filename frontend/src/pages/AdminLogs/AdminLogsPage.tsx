@@ -2,7 +2,7 @@ import { LOG_PAGE_SIZE, SocketEvents } from '@studio/contracts';
 import { Card, Flex, Space, Spin, Typography } from 'antd';
 import { lazy, Suspense, useState } from 'react';
 import { ADMIN_ONLY, RequireRole } from '../../admin/RequireRole';
-import { useSocketEvent } from '../../realtime/useRealtime';
+import { useResync, useSocketEvent } from '../../realtime/useRealtime';
 import { LogFiltersBar } from './LogFiltersBar';
 import { LogTable } from './LogTable';
 import { AllowanceTotals } from './AllowanceTotals';
@@ -34,6 +34,12 @@ function AdminLogs() {
 
   useSocketEvent(SocketEvents.auditAppended, (entry) => {
     log.prepend(entry);
+    reloadSoon();
+  });
+  // Entries appended while the socket was away (reconnecting, or the studio briefly down) were
+  // never pushed here: read the page and the totals again.
+  useResync(() => {
+    log.reload();
     reloadSoon();
   });
 

@@ -29,7 +29,7 @@ export function matchesFilters(entry: LogEntry, filters: LogFilters): boolean {
  * One page of GET /api/admin/logs, newest first, with server-side filters and keyset paging:
  * `before` is the `next` cursor of the page before (undefined for the first page). prepend() adds
  * a live entry on top of the first page when it matches the filters (the page size kept; the
- * entry pushed off the page is where the next page now starts).
+ * entry pushed off the page is where the next page now starts); reload() reads the page again.
  */
 export function useAuditLog(
   filters: LogFilters,
@@ -38,6 +38,8 @@ export function useAuditLog(
 ) {
   const [data, setData] = useState<LogPage>(() => emptyPage(pageSize));
   const [loading, setLoading] = useState(true);
+  // Bumped by reload(): entries pushed while the socket or the studio was away were never seen.
+  const [version, setVersion] = useState(0);
   const { category, user, from, to } = filters;
 
   useEffect(() => {
@@ -53,7 +55,9 @@ export function useAuditLog(
     return () => {
       current = false;
     };
-  }, [before, pageSize, category, user, from, to]);
+  }, [before, pageSize, category, user, from, to, version]);
+
+  const reload = useCallback(() => setVersion((v) => v + 1), []);
 
   const prepend = useCallback(
     (entry: LogEntry) => {
@@ -69,5 +73,5 @@ export function useAuditLog(
     [before, pageSize, category, user, from, to],
   );
 
-  return { data, loading, prepend };
+  return { data, loading, prepend, reload };
 }

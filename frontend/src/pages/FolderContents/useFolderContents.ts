@@ -8,7 +8,7 @@ import {
 } from '@studio/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiGet, errorText } from '../../api/client';
-import { useSocketEvent } from '../../realtime/useRealtime';
+import { useResync, useSocketEvent } from '../../realtime/useRealtime';
 
 export type FolderContentsState =
   | { status: 'loading' }
@@ -106,7 +106,7 @@ export function useFolderContents(folderId: string | undefined) {
     [],
   );
 
-  useSocketEvent(SocketEvents.ready, () => setVersion((v) => v + 1));
+  useResync(() => setVersion((v) => v + 1));
   useSocketEvent(SocketEvents.folderChanged, (change) => {
     if (change.folderId !== folderId) return;
     if (change.deleted) {

@@ -1,7 +1,7 @@
 import { SocketEvents, type HeldItem } from '@studio/contracts';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { apiGet } from '../../api/client';
-import { useSocketEvent } from '../../realtime/useRealtime';
+import { useResync, useSocketEvent } from '../../realtime/useRealtime';
 
 /**
  * The moderation queue (GET /api/moderation/held), read again whenever the server says it changed
@@ -32,7 +32,7 @@ export function useHeldItems() {
     void reload();
   }, [reload]);
   useSocketEvent(SocketEvents.moderationQueueChanged, () => void reload());
-  useSocketEvent(SocketEvents.ready, () => void reload());
+  useResync(() => void reload());
 
   /** Takes a decided item off the list at once (the push that follows reloads it anyway). */
   const drop = useCallback((itemId: string) => {

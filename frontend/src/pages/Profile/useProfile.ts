@@ -2,7 +2,7 @@ import { SocketEvents, type FolderChange, type ProfileContent } from '@studio/co
 import { useCallback, useEffect, useState } from 'react';
 import { apiGet, errorText } from '../../api/client';
 import { applyToFolderList } from '../../folders/folderList';
-import { useSocketEvent } from '../../realtime/useRealtime';
+import { useResync, useSocketEvent } from '../../realtime/useRealtime';
 import { useSession } from '../../session/useSession';
 
 export type ProfileState =
@@ -56,7 +56,7 @@ export function useProfile(
   }, []);
   const own = state.status === 'ready' && state.profile.own;
   useSocketEvent(SocketEvents.folderChanged, changeFolders);
-  useSocketEvent(SocketEvents.ready, () => {
+  useResync(() => {
     if (own) reload();
   });
 

@@ -12,7 +12,7 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { analytics } from '../../analytics/analytics';
 import { apiGet } from '../../api/client';
 import { Paths } from '../../paths';
-import { useSocketEvent } from '../../realtime/useRealtime';
+import { useResync, useSocketEvent } from '../../realtime/useRealtime';
 import { readCart } from '../../session/cart';
 import { useRequireLogin } from '../../session/useRequireLogin';
 import { useSession } from '../../session/useSession';
@@ -58,7 +58,7 @@ export function StripeResultPage() {
     });
   }, [loggedIn, session]);
   useEffect(askServer, [askServer]);
-  useSocketEvent(SocketEvents.ready, askServer);
+  useResync(askServer);
 
   useSocketEvent(SocketEvents.balanceChanged, (change) => {
     if (success && known !== 'unknown' && change.kind === 'purchase' && change.delta > 0) {
