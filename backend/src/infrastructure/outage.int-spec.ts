@@ -1,9 +1,19 @@
 import { getModelToken } from '@nestjs/mongoose';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Model } from 'mongoose';
 import request from 'supertest';
-import { Messages, type JobView } from '@studio/contracts';
-import { balanceOf, eventually, grantCredits, signIn, uniqueName, type Client } from '../../test/clients';
+import { JobSocketEvents, Messages, type JobView } from '@studio/contracts';
+import {
+  balanceOf,
+  connectSocket,
+  eventually,
+  grantCredits,
+  signIn,
+  uniqueName,
+  type Client,
+} from '../../test/clients';
 import { fixture } from '../../test/fixtures';
 import { startPrivateFerretDb, startPrivateRedis, type PrivateService } from '../../test/private-services';
 import { startTestApp, type TestApp } from '../../test/test-app';
@@ -35,14 +45,18 @@ describe('outage: Redis or the database down, and back', () => {
   /** Submits only while a part is down: never charged. */
   let bob: Client;
   let ledger: Model<LedgerEntry>;
+  /** A built frontend of one page: served whatever is down. */
+  const frontend = mkdtempSync(join(tmpdir(), 'outage-frontend-'));
 
   beforeAll(async () => {
     [redis, db] = await Promise.all([startPrivateRedis(), startPrivateFerretDb()]);
+    writeFileSync(join(frontend, 'index.html'), '<!doctype html><title>studio</title>');
     t = await startTestApp({
       MONGODB_URI: `${db.url}/outage`,
       REDIS_URL: redis.url,
       JOB_WAIT_MS: '30000',
       JOB_BACKOFF_MS: '100',
+      FRONTEND_DIST: frontend,
     });
     alice = await signIn(t, uniqueName('alice'));
     bob = await signIn(t, uniqueName('bob'));
@@ -55,6 +69,7 @@ describe('outage: Redis or the database down, and back', () => {
     db?.thaw();
     await t?.close();
     await Promise.all([redis?.stop(), db?.stop()]);
+    rmSync(frontend, { recursive: true, force: true });
   });
 
   const clone = (timeout = NO_HANG, client = alice) =>
@@ -131,18 +146,43 @@ describe('outage: Redis or the database down, and back', () => {
   });
 
   it('Redis killed: submissions, sessions and balances answer 503 with Retry-After; health and liveness still answer', async () => {
-    await survives(
-      () => redis.kill(),
-      () => redis.restart(),
-      async () => {
-        await expectOutageAnswer('clone', clone());
-        await expectOutageAnswer('clone', clone(NO_HANG, bob));
-        await expectOutageAnswer('session', sessionRead());
-        await expectOutageAnswer('balance', balanceRead());
-        // A request that needs neither the session nor Redis is still answered.
-        expect((await request(t.url).get('/api/health/live').timeout(NO_HANG)).status).toBe(200);
-      },
-    );
+    // A socket connected before: once Redis is back, pushes from the job runner (published to
+    // Redis) reach it again through the adapter's resubscribed connection.
+    const socket = await connectSocket(t, alice.cookie);
+    let completed = 0;
+    socket.on(JobSocketEvents.completed, () => (completed += 1));
+    try {
+      await survives(
+        () => redis.kill(),
+        () => redis.restart(),
+        async () => {
+          // A new socket cannot be authenticated: refused, not left hanging.
+          const refused = new Promise((_resolve, reject) =>
+            setTimeout(() => reject(new Error('hung')), 5_000),
+          );
+          await expect(Promise.race([connectSocket(t, alice.cookie), refused])).rejects.not.toThrow('hung');
+          await during();
+        },
+      );
+      await eventually(async () => expect(completed).toBe(1), 30_000);
+    } finally {
+      socket.close();
+    }
+
+    async function during(): Promise<void> {
+      await expectOutageAnswer('clone', clone());
+      await expectOutageAnswer('clone', clone(NO_HANG, bob));
+      await expectOutageAnswer('session', sessionRead());
+      await expectOutageAnswer('balance', balanceRead());
+      // Requests that need neither the session nor Redis are still answered: liveness, and the
+      // pages of the built frontend, even for a browser that sends its session cookie.
+      expect((await request(t.url).get('/api/health/live').timeout(NO_HANG)).status).toBe(200);
+      const page = await alice.agent.get('/studio').timeout(NO_HANG);
+      expect({ status: page.status, html: page.text }).toEqual({
+        status: 200,
+        html: expect.stringContaining('<title>studio'),
+      });
+    }
   });
 
   it('Redis frozen (SIGSTOP, connections stay open): 503 instead of a hang, and work resumes on SIGCONT', async () => {

@@ -1,4 +1,4 @@
-import type { RedisOptions } from 'ioredis';
+import type { default as Redis, RedisOptions } from 'ioredis';
 
 /**
  * How the app's clients behave while Redis or the database is down (issue 53): a request that
@@ -88,4 +88,22 @@ export function isOutage(error: unknown): boolean {
     err = (err as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/**
+ * For publishers that never look at publish()'s promise (the Socket.IO Redis adapter and
+ * emitter): a publish that fails while Redis is down is reported instead of rejecting unhandled,
+ * which would end the process. The push is lost; browsers read again when their socket returns.
+ */
+export function reportFailedPublishes<T extends { publish: Redis['publish'] }>(
+  client: T,
+  report: (err: Error) => void,
+): T {
+  const publish = client.publish.bind(client) as (...args: unknown[]) => Promise<number>;
+  client.publish = ((...args: unknown[]) => {
+    const sent = publish(...args);
+    sent.catch(report);
+    return sent;
+  }) as Redis['publish'];
+  return client;
 }

@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Emitter } from '@socket.io/redis-emitter';
 import type Redis from 'ioredis';
 import { SocketRooms, type SocketEventPayloads } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { reportFailedPublishes } from '../../infrastructure/outage';
 import { REDIS } from '../../infrastructure/redis.module';
 
 export const socketChannelKey = (config: AppConfig) => `${config.REDIS_PREFIX}#socket.io`;
@@ -13,10 +14,16 @@ export const socketChannelKey = (config: AppConfig) => `${config.REDIS_PREFIX}#s
  */
 @Injectable()
 export class RealtimePublisher {
+  private readonly logger = new Logger(RealtimePublisher.name);
   private readonly emitter: Emitter;
 
   constructor(@Inject(REDIS) redis: Redis, @Inject(APP_CONFIG) config: AppConfig) {
-    this.emitter = new Emitter(redis, { key: socketChannelKey(config) });
+    // The emitter only publishes, and never handles publish()'s promise: a push that fails while
+    // Redis is down is logged (and lost) rather than ending the process.
+    const publisher = reportFailedPublishes({ publish: redis.publish.bind(redis) }, (err) =>
+      this.logger.warn(`socket push lost: ${err.message}`),
+    );
+    this.emitter = new Emitter(publisher, { key: socketChannelKey(config) });
   }
 
   toUser<E extends keyof SocketEventPayloads>(

@@ -8,6 +8,7 @@ import type Redis from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { reportFailedPublishes } from '../../infrastructure/outage';
 import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 import { LiveSessions, SESSION_MIDDLEWARE } from '../auth';
 import { socketChannelKey } from './realtime.publisher';
@@ -43,6 +44,7 @@ export class SessionIoAdapter extends IoAdapter {
     const logger = new Logger('SessionIoAdapter');
     for (const client of [pub, sub])
       client.on('error', (err: Error) => logger.warn(`socket pushes: ${err.message}`));
+    reportFailedPublishes(pub, (err) => logger.warn(`socket push lost: ${err.message}`));
     server.adapter(createAdapter(pub, sub, { key: socketChannelKey(config) }));
 
     server.engine.use(sessionMiddleware);
