@@ -288,7 +288,7 @@ export const JobMessages = {
   engineBadOutput:
     'The GPU server for this tool sent back an image that could not be read. Nothing was charged; please try again.',
   storageFull:
-    'The studio could not store the result: its disk is full. Nothing was charged; please try again later.',
+    'The studio could not store your files: its disk is full. Nothing was charged; please try again later.',
   storageUnavailable:
     'The studio could not store or read your files: its storage did not answer. Nothing was charged; please try again later.',
   engineCrashed:

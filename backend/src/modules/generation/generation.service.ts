@@ -234,7 +234,15 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     const inputs = request.inputs.map((input, i) =>
       newStorageKey(user.id, input.extension, `${id}:input:${i}`),
     );
-    await Promise.all(inputs.map((key, i) => this.storage.put(key, request.inputs[i].data)));
+    // All or none: a store that fails one (a full disk, S3 down: 503) keeps none of them.
+    const stored = await Promise.allSettled(
+      inputs.map((key, i) => this.storage.put(key, request.inputs[i].data)),
+    );
+    const notStored = stored.find((put) => put.status === 'rejected');
+    if (notStored) {
+      await this.dropInputs(inputs);
+      throw notStored.reason;
+    }
 
     // A key's monthly cap first: what it refuses is never reserved (and given back if the ledger refuses).
     let keyCharge: KeyCharge | undefined;

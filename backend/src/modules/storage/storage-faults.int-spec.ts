@@ -6,6 +6,7 @@ import { createServer, request as httpRequest, type Server, type ServerResponse 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import type { Socket } from 'socket.io-client';
 import { JobMessages, type JobView } from '@studio/contracts';
 import { startFakeA1111, type FakeA1111Server } from '@studio/inference';
@@ -36,6 +37,11 @@ import { startTestApp, type TestApp } from '../../../test/test-app';
  * ends once, refunded, the user told the store failed, /api/health and /metrics showing it, no
  * half-written file left; the next write that succeeds clears the fault.
  */
+
+const smallPng = () =>
+  sharp({ create: { width: 32, height: 32, channels: 3, background: '#468' } })
+    .png()
+    .toBuffer();
 
 async function jobSucceeds(user: Client, job: JobView): Promise<void> {
   await eventually(async () => {
@@ -131,6 +137,17 @@ describe('the local disk full while an output is written', () => {
     expect(filesUnder(storage)).toEqual([]);
     const report = await health(t);
     expect(report).toMatchObject({ status: 'degraded', storage: 'full' });
+
+    // An upload while the disk is full: 503 with the same words, nothing charged, nothing kept.
+    const upload = await user.agent
+      .post('/api/superResolution')
+      .field('author', user.username)
+      .attach('original', await smallPng(), 'photo.png');
+    expect(upload.status).toBe(503);
+    expect(upload.headers['retry-after']).toBeDefined();
+    expect(upload.body).toMatchObject({ message: 'error', content: JobMessages.storageFull });
+    expect(await balanceOf(user)).toBe(before);
+    expect(filesUnder(storage)).toEqual([]);
 
     // Space again: the next job is stored, and health says so.
     rmSync(filler);
@@ -275,6 +292,14 @@ describe('S3 answering 503 or stalling while an output is written', () => {
       });
       expect(proxy.requests).toBeGreaterThan(0);
       expect(await health(t)).toMatchObject({ status: 'degraded', storage: 'unavailable' });
+      // An upload meanwhile: 503 with the same words, nothing charged.
+      const upload = await user.agent
+        .post('/api/superResolution')
+        .field('author', user.username)
+        .attach('original', await smallPng(), 'photo.png');
+      expect(upload.status).toBe(503);
+      expect(upload.body).toMatchObject({ message: 'error', content: JobMessages.storageUnavailable });
+      expect(await balanceOf(user)).toBe(before);
 
       // S3 answers again: the next job is stored, and health says so.
       proxy.mode = 'pass';

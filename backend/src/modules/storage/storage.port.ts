@@ -1,4 +1,6 @@
+import { ServiceUnavailableException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import { JobMessages } from '@studio/contracts';
 import type { Readable } from 'node:stream';
 
 export interface StoredObject {
@@ -16,15 +18,20 @@ export interface ByteRange {
 /**
  * The store itself failed, not the request: the disk is full ('full': ENOSPC, a quota), or the
  * store did not answer in time or answered with its own error ('unavailable': S3 5xx, a stall, a
- * refused connection, a disk I/O error). The job pipeline tells the user which, refunded.
+ * refused connection, a disk I/O error). A 503 with the plain message where a request meets it (an
+ * upload: nothing is charged yet); the job pipeline fails the job with the same message, refunded.
+ * `detail` (and `cause`) say what the store answered, for the log.
  */
-export class StorageFaultError extends Error {
+export class StorageFaultError extends ServiceUnavailableException {
   constructor(
     readonly fault: 'full' | 'unavailable',
-    message: string,
-    options?: ErrorOptions,
+    readonly detail: string,
+    options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(fault === 'full' ? JobMessages.storageFull : JobMessages.storageUnavailable, {
+      cause: options?.cause,
+      description: detail,
+    });
     this.name = 'StorageFaultError';
   }
 }
