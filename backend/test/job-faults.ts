@@ -24,11 +24,15 @@ export const METRICS_TOKEN = 'metrics-token-for-fault-tests-01';
 export const recordJobEnds = (socket: Socket): SeenEvent[] =>
   recordEvents(socket, [JobSocketEvents.completed, JobSocketEvents.failed, JobSocketEvents.cancelled]);
 
-export async function scrapeFailures(t: TestApp, labels: Record<string, string>): Promise<number> {
+/** The sum of a metric's samples with these labels, as /metrics shows it now. */
+export async function scrape(t: TestApp, name: string, labels: Record<string, string> = {}): Promise<number> {
   const res = await request(t.url).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-  return sampleSum(parseMetrics(res.text), 'studio_job_failures_total', labels);
+  return sampleSum(parseMetrics(res.text), name, labels);
 }
+
+export const scrapeFailures = (t: TestApp, labels: Record<string, string>) =>
+  scrape(t, 'studio_job_failures_total', labels);
 
 export async function health(t: TestApp): Promise<HealthContent> {
   const res = await request(t.url).get('/api/health');

@@ -16,6 +16,7 @@ import {
   health,
   METRICS_TOKEN,
   recordJobEnds,
+  scrape,
   scrapeFailures,
   submitGenerate,
 } from '../../../test/job-faults';
@@ -74,6 +75,7 @@ describe('a remote GPU engine that fails', () => {
     const report = await health(t);
     expect(report.status).toBe('degraded');
     expect(report.engines.find((e) => e.tool === 'generate')).toMatchObject({ fault: { kind } });
+    expect(await scrape(t, 'studio_engine_fault', { tool: 'generate', fault: kind })).toBe(1);
   }
 
   it('down: the job ends once, refunded, "stopped answering"; health and metric say down', async () => {
@@ -110,5 +112,6 @@ describe('a remote GPU engine that fails', () => {
     });
     const report = await health(t);
     expect(report.engines.find((e) => e.tool === 'generate')?.fault).toBeUndefined();
+    expect(await scrape(t, 'studio_engine_fault', { tool: 'generate' })).toBe(0);
   }, 120_000);
 });

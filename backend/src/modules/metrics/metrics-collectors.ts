@@ -9,8 +9,9 @@ import { PooledCpuEngine } from '@studio/inference';
 import { within } from '../../common/within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS } from '../../infrastructure/redis.module';
-import { EngineRegistry, toolQueueToken } from '../engines';
+import { EngineFaults, EngineRegistry, toolQueueToken } from '../engines';
 import { RealtimeGateway } from '../realtime';
+import { StorageHealth } from '../storage';
 import { StudioMetrics, dbCommandLabel, redisCommandLabel } from './studio-metrics';
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -26,6 +27,8 @@ export class MetricsCollectors implements OnModuleInit {
   constructor(
     private readonly metrics: StudioMetrics,
     private readonly engines: EngineRegistry,
+    private readonly engineFaults: EngineFaults,
+    private readonly storage: StorageHealth,
     private readonly modules: ModuleRef,
     @InjectConnection() private readonly db: Connection,
     @Inject(REDIS) private readonly redis: Redis,
@@ -102,6 +105,28 @@ export class MetricsCollectors implements OnModuleInit {
             g.set({ tool, engine }, answer.status ? (answer.status.reachable ? 1 : 0) : 1);
           }),
         );
+      },
+    );
+
+    // Faults past the box, as /api/health shows them (marks in Redis, cleared by the next success).
+    m.gauge(
+      'studio_engine_fault',
+      "1 while a tool's remote engine has failed a job lately (down, timeout, server_error, bad_output) and none has succeeded since",
+      ['tool', 'fault'],
+      async (g) => {
+        const faults = await within(this.engineFaults.read(JobTools), PROBE_TIMEOUT_MS);
+        for (const [i, fault] of (faults ?? []).entries()) {
+          if (fault) g.set({ tool: JobTools[i], fault: fault.kind }, 1);
+        }
+      },
+    );
+    m.gauge(
+      'studio_storage_fault',
+      '1 while content storage has failed lately (full: the disk; unavailable: S3 5xx or stalling) and no write has succeeded since',
+      ['fault'],
+      async (g) => {
+        const state = await within(this.storage.state(), PROBE_TIMEOUT_MS);
+        if (state && state !== 'up') g.set({ fault: state }, 1);
       },
     );
 

@@ -25,6 +25,7 @@ import {
   health,
   METRICS_TOKEN,
   recordJobEnds,
+  scrape,
   scrapeFailures,
   submitGenerate,
 } from '../../../test/job-faults';
@@ -137,6 +138,7 @@ describe('the local disk full while an output is written', () => {
     expect(filesUnder(storage)).toEqual([]);
     const report = await health(t);
     expect(report).toMatchObject({ status: 'degraded', storage: 'full' });
+    expect(await scrape(t, 'studio_storage_fault', { fault: 'full' })).toBe(1);
 
     // An upload while the disk is full: 503 with the same words, nothing charged, nothing kept.
     const upload = await user.agent
@@ -155,6 +157,7 @@ describe('the local disk full while an output is written', () => {
     await jobSucceeds(user, next);
     expect(filesUnder(storage)).toHaveLength(1);
     await eventually(async () => expect((await health(t)).storage).toBe('up'));
+    expect(await scrape(t, 'studio_storage_fault')).toBe(0);
   }, 120_000);
 });
 
@@ -292,6 +295,7 @@ describe('S3 answering 503 or stalling while an output is written', () => {
       });
       expect(proxy.requests).toBeGreaterThan(0);
       expect(await health(t)).toMatchObject({ status: 'degraded', storage: 'unavailable' });
+      expect(await scrape(t, 'studio_storage_fault', { fault: 'unavailable' })).toBe(1);
       // An upload meanwhile: 503 with the same words, nothing charged.
       const upload = await user.agent
         .post('/api/superResolution')
@@ -306,6 +310,7 @@ describe('S3 answering 503 or stalling while an output is written', () => {
       const next = await submitGenerate(user);
       await jobSucceeds(user, next);
       await eventually(async () => expect((await health(t)).storage).toBe('up'));
+      expect(await scrape(t, 'studio_storage_fault')).toBe(0);
     },
     120_000,
   );
