@@ -1,6 +1,7 @@
 export * from './engine.port';
 export { LocalCpuEngine } from './local-engine';
-export type { LocalCpuEngineOptions } from './local-engine';
+export type { EngineModel, LocalCpuEngineOptions } from './local-engine';
+export { CONTENT_CHECK_MODELS, ENGINE_MODELS } from './local-engine';
 export {
   PooledCpuEngine,
   defaultPoolSize,

@@ -32,6 +32,7 @@ import { LOCAL_CPU_CAPABILITIES } from './local-capabilities';
 import { DEFAULT_SWAP_TUNING, SwapTuning, swapFace, yawDegreesOf } from './face-swap';
 import { decodeRgb, fromRgb, MAX_SIDE } from './image-io';
 import { inpaintImage } from './inpaint';
+import { loadOpenCv } from './opencv';
 import { EngineLogger, silentLogger } from './logger';
 import { markAiGenerated } from './provenance';
 import { SuperResolver } from './super-resolution';
@@ -56,7 +57,23 @@ export interface LocalCpuEngineOptions {
    * thread mid-run, which aborts the whole process (sr-onnx.ts).
    */
   threads?: number;
+  /** Called once per model when it has loaded (on first use or by `warmup()`). */
+  onModelLoaded?: (model: EngineModel) => void;
 }
+
+/**
+ * The engine's models, in the order `warmup()` loads them: the content check's first (nsfwjs, and
+ * Human's face models for face ages: every job's outputs pass that check), then the tools' own
+ * (super resolution's onnx model, OpenCV.js for Magic Brush). A clone needs none of them.
+ */
+export const ENGINE_MODELS = ['contentClassifier', 'faces', 'superResolution', 'opencv'] as const;
+export type EngineModel = (typeof ENGINE_MODELS)[number];
+
+/**
+ * The models every job needs (the content check of its inputs and outputs), which an engine pool
+ * thread loads in the background once it is up; a tool's own models load on its first use.
+ */
+export const CONTENT_CHECK_MODELS: readonly EngineModel[] = ['contentClassifier', 'faces'];
 
 /** JPEG quality of face swap results. */
 const SWAP_JPEG_QUALITY = 92;
@@ -64,7 +81,8 @@ const SWAP_JPEG_QUALITY = 92;
 /**
  * The engine that runs on the worker's own CPU: clones (sharp), 2x super resolution (ESRGAN-slim),
  * face swap on images and videos (Human's face mesh, landmark warp and blend; ffmpeg for videos), on
- * tfjs' wasm backend, and inpainting (OpenCV.js). Models load on first use or on `warmup()`. Safe to call concurrently: model work is serialised through the
+ * tfjs' wasm backend, and inpainting (OpenCV.js). Each tool loads the models it needs on first use
+ * (`loadModel`), or `warmup()` loads them all. Safe to call concurrently: model work is serialised through the
  * thread's queue (tf-runtime's modelQueue), image encoding and decoding (sharp) runs in parallel.
  * It computes on the calling thread: the backend runs it inside the engine pool's worker threads
  * (pool/engine-pool.ts), one instance per thread.
@@ -80,9 +98,12 @@ export class LocalCpuEngine implements InferenceEngine {
   private readonly logger: EngineLogger;
   private readonly swapTuning: SwapTuning;
   private readonly tempDir?: string;
+  private readonly onModelLoaded?: (model: EngineModel) => void;
+  private readonly loadedModels = new Set<EngineModel>();
 
   constructor(options: LocalCpuEngineOptions = {}) {
     this.logger = options.logger ?? silentLogger;
+    this.onModelLoaded = options.onModelLoaded;
     const { modelsDir } = options;
     this.faces = new FaceAnalyzer({
       modelsDir: modelsDir ? path.join(modelsDir, 'human') : undefined,
@@ -98,24 +119,50 @@ export class LocalCpuEngine implements InferenceEngine {
     this.tempDir = options.tempDir;
   }
 
-  /** Loads every model now rather than on the first job. Rejects if the face models cannot load. */
+  /**
+   * Loads every model now rather than on the first job that needs it, in ENGINE_MODELS' order.
+   * Rejects if the face models or the content classifier cannot load.
+   */
   async warmup(): Promise<void> {
     const started = Date.now();
-    await this.superResolver.load(); // never rejects: super resolution falls back to Lanczos
-    await this.faces.load();
+    for (const model of ENGINE_MODELS) await this.loadModel(model);
     this.logger.log(`Local CPU engine warmed up in ${Date.now() - started} ms`);
+  }
+
+  /** Loads one model (once: later calls share the load); each tool calls it for what it needs. */
+  async loadModel(model: EngineModel): Promise<void> {
+    switch (model) {
+      case 'contentClassifier':
+        await this.classifier.load();
+        break;
+      case 'faces':
+        await this.faces.load();
+        break;
+      case 'superResolution':
+        await this.superResolver.load(); // never rejects: super resolution falls back to Lanczos
+        break;
+      case 'opencv':
+        await loadOpenCv();
+        break;
+    }
+    if (!this.loadedModels.has(model)) {
+      this.loadedModels.add(model);
+      this.onModelLoaded?.(model);
+    }
   }
 
   clone(request: CloneRequest, context?: RunContext): Promise<EncodedImage[]> {
     return cloneImage(request.image, request.amount, context);
   }
 
-  superResolve(request: SuperResolveRequest, context?: RunContext): Promise<EncodedImage> {
+  async superResolve(request: SuperResolveRequest, context?: RunContext): Promise<EncodedImage> {
+    await this.loadModel('superResolution');
     return this.superResolver.upscale(request.image, request.scale ?? 2, context);
   }
 
   async faceSwap(request: FaceSwapRequest, context: RunContext = {}): Promise<EncodedImage> {
     const progress = (fraction: number) => context.onProgress?.(fraction);
+    await this.loadModel('faces');
     // The target at its full size (up to the tool's limit): only its face regions are processed.
     const [source, target] = await Promise.all([
       decodeRgb(request.face),
@@ -170,6 +217,7 @@ export class LocalCpuEngine implements InferenceEngine {
   /** The faces the swap sees in each image, read as the swap reads it (its free check). */
   async findFaces(request: FindFacesRequest, context: RunContext = {}): Promise<FoundFaces[]> {
     const found: FoundFaces[] = [];
+    await this.loadModel('faces');
     for (const [i, image] of request.images.entries()) {
       context.signal?.throwIfAborted();
       const rgb = await decodeRgb(image, request.maxSides[i] ?? MAX_SIDE);
@@ -189,7 +237,8 @@ export class LocalCpuEngine implements InferenceEngine {
   }
 
   /** Telea's fill refined by an exemplar (PatchMatch) fill; the prompt is not used (see inpaint.ts). */
-  inpaint(request: InpaintRequest, context?: RunContext): Promise<EncodedImage> {
+  async inpaint(request: InpaintRequest, context?: RunContext): Promise<EncodedImage> {
+    await this.loadModel('opencv');
     return inpaintImage(request, context);
   }
 
@@ -199,6 +248,7 @@ export class LocalCpuEngine implements InferenceEngine {
 
   /** The image face swap on every frame, re-encoded to H.264 with the original audio (video-swap.ts). */
   async faceSwapVideo(request: FaceSwapVideoRequest, context?: RunContext): Promise<void> {
+    await this.loadModel('faces');
     await swapFaceInVideo(
       request,
       { faces: this.faces, tuning: this.swapTuning, logger: this.logger, tempDir: this.tempDir },
@@ -209,6 +259,8 @@ export class LocalCpuEngine implements InferenceEngine {
   /** Each image's class scores (nsfwjs) and each face's age estimate (Human's faceres). */
   async inspectContent(request: InspectContentRequest, context: RunContext = {}): Promise<ContentReport[]> {
     const reports: ContentReport[] = [];
+    await this.loadModel('contentClassifier');
+    await this.loadModel('faces');
     for (const image of request.images) {
       context.signal?.throwIfAborted();
       let started = Date.now();
@@ -238,6 +290,7 @@ export class LocalCpuEngine implements InferenceEngine {
   }
 
   async close(): Promise<void> {
+    this.loadedModels.clear();
     await Promise.all([this.faces.close(), this.superResolver.close(), this.classifier.close()]);
   }
 }

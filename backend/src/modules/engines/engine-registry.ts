@@ -58,9 +58,10 @@ export class EngineRegistry implements OnApplicationShutdown {
   }
 
   /**
-   * Called by a process that runs these tools' queues: the local engine's threads start now and
-   * load their models before the first job. Test apps skip it (most never run a local job; the
-   * pool then starts on first use).
+   * Called by a process that runs these tools' queues: the local engine's threads start now, take
+   * jobs as soon as they are up, and load the content check's models in the background (a tool's
+   * own models load on its first use). Test apps skip it (most never run a local job; the pool then
+   * starts on first use).
    */
   warmUpLocal(tools: readonly JobTool[]): void {
     if (!this.warmsUpLocal(tools)) return;
@@ -76,10 +77,11 @@ export class EngineRegistry implements OnApplicationShutdown {
 
   /**
    * The local engine pool of a process that runs these tools' queues, for its readiness: usable
-   * when its threads are up with their models loaded, or when it has not started and nothing
-   * warms it up (it then starts on first use: a GPU worker's content checks, test apps); not
-   * while it starts where warmUpLocal starts it (decided from the configuration, so a probe
-   * before the warm-up's call already waits for it), nor once closed.
+   * when its threads are up and take tasks (their models load behind, and no task waits for
+   * another tool's), or when it has not started and nothing warms it up (it then starts on first
+   * use: a GPU worker's content checks, test apps); not while it starts where warmUpLocal starts it
+   * (decided from the configuration, so a probe before the warm-up's call already waits for it),
+   * nor once closed.
    */
   localPool(tools: readonly JobTool[]): { state: string; usable: boolean } {
     const engine = this.engines.get('local');

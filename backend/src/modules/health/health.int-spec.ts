@@ -431,7 +431,7 @@ describe("the worker's probes", () => {
     rmSync(storage, { recursive: true, force: true });
   });
 
-  it('is live, and ready only while its engine pool is usable: not while its threads load their models, nor once closed', async () => {
+  it('is live, and ready only while its engine pool is usable: not while its threads start, nor once closed', async () => {
     const alive = await request(base).get(WORKER_LIVE_PATH);
     expect(alive.status).toBe(200);
     expect(alive.body.content).toMatchObject({ status: 'alive' });

@@ -18,8 +18,8 @@ export const WORKER_READY_PATH = '/health/ready';
  * HEALTH_WORKER_PORT (0, the default: nothing listens), no token, two GET routes:
  * - /health/live: the process answers;
  * - /health/ready: the database and Redis answer (each within 1 s, as the API's readiness) and the
- *   local engine pool is usable (its threads have loaded their models where this worker warms them
- *   up; not closed). 503 with Retry-After otherwise.
+ *   local engine pool is usable (its threads are up and take tasks where this worker starts them at
+ *   boot, their models loading behind; not closed). 503 with Retry-After otherwise.
  * An HTTP listener rather than an exec probe: the pool's state is in this process, and an exec
  * probe would start a second Node process every period.
  */

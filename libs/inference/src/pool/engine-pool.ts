@@ -30,7 +30,7 @@ import {
 } from '../engine.port';
 import type { ImageFingerprint } from '../fingerprint';
 import { LOCAL_CPU_CAPABILITIES } from '../local-capabilities';
-import type { LocalCpuEngineOptions } from '../local-engine';
+import type { EngineModel, LocalCpuEngineOptions } from '../local-engine';
 import { EngineLogger, silentLogger } from '../logger';
 import {
   ABORTED,
@@ -43,6 +43,7 @@ import {
   type PoolTask,
   type PoolTestMethod,
   type PoolWorkerData,
+  type ThreadEvent,
 } from './pool-protocol';
 import { fromWire, toWire } from './wire';
 
@@ -53,9 +54,16 @@ export interface PooledCpuEngineOptions {
   memoryMb?: number;
   /** Threads one task's model runtime may use (default: the cores left for the pool / size, >= 1). */
   threads?: number;
-  /** Added to the threads' nice value (Linux): the API thread wins the CPU when both want it. */
+  /**
+   * Added to the threads' nice value (Linux): the API thread wins the CPU when both want it. Raised
+   * once a thread's models are loaded: they load at the process's own priority.
+   */
   niceIncrement?: number;
-  /** Load the models in every thread when it starts (default true). */
+  /**
+   * Load the content check's models (CONTENT_CHECK_MODELS: every job needs them) in every thread in
+   * the background once it is up (default true). A thread takes tasks from the start either way; a
+   * task loads the models it needs itself, a tool's own models on its first use.
+   */
   warmup?: boolean;
   /**
    * After a cancel, how long the task may take to stop by itself (engine code checks the signal
@@ -67,6 +75,8 @@ export interface PooledCpuEngineOptions {
   logger?: EngineLogger;
   /** Lets the threads run the pool's test tasks (crash, out of memory, spin); tests only. */
   testHooks?: boolean;
+  /** With testHooks: the background warm-up waits until [0] is 1 (PoolWorkerData.warmupGate). */
+  warmupGate?: Int32Array;
 }
 
 /** The cores, less one left for the API's event loop; at least 1. */
@@ -101,8 +111,9 @@ export class PooledCpuEngine implements InferenceEngine {
   private pool?: Piscina;
   private logs?: BroadcastChannel;
   private closed = false;
-  private ready = 0;
-  private readyWaiters: (() => void)[] = [];
+  /** Threads up (taking tasks), by threadId: the models each has loaded, and whether it has warmed up. */
+  private readonly up = new Map<number, { models: Set<EngineModel>; warm: boolean }>();
+  private waiters: (() => void)[] = [];
   private tasks = 0;
 
   constructor(private readonly options: PooledCpuEngineOptions = {}) {
@@ -149,11 +160,16 @@ export class PooledCpuEngine implements InferenceEngine {
     return this.run('fingerprint', request, context);
   }
 
-  /** Starts the threads and resolves once each has loaded its models. */
+  /**
+   * Starts the threads and resolves once each has loaded the content check's models in the
+   * background (once each is up, without a warm-up). The pool takes tasks before: see state().
+   */
   async warmup(): Promise<void> {
     this.started();
-    if (this.ready >= this.size) return;
-    await new Promise<void>((resolve) => this.readyWaiters.push(resolve));
+    const warmsUp = this.options.warmup ?? true;
+    const done = () =>
+      this.up.size >= this.size && [...this.up.values()].every((thread) => !warmsUp || thread.warm);
+    while (!done()) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
   /** Threads started; tasks in the pool (running or waiting for a thread); tasks waiting. */
@@ -163,12 +179,20 @@ export class PooledCpuEngine implements InferenceEngine {
 
   /**
    * Whether the pool can take tasks now: 'idle' before its threads start (on warmup or first use),
-   * 'starting' until each thread has loaded its models, 'ready' after, 'closed' once closed.
+   * 'starting' until each thread is up (its code loaded: a few hundred ms; its models load in the
+   * background after, and a task never waits for another tool's), 'ready' after, 'closed' once closed.
    */
   state(): 'idle' | 'starting' | 'ready' | 'closed' {
     if (this.closed) return 'closed';
     if (!this.pool) return 'idle';
-    return this.ready >= this.size ? 'ready' : 'starting';
+    return this.up.size >= this.size ? 'ready' : 'starting';
+  }
+
+  /** The models every thread that is up has loaded (none while no thread is up). */
+  loadedModels(): EngineModel[] {
+    const threads = [...this.up.values()];
+    if (threads.length === 0) return [];
+    return [...threads[0].models].filter((model) => threads.every((thread) => thread.models.has(model)));
   }
 
   async close(): Promise<void> {
@@ -192,11 +216,14 @@ export class PooledCpuEngine implements InferenceEngine {
     const logChannel = `engine-pool-log:${randomUUID()}`;
     this.logs = new BroadcastChannel(logChannel);
     this.logs.unref();
-    this.logs.onmessage = (event) => this.onLog((event as { data: LogMessage | { ready: true } }).data);
+    this.logs.onmessage = (event) => this.onLog((event as { data: LogMessage | ThreadEvent }).data);
     const workerData: PoolWorkerData = {
       engine: { ...this.options.engine, threads: this.threads },
       warmup: this.options.warmup ?? true,
+      // applied by each thread once its models are loaded, not by piscina as the thread starts
+      niceIncrement: this.options.niceIncrement ?? 0,
       testHooks: this.options.testHooks ?? false,
+      warmupGate: this.options.testHooks ? this.options.warmupGate : undefined,
       logChannel,
     };
     const pool = new Piscina({
@@ -205,13 +232,16 @@ export class PooledCpuEngine implements InferenceEngine {
       maxThreads: this.size,
       idleTimeout: Infinity, // a thread keeps its loaded models
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb },
-      niceIncrement: this.options.niceIncrement,
       workerData,
-      // Between tasks piscina parks idle threads on Atomics.wait; that is fine: a task's
-      // cancellation and progress go over its own MessagePort while it runs.
+      // Between tasks a thread waits with Atomics.waitAsync, not piscina's default Atomics.wait,
+      // which would halt its event loop, and with it the background load of its models, whenever it
+      // is idle. (A task's cancellation and progress go over its own MessagePort while it runs.)
+      atomics: 'async',
     });
     // Errors of threads with no task (a failed start, for one) come here rather than to a run().
     pool.on('error', (error: Error) => this.logger.warn(`Engine pool: ${error.message}`));
+    // A thread that died no longer counts as up (its replacement reports itself when it is).
+    pool.on('workerDestroy', (worker: { threadId: number }) => this.up.delete(worker.threadId));
     this.pool = pool;
     this.logger.log(
       `Engine pool: ${this.size} thread(s), ${this.threads} model thread(s) each, heap ceiling ${this.memoryMb} MB`,
@@ -219,10 +249,13 @@ export class PooledCpuEngine implements InferenceEngine {
     return pool;
   }
 
-  private onLog(message: LogMessage | { ready: true }): void {
-    if ('ready' in message) {
-      this.ready++;
-      if (this.ready >= this.size) for (const wake of this.readyWaiters.splice(0)) wake();
+  private onLog(message: LogMessage | ThreadEvent): void {
+    if ('event' in message) {
+      const thread = this.up.get(message.threadId) ?? { models: new Set<EngineModel>(), warm: false };
+      this.up.set(message.threadId, thread);
+      if (message.event === 'model') thread.models.add(message.model);
+      if (message.event === 'warm') thread.warm = true;
+      for (const wake of this.waiters.splice(0)) wake();
       return;
     }
     this.logger[message.level](message.message);

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { LocalCpuEngineOptions } from '../local-engine';
+import type { EngineModel, LocalCpuEngineOptions } from '../local-engine';
 
 /** What the calling thread and a pool thread exchange (engine-pool.ts <-> pool-worker.ts). */
 
@@ -26,9 +26,22 @@ export type PoolTestMethod = 'test:exit' | 'test:oom' | 'test:spin';
 export interface PoolWorkerData {
   /** LocalCpuEngine options that can cross threads (no logger: logs come back on `logChannel`). */
   engine: Omit<LocalCpuEngineOptions, 'logger'>;
-  /** Load every model before the thread takes its first task. */
+  /**
+   * Load the content check's models in the background once the thread is up, while it has no task
+   * (a task loads what it needs itself); the thread takes tasks from the start either way.
+   */
   warmup: boolean;
+  /**
+   * Added to the thread's nice value once its background warm-up is over (at once without one):
+   * the models load at the process's own priority, the tasks after run at the pool's.
+   */
+  niceIncrement: number;
   testHooks: boolean;
+  /**
+   * Tests only (with testHooks): the background warm-up loads nothing until [0] is set to 1, so a
+   * test sees what a task does while the other models are still not loaded.
+   */
+  warmupGate?: Int32Array;
   /** BroadcastChannel name on which threads send their log lines to the pool's logger. */
   logChannel: string;
 }
@@ -70,5 +83,11 @@ export interface LogMessage {
   level: 'log' | 'warn';
   message: string;
 }
+
+/** On the log channel: a thread is up and takes tasks, has loaded a model, or has warmed up. */
+export type ThreadEvent =
+  | { event: 'ready'; threadId: number }
+  | { event: 'model'; threadId: number; model: EngineModel }
+  | { event: 'warm'; threadId: number };
 
 export const ABORT_MESSAGE = 'abort';

@@ -1,8 +1,9 @@
+import { getPriority, setPriority } from 'node:os';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { workerData } from 'piscina';
-import { CapabilityUnavailableError, EngineInputError, type InferenceEngine } from '../engine.port';
+import { CapabilityUnavailableError, EngineInputError } from '../engine.port';
 import sharp from 'sharp';
-import { LocalCpuEngine } from '../local-engine';
+import { CONTENT_CHECK_MODELS, LocalCpuEngine } from '../local-engine';
 import { OnnxSrModel } from '../sr-onnx';
 import type { EngineLogger } from '../logger';
 import {
@@ -16,6 +17,7 @@ import {
   type PoolOutcome,
   type PoolTask,
   type PoolWorkerData,
+  type ThreadEvent,
 } from './pool-protocol';
 import { fromWire, toWire } from './wire';
 
@@ -32,7 +34,12 @@ const logger: EngineLogger = {
   log: (message) => logs.postMessage({ level: 'log', message } satisfies LogMessage),
   warn: (message) => logs.postMessage({ level: 'warn', message } satisfies LogMessage),
 };
-const engine = new LocalCpuEngine({ ...data.engine, logger });
+const event = (message: ThreadEvent) => logs.postMessage(message);
+const engine = new LocalCpuEngine({
+  ...data.engine,
+  logger,
+  onModelLoaded: (model) => event({ event: 'model', threadId, model }),
+});
 
 /** The running task's flags (see PoolTask.flags); one task at a time per thread. */
 let taskFlags: Int32Array | undefined;
@@ -73,11 +80,18 @@ for (const method of ['toBuffer', 'toFile', 'metadata', 'stats']) guardNative(sh
  * the copy and a garbage collection); piscina's own answer only says the task is over.
  */
 async function runTask(task: PoolTask): Promise<null> {
-  const transfer: ArrayBuffer[] = [];
-  const outcome = await outcomeOf(task, transfer);
-  task.port.postMessage({ outcome }, transfer);
-  task.port.close();
-  return null;
+  taskRunning = true;
+  try {
+    const transfer: ArrayBuffer[] = [];
+    const outcome = await outcomeOf(task, transfer);
+    task.port.postMessage({ outcome }, transfer);
+    task.port.close();
+    return null;
+  } finally {
+    taskRunning = false;
+    for (const wake of idleWaiters.splice(0)) wake();
+    if (warm) lowerPriority();
+  }
 }
 
 async function outcomeOf(task: PoolTask, transfer: ArrayBuffer[]): Promise<PoolOutcome> {
@@ -216,24 +230,86 @@ async function testTask(
         else busy(stepMs);
         context.onProgress(Math.min(0.99, step / (request.steps ?? 1000)));
         if (request.cooperative) context.signal.throwIfAborted();
-        if (request.steps !== undefined && step >= request.steps) return { steps: step, threadId };
-        if (request.release && Atomics.load(request.release, 0) === 1) return { steps: step, threadId };
+        const done = { steps: step, threadId, nice: getPriority(0) };
+        if (request.steps !== undefined && step >= request.steps) return done;
+        if (request.release && Atomics.load(request.release, 0) === 1) return done;
       }
     }
   }
   throw new Error(`Unknown test task ${method}`);
 }
 
-async function start(): Promise<(task: PoolTask) => Promise<null>> {
-  if (data.warmup) {
-    // A model that cannot load is reported and loaded again on first use; the thread still serves.
-    await (engine as InferenceEngine)
-      .warmup?.()
-      .catch((error: unknown) => logger.warn(`Engine pool thread warmup failed: ${String(error)}`));
+/** Whether a task runs (one at a time per thread); who waits for the thread to be idle. */
+let taskRunning = false;
+const idleWaiters: (() => void)[] = [];
+/** Set once the background warm-up is over (or there is none). */
+let warm = false;
+let lowered = false;
+
+/** Resolves when the thread has no task. */
+function idle(): Promise<void> {
+  return taskRunning ? new Promise((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
+}
+
+/**
+ * Raises this thread's nice by the pool's increment, once, between tasks (a running task keeps its
+ * priority to its end). On Linux a thread's nice is its own (setpriority on the calling thread), and
+ * it cannot be lowered again: so the models load first, at the process's priority, and only the
+ * tasks after run at the pool's. Loading them at +19 took minutes beside other busy programs.
+ */
+function lowerPriority(): void {
+  if (lowered || taskRunning || !data.niceIncrement) return;
+  lowered = true;
+  try {
+    setPriority(0, Math.min(19, getPriority(0) + data.niceIncrement));
+  } catch (error) {
+    logger.warn(`Engine pool thread: nice not raised: ${String(error)}`);
   }
-  logs.postMessage({ ready: true });
+}
+
+/**
+ * Loads the content check's models (every job's inputs and outputs pass it), one by one, each only
+ * while the thread has no task: a task loads what it needs itself. A tool's own models (super
+ * resolution's, OpenCV.js) load on that tool's first use: loaded here they would hold up whatever
+ * task came in meanwhile (a clone behind the OpenCV.js load), and each loads in well under a second
+ * (docs/engines.md). A model that cannot load is reported and loaded again on first use.
+ */
+async function warmUp(): Promise<void> {
+  const started = Date.now();
+  for (const model of CONTENT_CHECK_MODELS) {
+    await gateOpen();
+    await idle();
+    await engine
+      .loadModel(model)
+      .catch((error: unknown) =>
+        logger.warn(`Engine pool thread: ${model} failed to load: ${String(error)}`),
+      );
+  }
+  logger.log(`Engine pool thread warmed up in the background in ${Date.now() - started} ms`);
+  warm = true;
+  event({ event: 'warm', threadId });
+  lowerPriority();
+}
+
+/** The tests' hold on the background warm-up (PoolWorkerData.warmupGate). */
+async function gateOpen(): Promise<void> {
+  const gate = data.testHooks ? data.warmupGate : undefined;
+  // Atomics.waitAsync (Node 16+) is not in the ES2023 lib this package compiles against
+  const waitAsync = (
+    Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { value: unknown } }
+  ).waitAsync;
+  while (gate && Atomics.load(gate, 0) === 0) await waitAsync(gate, 0, 0).value;
+}
+
+function start(): (task: PoolTask) => Promise<null> {
+  // The thread takes tasks as soon as its code is loaded; its models load behind them.
+  event({ event: 'ready', threadId });
+  if (data.warmup) setImmediate(() => void warmUp());
+  else {
+    warm = true;
+    lowerPriority();
+  }
   return runTask;
 }
 
-// piscina awaits an exported promise before it gives the thread a task: the models are loaded first.
 export = start();
