@@ -1,0 +1,32 @@
+import { startPrivateRedis, type PrivateService } from '../private-services';
+import { startTestApp, type TestApp } from '../test-app';
+import { runDrill } from './fault-drill';
+import { DRILL_APP_SETTINGS, DRILL_TEST_TIMEOUT_MS, drillTarget, expectSurvived } from './survived';
+
+// Redis of the test's own, really killed (SIGKILL) while three users submit clones.
+describe('fault drill: Redis', () => {
+  let redis: PrivateService;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    t = await startTestApp({ ...DRILL_APP_SETTINGS, REDIS_URL: redis.url });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+  });
+
+  it(
+    'killed and started again: truthful answers meanwhile, jobs after, every credit accounted for',
+    async () => {
+      const report = await runDrill(drillTarget(t), {
+        name: 'Redis killed',
+        inject: () => redis.kill(),
+        restore: () => redis.restart(),
+      });
+      expectSurvived(report, 'not_ready');
+    },
+    DRILL_TEST_TIMEOUT_MS,
+  );
+});
