@@ -103,7 +103,14 @@ describe('outage: Redis or the database down, and back', () => {
   /** Once the part is back: a clone succeeds (polled, as reconnecting takes a moment). */
   async function cloneSucceedsAgain(): Promise<JobView> {
     return eventually(async () => {
+      const sent = Date.now();
       const res = await clone(RUNS);
+      report({
+        test: expect.getState().currentTestName,
+        what: 'clone after the return',
+        status: res.status,
+        ms: Date.now() - sent,
+      });
       if (res.status !== 200 || res.body.message !== 'success') {
         throw new Error(`clone answered ${res.status} ${JSON.stringify(res.body)}`);
       }
@@ -235,6 +242,18 @@ describe('outage: Redis or the database down, and back', () => {
         await expectOutageAnswer('session', sessionRead());
         await expectOutageAnswer('balance', balanceRead());
         expect((await request(t.url).get('/api/health/live').timeout(NO_HANG)).status).toBe(200);
+      },
+    );
+  });
+
+  it('the database frozen (SIGSTOP): 503 instead of a hang, and work resumes on SIGCONT', async () => {
+    await survives(
+      () => db.freeze(),
+      () => db.thaw(),
+      async () => {
+        await expectOutageAnswer('clone', clone());
+        await expectOutageAnswer('session', sessionRead());
+        await expectOutageAnswer('balance', balanceRead());
       },
     );
   });
