@@ -46,8 +46,8 @@ describe('StudioAvailability', () => {
     studio.reportUnavailable();
     studio.reportUnavailable();
     expect(studio.message).toBe(STUDIO_NOT_ANSWERING);
-    studio.reportUnavailable(10_000, true);
-    studio.reportUnavailable(10_000, true);
+    studio.reportUnavailable(true);
+    studio.reportUnavailable(true);
     expect(studio.message).toBe(Messages.briefOutage);
     expect(changes).toHaveBeenCalledTimes(2);
     // One probe scheduled, not one per failed request.
@@ -55,29 +55,29 @@ describe('StudioAvailability', () => {
     expect(probe).toHaveBeenCalledTimes(1);
   });
 
-  it('asks the readiness route with backoff, honouring Retry-After, until it answers 200', async () => {
+  it("asks the readiness route with backoff, honouring the route's Retry-After, until it answers 200", async () => {
     const { probe, answer } = scriptedProbe();
     const studio = new StudioAvailability(probe);
     const back = jest.fn();
     studio.onBack(back);
 
-    studio.reportUnavailable(10_000, true);
-    // Retry-After: 10 s is waited at least.
-    await jest.advanceTimersByTimeAsync(9_999);
-    expect(probe).toHaveBeenCalledTimes(0);
-    await jest.advanceTimersByTimeAsync(2_001);
+    // The first check comes on the backoff's first step, whatever the failed request was told.
+    studio.reportUnavailable(true);
+    await jest.advanceTimersByTimeAsync(1_000);
     expect(probe).toHaveBeenCalledTimes(1);
 
+    // Readiness says when to ask it again: waited at least.
     answer(503, 10_000);
     await settle();
     expect(studio.unavailable).toBe(true);
-    await jest.advanceTimersByTimeAsync(12_000);
+    await jest.advanceTimersByTimeAsync(9_999);
+    expect(probe).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(2_001);
     expect(probe).toHaveBeenCalledTimes(2);
 
-    // The network is gone too: no Retry-After, the backoff goes on (and a probe that throws is no answer).
     answer(NO_RESPONSE);
     await settle();
-    await jest.advanceTimersByTimeAsync(15_000);
+    await jest.advanceTimersByTimeAsync(4_000);
     expect(probe).toHaveBeenCalledTimes(3);
 
     answer(200);
@@ -92,7 +92,7 @@ describe('StudioAvailability', () => {
   it('checks at once when a request succeeds or the socket reconnects, instead of waiting out the backoff', async () => {
     const { probe, answer } = scriptedProbe();
     const studio = new StudioAvailability(probe);
-    studio.reportUnavailable(10_000, true);
+    studio.reportUnavailable(true);
     studio.reportAnswered();
     expect(probe).toHaveBeenCalledTimes(1);
     // A route that works without Redis answering is not enough: readiness still says 503.

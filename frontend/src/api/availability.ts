@@ -101,9 +101,17 @@ export class StudioAvailability {
 
   /**
    * An outage answer (or none): show the banner and start asking when it is back. `serverSaid`:
-   * the API itself answered its brief-outage 503, whose words the banner then takes.
+   * the API itself answered its brief-outage 503, whose words the banner then takes. The
+   * readiness route is asked on the backoff and its own Retry-After (it is the cheapest route and
+   * says how often to ask it), not on the Retry-After of the request that failed: that one is for
+   * repeating that request.
    */
-  reportUnavailable(retryAfter?: number, serverSaid = false): void {
+  reportUnavailable(serverSaid = false): void {
+    this.markDown(serverSaid);
+    if (!this.probing && this.probeTimer === undefined) this.schedule();
+  }
+
+  private markDown(serverSaid: boolean): void {
     const before = this.message;
     if (!this.down) {
       this.down = true;
@@ -112,7 +120,6 @@ export class StudioAvailability {
     }
     if (serverSaid) this.serverSaid = true;
     if (this.message !== before) this.emit(this.listeners);
-    if (!this.probing && this.probeTimer === undefined) this.schedule(retryAfter);
   }
 
   /** A request was answered normally: if the studio was down, check now whether it is back. */
@@ -151,7 +158,8 @@ export class StudioAvailability {
     // (a deployment without the route, 404, serves requests too).
     const downNow = answer.status === NO_RESPONSE || answer.status >= 500;
     if (downNow) {
-      this.reportUnavailable(answer.retryAfter);
+      this.markDown(false);
+      if (this.probeTimer === undefined) this.schedule(answer.retryAfter);
       return;
     }
     if (!this.down) return;

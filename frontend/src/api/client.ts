@@ -87,7 +87,7 @@ async function send<T>(path: string, init: RequestInit): Promise<ApiResult<T>> {
   // One view of the studio for the whole page: the banner (StudioBanner) follows it.
   if (isStudioUnavailable(result.status, result.body?.content)) {
     // Only a 503 is the server's own word (its message says nothing was charged).
-    studioAvailability.reportUnavailable(result.retryAfter, result.status === 503);
+    studioAvailability.reportUnavailable(result.status === 503);
   } else if (result.ok) {
     studioAvailability.reportAnswered();
   }

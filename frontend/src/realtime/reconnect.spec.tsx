@@ -76,7 +76,7 @@ describe('the socket through an outage', () => {
   it('when the studio comes back while the socket stayed open, what was pushed meanwhile is read again', async () => {
     const { job, server, fetchMock } = await loggedInWithRunningJob();
     // Redis down: the API kept the socket, but its pushes (through Redis) were lost.
-    act(() => studioAvailability.reportUnavailable(undefined, true));
+    act(() => studioAvailability.reportUnavailable(true));
     await waitFor(() => expect(screen.getByTestId('studio-banner')).toHaveTextContent(Messages.briefOutage));
     server.jobs = [{ ...job, state: 'succeeded', progress: 100 }];
     server.balance = 3;
