@@ -44,7 +44,19 @@ export class RealtimeGateway implements OnGatewayConnection, OnGatewayInit, OnMo
     await this.sessionChecks.stop();
   }
 
-  async handleConnection(socket: Socket): Promise<void> {
+  /**
+   * Nest does not look at this promise: a database or Redis failure while the socket joins (a part
+   * went down after the handshake was let through) closes the socket, which the browser retries,
+   * instead of rejecting unhandled, which would end the process.
+   */
+  handleConnection(socket: Socket): Promise<void> {
+    return this.join(socket).catch((err: Error) => {
+      this.logger.warn(`socket ${socket.id} not joined: ${err.message}`);
+      socket.disconnect(true);
+    });
+  }
+
+  private async join(socket: Socket): Promise<void> {
     const request = socket.request as SessionRequest;
     const userId = request.session?.userId;
     const sessionId = request.sessionID;
