@@ -149,6 +149,27 @@ describe('credits ledger (real FerretDB)', () => {
     expect(await expectConsistent(user.userId)).toBe(40);
   });
 
+  it('refunds a reservation whose announcement Redis could not take (the entry still pending)', async () => {
+    // Redis down: the balance moves, the entries stay 'pending' until recovery announces them.
+    // A submission undone meanwhile (its answer a 503, "nothing was charged") must still get its
+    // credits back at once, not when recovery finds the hold expired 15 minutes later.
+    const user = await newUser(20);
+    const key = `unannounced-${user.userId}`;
+    const bus = t.app.get(DomainEventBus);
+    const down = jest.spyOn(bus, 'publishDirect').mockRejectedValue(new Error('Connection is closed.'));
+    try {
+      await ledger.reserve({ key, ...user, amount: 5, reason: 'job', tool: 'clone' });
+      expect((await entries.findById(key).lean())?.state).toBe('pending');
+      expect(await ledger.refund(key, 'Job not started')).toBe(5);
+      expect((await accounts.balanceOf(user.userId)).balance).toBe(20);
+    } finally {
+      down.mockRestore();
+    }
+    expect(await ledger.refund(key, 'Job not started')).toBe(0);
+    await ledger.recover(0);
+    expect(await expectConsistent(user.userId)).toBe(20);
+  });
+
   it("gives back a captured job's outputs' shares once each, adding up to the cost; nothing for a job not captured", async () => {
     const user = await newUser(20);
     const actor = { username: 'mod' };

@@ -403,9 +403,10 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     const found = await this.entries.findById(key).lean();
     if (found?.kind !== 'reservation') return null;
     if (found.state === 'pending') {
-      await this.voidIfUnapplied(found as LedgerEntryDoc);
-      const now = await this.entries.findById(key).lean();
-      return now?.state === 'applied' ? (now as LedgerEntryDoc) : null;
+      // The account decides: applied there, it is applied, even while its entry stays 'pending'
+      // because its announcement could not go out (Redis down) and waits for recovery.
+      const on = await this.voidIfUnapplied(found as LedgerEntryDoc);
+      return on === 'applied' ? ({ ...found, state: 'applied' } as LedgerEntryDoc) : null;
     }
     return found.state === 'applied' ? (found as LedgerEntryDoc) : null;
   }
