@@ -47,7 +47,7 @@ import { IdempotencyInterceptor, IdempotentDocs } from '../../common/idempotency
 import { type AuthUser, sessionAccount } from '../auth';
 import { OperationsService } from '../operations';
 import { EngineRegistry } from '../engines';
-import { StorageFaultError } from '../storage';
+import { diskFullError } from '../storage';
 import { readJsonUpload } from './json-upload';
 
 /** One uploaded file, streamed to a temp file that lives as long as its request. */
@@ -333,13 +333,9 @@ function readMultipart(
       writes.push(
         pipeline(stream, createWriteStream(file.path, { flags: 'wx' }))
           .then(() => streams.delete(stream))
-          .catch((err: NodeJS.ErrnoException) =>
+          .catch((err: unknown) =>
             // A full disk is the studio's fault, not the file's: 503 with its own words.
-            fail(
-              err.code === 'ENOSPC' || err.code === 'EDQUOT'
-                ? new StorageFaultError('full', `upload staging: ${err.code}`, { cause: err })
-                : new BadRequestException(JobMessages.badUpload),
-            ),
+            fail(diskFullError(err, 'upload staging') ?? new BadRequestException(JobMessages.badUpload)),
           ),
       );
     });

@@ -4,6 +4,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 import { parser as jsonTokens } from 'stream-json';
 import { JobMessages, Messages, UPLOAD_REQUEST_LIMITS } from '@studio/contracts';
+import { diskFullError } from '../storage';
 import type { UploadedFile, UploadRule } from './generation-uploads';
 
 /** The data URLs a tool takes: the declared type is checked before a byte of the image is kept. */
@@ -92,7 +93,10 @@ export function readJsonUpload(
           // A file that cannot be written refuses the upload, as a multipart one; and a write still
           // in flight when fail() destroys the stream reports ERR_STREAM_DESTROYED here, not as an
           // uncaught error that would end the process.
-          out.on('error', () => fail(new BadRequestException(JobMessages.badUpload)));
+          // A full disk is the studio's fault, not the file's: 503 with its own words.
+          out.on('error', (err) =>
+            fail(diskFullError(err, 'upload staging') ?? new BadRequestException(JobMessages.badUpload)),
+          );
           file = { upload, out, prefix: '', carry: '' };
         } else {
           text = '';
@@ -190,7 +194,11 @@ export function readJsonUpload(
       tokens.destroy();
       consumer.destroy();
       file?.out.destroy();
-      reject(err instanceof HttpException ? err : new BadRequestException(Messages.malformedJson));
+      reject(
+        err instanceof HttpException
+          ? err
+          : (diskFullError(err, 'upload staging') ?? new BadRequestException(Messages.malformedJson)),
+      );
     };
     const count = (chunk: Buffer) => {
       received += chunk.length;

@@ -9,4 +9,10 @@ export { StorageCleanupListener } from './storage-cleanup.listener';
 export { StorageHealth } from './storage-health';
 export { StorageModule } from './storage.module';
 export type { ByteRange, StoredObject } from './storage.port';
-export { isValidStorageKey, newStorageKey, StorageFaultError, StoragePort } from './storage.port';
+export {
+  diskFullError,
+  isValidStorageKey,
+  newStorageKey,
+  StorageFaultError,
+  StoragePort,
+} from './storage.port';

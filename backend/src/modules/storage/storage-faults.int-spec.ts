@@ -148,6 +148,10 @@ describe('the local disk full while an output is written', () => {
     expect(upload.status).toBe(503);
     expect(upload.headers['retry-after']).toBeDefined();
     expect(upload.body).toMatchObject({ message: 'error', content: JobMessages.storageFull });
+    const dataUrl = `data:image/png;base64,${(await smallPng()).toString('base64')}`;
+    const json = await user.agent.post('/api/superResolution').send({ original: dataUrl });
+    expect(json.status).toBe(503);
+    expect(json.body).toMatchObject({ message: 'error', content: JobMessages.storageFull });
     expect(await balanceOf(user)).toBe(before);
     expect(filesUnder(storage)).toEqual([]);
 

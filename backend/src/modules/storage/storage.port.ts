@@ -36,6 +36,13 @@ export class StorageFaultError extends ServiceUnavailableException {
   }
 }
 
+/** A write to the local disk that found it full (ENOSPC, a quota): its StorageFaultError, else undefined. */
+export function diskFullError(err: unknown, where: string): StorageFaultError | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return undefined;
+  return new StorageFaultError('full', `${where}: disk full (${code})`, { cause: err });
+}
+
 /**
  * Where content files live. Keys are made by the server (never taken from a client); the local
  * disk adapter is the default, an S3-API adapter follows the same contract.
