@@ -5,6 +5,7 @@ import { mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import {
+  diskFullError,
   isValidStorageKey,
   StorageFaultError,
   StoragePort,
@@ -12,8 +13,7 @@ import {
   type StoredObject,
 } from './storage.port';
 
-/** Errors that say the disk, not the request, failed. */
-const FULL = new Set(['ENOSPC', 'EDQUOT']);
+/** Errors that say the disk failed, not the request (a full disk: diskFullError). */
 const BROKEN = new Set(['EIO', 'EROFS']);
 
 /** Content files on the local disk, under STORAGE_DIR. */
@@ -45,8 +45,9 @@ export class LocalDiskStorage extends StoragePort {
     } catch (err) {
       // The half-written file goes whatever happened: a full disk must not keep its parts.
       await rm(temporary, { force: true }).catch(() => undefined);
+      const full = diskFullError(err, 'storage put');
+      if (full) throw full;
       const code = (err as NodeJS.ErrnoException).code ?? '';
-      if (FULL.has(code)) throw new StorageFaultError('full', `storage disk full (${code})`, { cause: err });
       if (BROKEN.has(code))
         throw new StorageFaultError('unavailable', `storage disk failed (${code})`, { cause: err });
       throw err;
