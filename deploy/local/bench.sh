@@ -54,6 +54,8 @@ parts="${*:-ledger folders pipeline workers audit uploads database password webh
 [[ " $parts " == *" lighthouse "* ]] && { ensure_apt_packages chromium; npm run build --silent -w @studio/frontend >/dev/null; CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}" node -r ts-node/register backend/bench/lighthouse.bench.ts; }
 # npm start twice on one fresh data folder: the first start beside a restart on existing data (goal < 15 s; not in the default set: a full build)
 [[ " $parts " == *" restart "* ]] && bash deploy/local/restart-bench.sh
+# worker start (issue 53): worker process spawned -> first queued clone succeeded, quiet and beside two busy loops, the engine library before and after the change (not in the default set: two builds, minutes)
+[[ " $parts " == *" worker-start "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/worker-start.bench.ts; }
 # the local engine's CPU runtimes side by side: onnxruntime-node vs tfjs-wasm, against the matmul peak (no services; not in the default set: minutes of CPU)
 [[ " $parts " == *" engines "* ]] && { ensure_sr_models; node -r ts-node/register backend/bench/engines.bench.ts; }
 # provenance: every local tool's outputs marked, the manifest read back, the watermark after re-encodes (not in the default set: minutes of CPU)
