@@ -262,6 +262,7 @@ function lowerPriority(): void {
   lowered = true;
   try {
     setPriority(0, Math.min(19, getPriority(0) + data.niceIncrement));
+    logger.log(`Engine pool thread: models loaded, its tasks run at nice ${getPriority(0)} from now on`);
   } catch (error) {
     logger.warn(`Engine pool thread: nice not raised: ${String(error)}`);
   }
