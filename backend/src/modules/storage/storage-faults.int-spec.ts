@@ -58,6 +58,11 @@ function filesUnder(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1));
 }
 
+function asRoot(command: string, args: string[]): void {
+  if (process.getuid?.() === 0) execFileSync(command, args, { stdio: 'pipe' });
+  else execFileSync('sudo', ['-n', command, ...args], { stdio: 'pipe' });
+}
+
 describe('the local disk full while an output is written', () => {
   let mountPoint: string;
   let storage: string;
@@ -70,9 +75,10 @@ describe('the local disk full while an output is written', () => {
 
   beforeAll(async () => {
     mountPoint = mkdtempSync(join(tmpdir(), 'studio-full-'));
-    // A real ENOSPC needs a small file system: a tmpfs, which needs root (or CAP_SYS_ADMIN).
+    // A real ENOSPC needs a small file system: a tmpfs, which needs root (or CAP_SYS_ADMIN); not
+    // root, the test asks sudo without a password, as npm test's own package installs do.
     try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint], { stdio: 'pipe' });
+      asRoot('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mountPoint]);
     } catch (err) {
       throw new Error(`this test mounts a 1 MiB tmpfs for a real "disk full" and could not: ${String(err)}`);
     }
@@ -99,7 +105,7 @@ describe('the local disk full while an output is written', () => {
     await t?.close();
     await a1111?.close();
     if (mountPoint) {
-      execFileSync('umount', [mountPoint], { stdio: 'pipe' });
+      asRoot('umount', [mountPoint]);
       rmSync(mountPoint, { recursive: true, force: true });
     }
   });
