@@ -6,6 +6,8 @@
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }];
 const node = {
   testEnvironment: 'node',
+  // npm start's and the benches' data (copies of old checkouts among it) and the fetched tools are not the project's modules.
+  modulePathIgnorePatterns: ['<rootDir>/.data/', '<rootDir>/.tools/'],
   transform: { '^.+\\.tsx?$': tsJest },
   moduleNameMapper: {
     '^@studio/contracts$': '<rootDir>/libs/contracts/src',
