@@ -71,7 +71,10 @@ function build(baseline: boolean): void {
   rmSync(BASELINE_SRC, { recursive: true, force: true });
   mkdirSync(BASELINE_SRC, { recursive: true });
   const archive = execFileSync('git', ['archive', BASELINE_REF, 'libs/inference/src'], { cwd: ROOT });
-  execFileSync('tar', ['-x', '--strip-components=3', '-C', BASELINE_SRC], { input: archive });
+  // without its tests: jest's unit project would take them for the project's own
+  execFileSync('tar', ['-x', '--strip-components=3', '--exclude=*.spec.ts', '-C', BASELINE_SRC], {
+    input: archive,
+  });
   writeFileSync(
     join(BASELINE_SRC, 'tsconfig.json'),
     JSON.stringify({
@@ -82,6 +85,7 @@ function build(baseline: boolean): void {
     }),
   );
   tsc(['-p', join(BASELINE_SRC, 'tsconfig.json'), '--noCheck']);
+  rmSync(BASELINE_SRC, { recursive: true, force: true });
 }
 
 /** A preload that points the worker's @studio/inference at the baseline build. */
