@@ -256,7 +256,7 @@ async function main(): Promise<void> {
     console.log(`${load}: first clone, median: before ${s(median('before'))}, after ${s(median('after'))}`);
   }
   await app.close();
-  rmSync(scratch, { recursive: true, force: true });
+  for (const dir of [scratch, WORKER_OUT, BASELINE_OUT]) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Seconds with one decimal; '-' for a mark never seen, '> deadline' for a run that did not finish. */
