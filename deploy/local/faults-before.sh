@@ -48,6 +48,6 @@ start_redis "$redis_port" "$BENCH_DATA/redis"
 start_moto "$s3_port"
 cd "$tree"
 MONGODB_URI="mongodb://127.0.0.1:$mongo_port/bench?maxPoolSize=4" REDIS_URL="redis://127.0.0.1:$redis_port" \
-  TEST_S3_ENDPOINT="http://127.0.0.1:$s3_port" BENCH_FAULTS_LABEL="before: $commit" \
+  TEST_S3_ENDPOINT="http://127.0.0.1:$s3_port" BENCH_FAULTS_LABEL="commit $commit" \
   PORT=0 NODE_ENV=test TS_NODE_TRANSPILE_ONLY=true TS_NODE_PROJECT="$tree/backend/tsconfig.json" \
   node -r ts-node/register backend/bench/faults.bench.ts
