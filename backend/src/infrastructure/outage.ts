@@ -41,14 +41,16 @@ export const waitingRedisOptions: RedisOptions = {
 };
 
 /**
- * The MongoDB driver's share. Server selection and mongoose's buffering are bounded by
- * OUTAGE_WAIT_MS. A frozen server (connections open, nothing answered) is found by the monitor,
+ * The MongoDB driver's share. Server selection (1 s) and mongoose's buffering (OUTAGE_WAIT_MS)
+ * are bounded. A frozen server (connections open, nothing answered) is found by the monitor,
  * whose check runs every heartbeat and gives up after connectTimeoutMS: the driver then clears
  * the pool, which ends the queries waiting on it (no socketTimeoutMS, which would also end slow
- * but healthy queries). So a query sent to a frozen server fails within about 1.5 s.
+ * but healthy queries). So a query already waiting on a frozen server fails after about 2 s, later ones within 1 s.
  */
 export const databaseOutageOptions = {
-  serverSelectionTimeoutMS: OUTAGE_WAIT_MS,
+  // A query cut off by the pool's clearing is retried once (retryable reads and writes), after
+  // another server selection: kept short so the two together stay within 2 s.
+  serverSelectionTimeoutMS: 1_000,
   connectTimeoutMS: 1_000,
   // The driver's minimum; a returned server is found as quickly.
   heartbeatFrequencyMS: 500,
