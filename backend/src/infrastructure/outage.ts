@@ -9,8 +9,11 @@ import type { default as Redis, RedisOptions } from 'ioredis';
 
 /** How long a command or query may wait for a part that does not answer. */
 export const OUTAGE_WAIT_MS = 1_500;
-/** Retry-After sent with the 503 (seconds): about when a restarted Redis or database is back. */
-export const OUTAGE_RETRY_AFTER_SECONDS = 10;
+/**
+ * Retry-After sent with every 503 of a part being down, and by the readiness probes (seconds):
+ * short, as the clients find a returned part within a second and browsers ask readiness on it.
+ */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 /** Reconnect attempts come quickly, then once a second (ioredis's default grows to 2 s; Bull's to 20 s). */
 export const reconnectDelay = (attempt: number): number => Math.min(attempt * 100, 1_000);
 

@@ -2,6 +2,7 @@ import type Redis from 'ioredis';
 import type { Connection } from 'mongoose';
 import type { ServiceState } from '@studio/contracts';
 import { within } from '../../common/within';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../../infrastructure/outage';
 
 /**
  * How long a readiness check waits for each part (they run at once): a part that does not answer
@@ -10,8 +11,8 @@ import { within } from '../../common/within';
  */
 export const READINESS_CHECK_TIMEOUT_MS = 1000;
 
-/** Seconds a load balancer or client is told to wait (Retry-After) after a not-ready answer. */
-export const READINESS_RETRY_AFTER_SECONDS = 5;
+/** Seconds a load balancer or client is told to wait (Retry-After) after a not-ready answer: the outage answers' own. */
+export const READINESS_RETRY_AFTER_SECONDS = OUTAGE_RETRY_AFTER_SECONDS;
 
 export interface Readiness {
   status: 'ready' | 'not_ready';
