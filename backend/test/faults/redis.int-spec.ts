@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../test-app';
 import { runDrill } from './fault-drill';
 import { DRILL_APP_SETTINGS, DRILL_TEST_TIMEOUT_MS, drillTarget, expectSurvived } from './survived';
 
-// Redis of the test's own, really killed (SIGKILL) while three users submit clones.
+// Redis of the test's own, really killed (SIGKILL) or frozen (SIGSTOP) while three users submit clones.
 describe('fault drill: Redis', () => {
   let redis: PrivateService;
   let t: TestApp;
@@ -13,6 +13,7 @@ describe('fault drill: Redis', () => {
     t = await startTestApp({ ...DRILL_APP_SETTINGS, REDIS_URL: redis.url });
   });
   afterAll(async () => {
+    redis?.thaw();
     await t?.close();
     await redis?.stop();
   });
@@ -24,6 +25,19 @@ describe('fault drill: Redis', () => {
         name: 'Redis killed',
         inject: () => redis.kill(),
         restore: () => redis.restart(),
+      });
+      expectSurvived(report, 'not_ready');
+    },
+    DRILL_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'frozen and thawed: truthful answers meanwhile, jobs after, every credit accounted for',
+    async () => {
+      const report = await runDrill(drillTarget(t), {
+        name: 'Redis frozen',
+        inject: async () => redis.freeze(),
+        restore: async () => redis.thaw(),
       });
       expectSurvived(report, 'not_ready');
     },
