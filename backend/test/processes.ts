@@ -30,11 +30,18 @@ function sharedEnv(t: Host, extra: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
-/** A worker process of its own (the real worker entry point), on the test app's services. */
-export function startWorker(t: Host, extra: Record<string, string> = {}): ChildProcess {
+/**
+ * A worker process of its own (the real worker entry point), on the test app's services.
+ * `capture`: its stdout (its log) and stderr are pipes for the caller to read.
+ */
+export function startWorker(
+  t: Host,
+  extra: Record<string, string> = {},
+  options: { capture?: boolean } = {},
+): ChildProcess {
   return spawn(process.execPath, ['-r', 'ts-node/register', WORKER_MAIN], {
     env: sharedEnv(t, extra),
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: options.capture ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'inherit'],
   });
 }
 

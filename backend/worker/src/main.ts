@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { bootConfig } from '../../src/boot';
+import { exitAfterShutdownDeadline, shutdownDeadlineMs } from '../../src/shutdown';
 import { WorkerAppModule } from './worker-app.module';
 
 /** The worker on its own: no HTTP, only queue processors. */
@@ -10,9 +11,11 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.createApplicationContext(WorkerAppModule.forRoot(config), {
     bufferLogs: true,
   });
-  app.useLogger(app.get(Logger));
+  const logger = app.get(Logger);
+  app.useLogger(logger);
   app.enableShutdownHooks();
-  app.get(Logger).log('worker started');
+  exitAfterShutdownDeadline(shutdownDeadlineMs(config, true), (message) => logger.error(message));
+  logger.log('worker started');
 }
 
 void bootstrap();
