@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Shared by start.sh and test.sh: installs what the project needs on a fresh machine and starts
-# the local services (FerretDB on SQLite, Redis) on ports and data folders of their own.
+# the local services (FerretDB on SQLite, Redis) on ports and data folders of their own, each kept
+# running by deploy/local/supervise.sh (started again when it dies) until stop_services.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -202,8 +203,8 @@ ensure_toxiproxy() {
 start_stripe_mock() {
   local port="$1"
   if port_in_use "$port"; then log "port $port is taken; set TEST_STRIPE_PORT"; return 1; fi
-  "$TOOLS_BIN/stripe-mock" -http-addr "127.0.0.1:$port" -https-addr "127.0.0.1:$((port + 1))" >/dev/null 2>&1 &
-  SERVICE_PIDS+=($!)
+  supervise --output /dev/null stripe-mock \
+    "$TOOLS_BIN/stripe-mock" -http-addr "127.0.0.1:$port" -https-addr "127.0.0.1:$((port + 1))"
   wait_for_port "$port" stripe-mock
   log "stripe-mock on 127.0.0.1:$port"
 }
@@ -298,8 +299,7 @@ ensure_c2patool() {
 start_moto() {
   local port="$1"
   if port_in_use "$port"; then log "port $port is taken; set TEST_S3_PORT"; return 1; fi
-  "$ROOT/.tools/moto/bin/moto_server" -H 127.0.0.1 -p "$port" >/dev/null 2>&1 &
-  SERVICE_PIDS+=($!)
+  supervise --output /dev/null moto "$ROOT/.tools/moto/bin/moto_server" -H 127.0.0.1 -p "$port"
   wait_for_port "$port" moto
   log "moto (S3 API) on 127.0.0.1:$port"
 }
@@ -322,9 +322,8 @@ start_mailcatcher() {
   for port in "$smtp_port" "$http_port"; do
     if port_in_use "$port"; then log "port $port is taken; set another with the *_SMTP_PORT / *_MAIL_UI_PORT variables"; return 1; fi
   done
-  "$ROOT/.tools/mailcatcher/bin/python" "$ROOT/deploy/local/mailcatcher/mailcatcher.py" \
-    --smtp-port "$smtp_port" --http-port "$http_port" >/dev/null 2>&1 &
-  SERVICE_PIDS+=($!)
+  supervise --output /dev/null "mail catcher" "$ROOT/.tools/mailcatcher/bin/python" \
+    "$ROOT/deploy/local/mailcatcher/mailcatcher.py" --smtp-port "$smtp_port" --http-port "$http_port"
   wait_for_port "$http_port" mailcatcher
   wait_for_port "$smtp_port" mailcatcher
   log "mail catcher: SMTP on 127.0.0.1:$smtp_port, inbox on http://127.0.0.1:$http_port"
@@ -345,9 +344,8 @@ start_redis() {
   local port="$1" dir="$2"
   if port_in_use "$port"; then log "port $port is taken; set another with the *_REDIS_PORT variable"; return 1; fi
   mkdir -p "$dir"
-  redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --appendonly yes --save '' \
-    --daemonize no --logfile "$dir/redis.log" &
-  SERVICE_PIDS+=($!)
+  supervise redis redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --appendonly yes --save '' \
+    --daemonize no --logfile "$dir/redis.log"
   wait_for_port "$port" redis
   log "redis on 127.0.0.1:$port (data in $dir)"
 }
@@ -358,21 +356,40 @@ start_ferretdb() {
   mkdir -p "$dir"
   # SQLite has one writer at a time: a long busy timeout queues bursts instead of failing them;
   # synchronous=normal (safe with WAL against process crashes) spares an fsync per write.
-  "$TOOLS_BIN/studio-ferretdb" --listen-addr "127.0.0.1:$port" \
-    --sqlite-url "file:$dir/?_pragma=busy_timeout(60000)&_pragma=synchronous(normal)" \
-    >"$dir/ferretdb.log" 2>&1 &
-  SERVICE_PIDS+=($!)
+  supervise --output "$dir/ferretdb.log" ferretdb "$TOOLS_BIN/studio-ferretdb" --listen-addr "127.0.0.1:$port" \
+    --sqlite-url "file:$dir/?_pragma=busy_timeout(60000)&_pragma=synchronous(normal)"
   wait_for_port "$port" ferretdb
   log "ferretdb on 127.0.0.1:$port (data in $dir)"
 }
 
-stop_services() {
+# start_supervised [--grace SECONDS] [--output FILE] NAME COMMAND...: COMMAND under
+# deploy/local/supervise.sh, started again whenever it ends, on the same arguments (port, data);
+# the supervisor's pid in SUPERVISED_PID. 9>&-: start.sh's lock on the data folder (fd 9) stays
+# with start.sh; a part, or anything it starts, that outlived it would keep the folder locked.
+start_supervised() {
+  "$ROOT/deploy/local/supervise.sh" "$@" 9>&- &
+  SUPERVISED_PID=$!
+}
+
+# supervise ...: a service (start_supervised), stopped by stop_services; 3 s to stop, as npm start
+# stops the app (up to 6 s) and then the services within 10 s of Ctrl-C.
+supervise() {
+  start_supervised --grace 3 "$@"
+  SERVICE_PIDS+=("$SUPERVISED_PID")
+}
+
+# stop_supervised PID...: SIGTERM to these supervisors, all at once; each ends within its grace.
+stop_supervised() {
   local pid
-  for pid in "${SERVICE_PIDS[@]:-}"; do
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  for pid in "$@"; do
+    [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
   done
-  for pid in "${SERVICE_PIDS[@]:-}"; do
+  for pid in "$@"; do
     [ -n "$pid" ] && wait "$pid" 2>/dev/null || true
   done
+}
+
+stop_services() {
+  stop_supervised "${SERVICE_PIDS[@]:-}"
   SERVICE_PIDS=()
 }

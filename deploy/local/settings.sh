@@ -39,6 +39,9 @@ studio_app_settings() {
   studio_export ADMIN_PASSWORD "${ADMIN_PASSWORD:-$(studio_secret "$data_dir/admin-password" openssl rand -hex 12)}"
   studio_export SESSION_SECRET "${SESSION_SECRET:-$(studio_secret "$data_dir/session-secret" openssl rand -hex 32)}"
   studio_export LOG_PRETTY "${LOG_PRETTY:-true}"
+  # Ctrl-C gives a running job this long before it goes back to the queue (the next start runs it):
+  # the whole stop stays within 10 s (start.sh).
+  studio_export SHUTDOWN_GRACE_MS "${SHUTDOWN_GRACE_MS:-2000}"
   # Outputs are signed with a development certificate made once in the data folder (docs/provenance.md).
   if [ -z "${PROVENANCE_CERT_CHAIN:-}" ]; then
     local dir="$data_dir/provenance"

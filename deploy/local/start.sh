@@ -19,7 +19,19 @@ ensure_apt_packages "${packages[@]}"
 ensure_npm_dependencies
 ensure_sr_models
 ensure_provenance_tools
-trap stop_services EXIT INT TERM
+# Ctrl-C (npm forwards it as well), SIGTERM or SIGHUP stop everything through the EXIT trap: the
+# app first, then the services it uses (each part runs under deploy/local/supervise.sh, in a session
+# of its own, so the signal meant for npm start reaches this script alone).
+APP_PIDS=()
+stop_all() {
+  trap '' INT TERM HUP # npm's forwarded Ctrl-C must not cut the stop short
+  stop_supervised "${APP_PIDS[@]:-}"
+  stop_services
+}
+trap stop_all EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 if [ -z "${MONGODB_URI:-}" ]; then
   ensure_ferretdb
@@ -70,31 +82,18 @@ log "starting on http://localhost:$PORT"
 # The API and the worker (job processors and engine pool) run as two processes, as in production:
 # the API's event loop never handles a job's results or their garbage, and the worker runs at
 # WORKER_NICE so the API wins the CPU when both want it (the responsiveness bench measures this).
-# WORKER_INLINE=true runs the worker inside the API process instead.
-if [ "${WORKER_INLINE:-false}" = true ]; then
-  node backend/dist/api/src/main.js &
-  pids=($!)
-else
-  export WORKER_INLINE=false
-  node backend/dist/api/src/main.js &
-  pids=($!)
-  # a worker that dies (out of memory, killed) is started again; its jobs are taken back by Bull
-  supervise_worker() {
-    local child=
-    trap '[ -n "$child" ] && kill "$child" 2>/dev/null; exit 0' TERM INT
-    while true; do
-      nice -n "${WORKER_NICE:-10}" node backend/dist/worker/src/main.js &
-      child=$!
-      wait "$child" && status=0 || status=$?
-      log "worker process ended (status $status); starting it again"
-      sleep 2
-    done
-  }
-  supervise_worker &
-  pids+=($!)
+# WORKER_INLINE=true runs the worker inside the API process instead. Each is started again when it
+# dies (its jobs are taken back by Bull). Each ends within SHUTDOWN_GRACE_MS + 3 s of SIGTERM
+# (backend/src/shutdown.ts); its supervisor kills what is left a second later.
+app_grace=$(((SHUTDOWN_GRACE_MS + 3000 + 999) / 1000 + 1))
+[ "${WORKER_INLINE:-false}" = true ] || export WORKER_INLINE=false
+start_supervised --grace "$app_grace" api node backend/dist/api/src/main.js
+APP_PIDS+=("$SUPERVISED_PID")
+if [ "$WORKER_INLINE" = false ]; then
+  start_supervised --grace "$app_grace" worker nice -n "${WORKER_NICE:-10}" node backend/dist/worker/src/main.js
+  APP_PIDS+=("$SUPERVISED_PID")
   log "worker process at nice +${WORKER_NICE:-10}"
 fi
-# (|| true: under set -e a killed process's status would end the trap before the services stop)
-trap 'kill "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true; stop_services' EXIT INT TERM
-# when the API ends, the worker is stopped too (the EXIT trap)
-wait -n "${pids[@]}"
+# Until a part's supervisor ends (a part that cannot start with its settings, or one killed): then
+# everything stops (the EXIT trap).
+wait -n "${APP_PIDS[@]}" "${SERVICE_PIDS[@]}"
