@@ -11,7 +11,8 @@ import { SHUTDOWN_OVERDUE_STATUS } from './shutdown';
 const ROOT = join(__dirname, '../..');
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 /** A node process running `body` after arming the deadline; its stderr and how it ended. */
