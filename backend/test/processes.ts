@@ -73,6 +73,26 @@ export async function startApi(
   extra: Record<string, string> = {},
   options: { capture?: boolean } = {},
 ): Promise<{ child: ChildProcess; url: string; output: CapturedOutput }> {
+  const { child, url, output } = await spawnApi(t, extra, options);
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`API instance exited with ${child.exitCode}${tail(output)}`);
+    const up = await fetch(`${url}/api/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (up) return { child, url, output };
+    if (Date.now() > deadline) throw new Error('API instance did not start in 90 s');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** startApi without waiting for it to answer. */
+export async function spawnApi(
+  t: Host,
+  extra: Record<string, string> = {},
+  options: { capture?: boolean } = {},
+): Promise<{ child: ChildProcess; url: string; output: CapturedOutput }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['-r', 'ts-node/register', API_MAIN], {
     env: sharedEnv(t, {
@@ -87,18 +107,7 @@ export async function startApi(
   const output: CapturedOutput = { stdout: '', stderr: '' };
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`API instance exited with ${child.exitCode}${tail(output)}`);
-    const up = await fetch(`${url}/api/health`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (up) return { child, url, output };
-    if (Date.now() > deadline) throw new Error('API instance did not start in 90 s');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return { child, url: `http://127.0.0.1:${port}`, output };
 }
 
 /** The end of a captured process's stderr, for an error message (empty when nothing was captured). */

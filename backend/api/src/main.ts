@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from 'nestjs-pino';
 import { bootConfig } from '../../src/boot';
+import { waitForServices } from '../../src/infrastructure/wait-for-services';
 import { exitAfterShutdownDeadline, shutdownDeadlineMs } from '../../src/shutdown';
 import { createApp } from './create-app';
 
@@ -11,6 +12,7 @@ async function bootstrap(): Promise<void> {
   exitAfterShutdownDeadline(shutdownDeadlineMs(config, config.WORKER_INLINE), (message) =>
     logging.logger ? logging.logger.error(message) : process.stderr.write(`${message}\n`),
   );
+  await waitForServices(config, (message) => process.stderr.write(`${message}\n`));
   const app = await createApp(config);
   const logger = app.get(Logger);
   logging.logger = logger;

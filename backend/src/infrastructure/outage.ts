@@ -44,6 +44,16 @@ export const waitingRedisOptions: RedisOptions = {
 };
 
 /**
+ * A connection that only subscribes (socket pushes' adapter, the cancel channel, prediction
+ * updates): its SUBSCRIBE waits for Redis instead of failing, as nothing answers a user meanwhile
+ * and a failed one (a process started while Redis is down) rejected where no one listened and
+ * ended the process. ioredis subscribes again by itself after each reconnect.
+ */
+export function subscriberOf(redis: Redis): Redis {
+  return redis.duplicate({ ...waitingRedisOptions, commandTimeout: undefined });
+}
+
+/**
  * The MongoDB driver's share. Server selection (1 s) and mongoose's buffering (OUTAGE_WAIT_MS)
  * are bounded. A frozen server (connections open, nothing answered) is found by the monitor,
  * whose check runs every heartbeat and gives up after connectTimeoutMS: the driver then clears

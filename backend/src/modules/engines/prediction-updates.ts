@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import type Redis from 'ioredis';
 import type { PredictionUpdates } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { subscriberOf } from '../../infrastructure/outage';
 import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 
 /**
@@ -55,7 +56,7 @@ export class PredictionUpdatesHub implements PredictionUpdates, OnApplicationShu
 
   private subscribe(): void {
     if (this.subscriber) return;
-    const subscriber = this.redis.duplicate();
+    const subscriber = subscriberOf(this.redis);
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, message: string) => {
       let prediction: unknown;

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { subscriberOf } from '../../infrastructure/outage';
 import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 
 /**
@@ -31,7 +32,7 @@ export class JobCancelSignals implements OnModuleDestroy {
   /** Calls `onCancel` with the id of every job cancelled anywhere from now on (the worker's side). */
   async subscribe(onCancel: (jobId: string) => void): Promise<void> {
     // A connection in subscriber mode can do nothing else, hence its own.
-    const subscriber = (this.subscriber ??= this.redis.duplicate());
+    const subscriber = (this.subscriber ??= subscriberOf(this.redis));
     subscriber.on('message', (channel: string, jobId: string) => {
       if (channel === this.channel) onCancel(jobId);
     });

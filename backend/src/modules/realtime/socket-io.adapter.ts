@@ -8,7 +8,7 @@ import type Redis from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { reportFailedPublishes } from '../../infrastructure/outage';
+import { reportFailedPublishes, subscriberOf } from '../../infrastructure/outage';
 import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 import { LiveSessions, SESSION_MIDDLEWARE } from '../auth';
 import { socketChannelKey } from './realtime.publisher';
@@ -37,7 +37,7 @@ export class SessionIoAdapter extends IoAdapter {
         callback(null, isAllowedOrigin(request, config)),
     });
     const pub = redis.duplicate();
-    const sub = redis.duplicate();
+    const sub = subscriberOf(redis);
     this.subscribers.push(pub, sub);
     // While Redis is down both reconnect on their own (and sub subscribes again); said once per
     // failed attempt in the log instead of the adapter's "missing 'error' handler" warning.
