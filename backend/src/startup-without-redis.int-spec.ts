@@ -58,7 +58,9 @@ describe('starting the API and the worker while Redis is down', () => {
     const deadline = Date.now() + HANG_MS;
     while (!(await done())) {
       if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(`the process ended (${child.exitCode ?? child.signalCode}) while waiting until ${what}`);
+        throw new Error(
+          `the process ended (${child.exitCode ?? child.signalCode}) while waiting until ${what}`,
+        );
       if (Date.now() > deadline) throw new Error(`not ${what} within ${HANG_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
