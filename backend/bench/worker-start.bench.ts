@@ -1,10 +1,12 @@
 /**
  * Worker start (issue 53, point 4): a clone job waits in the queue, a worker process starts (the
- * compiled worker, as `npm start` runs it: `nice -n WORKER_NICE`, ENGINE_POOL_NICE 19, warm-up at
+ * compiled worker, as `npm start` runs it: ENGINE_POOL_NICE 19, warm-up at
  * boot), and the time from the process's start to the job's success is measured, with the worker's
  * own log lines on the way (Nest booted, engine pool started, models loaded). Quiet, then beside two
  * busy loops at nice 0 (BENCH_HOGS), for the engine library as it was (BENCH_BASELINE_REF, built
  * into libs/inference/dist/baseline) and as it is, runs interleaved. The API runs in this process.
+ * "before" is started as npm start started it then (`nice -n WORKER_NICE` from the first
+ * instruction); "after" as now: at the priority of npm start, taking WORKER_NICE once booted.
  */
 import 'reflect-metadata';
 import { getModelToken } from '@nestjs/mongoose';
@@ -149,7 +151,11 @@ async function main(): Promise<void> {
     const jobId = await submitImageJob(base, '/api/generateNoise', user.cookie, image, { amount: '1' });
     const args = [...(variant === 'before' ? ['-r', hook] : []), join(WORKER_OUT, 'worker/src/main.js')];
     const t0 = performance.now();
-    const worker = spawn('nice', ['-n', WORKER_NICE, process.execPath, ...args], {
+    const [command, ...commandArgs] =
+      variant === 'before'
+        ? ['nice', '-n', WORKER_NICE, process.execPath, ...args]
+        : [process.execPath, ...args];
+    const worker = spawn(command, commandArgs, {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -163,6 +169,7 @@ async function main(): Promise<void> {
         SESSION_SECRET: config.SESSION_SECRET,
         WORKER_QUEUES: 'all',
         ENGINE_POOL_NICE: process.env.ENGINE_POOL_NICE ?? '19',
+        ...(variant === 'before' ? {} : { WORKER_NICE }),
         HEALTH_WORKER_PORT: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -226,7 +233,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\n== worker start: process spawned (nice ${WORKER_NICE}, ENGINE_POOL_NICE ${process.env.ENGINE_POOL_NICE ?? '19'}) → first clone job succeeded (a 256 px clone queued before the start); before = libs/inference at ${BASELINE_REF}; ${HOGS} busy loops at nice 0 for "hogs"; runs not finished by ${s(DEADLINE_MS)} count as "> ${s(DEADLINE_MS)}" ==`,
+    `\n== worker start: process spawned (before: at nice ${WORKER_NICE}; after: WORKER_NICE ${WORKER_NICE} once booted; ENGINE_POOL_NICE ${process.env.ENGINE_POOL_NICE ?? '19'}) → first clone job succeeded (a 256 px clone queued before the start); before = libs/inference at ${BASELINE_REF}; ${HOGS} busy loops at nice 0 for "hogs"; runs not finished by ${s(DEADLINE_MS)} count as "> ${s(DEADLINE_MS)}" ==`,
   );
   const columns = [
     'Nest booted',

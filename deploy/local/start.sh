@@ -90,7 +90,10 @@ app_grace=$(((SHUTDOWN_GRACE_MS + 3000 + 999) / 1000 + 1))
 start_supervised --grace "$app_grace" api node backend/dist/api/src/main.js
 APP_PIDS+=("$SUPERVISED_PID")
 if [ "$WORKER_INLINE" = false ]; then
-  start_supervised --grace "$app_grace" worker nice -n "${WORKER_NICE:-10}" node backend/dist/worker/src/main.js
+  # it boots at full priority (a restarted worker is ready sooner on a busy machine), then takes
+  # WORKER_NICE itself (backend/worker/src/main.ts)
+  export WORKER_NICE="${WORKER_NICE:-10}"
+  start_supervised --grace "$app_grace" worker node backend/dist/worker/src/main.js
   APP_PIDS+=("$SUPERVISED_PID")
   log "worker process at nice +${WORKER_NICE:-10}"
 fi

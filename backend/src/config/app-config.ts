@@ -246,6 +246,12 @@ export const configSchema = z
      * want it, and engines take only what it leaves (10 and 19 measured alike: docs/benchmarks.md).
      */
     ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(19),
+    /**
+     * The worker process's nice value (Linux, 0-19) once it has booted: it boots at the priority it
+     * was started with, then its main thread (job results, lock renewal) steps aside for the API.
+     * npm start sets 10. Booting at +10 beside busy programs took the worker over 30 s.
+     */
+    WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
     /** Tries per job for transient errors, and the first back-off delay (doubling). */
     JOB_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
     JOB_BACKOFF_MS: z.coerce.number().int().min(0).default(2000),
