@@ -102,16 +102,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const taken = await this.redis.set(slot, JSON.stringify(running), 'EX', RUNNING_SECONDS, 'NX');
     if (!taken) return this.replay(slot, fingerprint, res);
 
+    let body: unknown;
     try {
-      const body = await lastValueFrom(next.handle(), { defaultValue: undefined });
-      await this.keep(slot, { fingerprint, state: 'done', body });
-      return body;
+      body = await lastValueFrom(next.handle(), { defaultValue: undefined });
     } catch (err) {
-      const { status, body } = errorAnswer(err);
-      if (NOT_KEPT.has(status)) await this.redis.del(slot);
-      else await this.keep(slot, { fingerprint, state: 'done', status, body });
+      const { status, body: answer } = errorAnswer(err);
+      // Not kept: the slot goes, so a retry runs. Should Redis fail that, the slot stays 'running'
+      // (409 to a retry until it expires), which is safer than running the request twice.
+      if (NOT_KEPT.has(status)) await this.redis.del(slot).catch(() => undefined);
+      else await this.keep(slot, { fingerprint, state: 'done', status, body: answer }).catch(() => undefined);
       throw err;
     }
+    // Done (a job submitted, credits reserved): the answer stands even if Redis cannot keep it now;
+    // turning it into an error (503, "nothing was charged") would invite a second submission.
+    await this.keep(slot, { fingerprint, state: 'done', body }).catch(() => undefined);
+    return body;
   }
 
   private async keep(slot: string, stored: Stored): Promise<void> {

@@ -2,6 +2,7 @@ import { getModelToken } from '@nestjs/mongoose';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoNetworkError } from 'mongodb';
 import type { Model } from 'mongoose';
 import request from 'supertest';
 import { JobSocketEvents, Messages, type JobView } from '@studio/contracts';
@@ -20,6 +21,7 @@ import { startTestApp, type TestApp } from '../../test/test-app';
 import { LedgerEntry } from '../modules/billing/ledger-entry.schema';
 import { Job } from '../modules/generation';
 import { QueuePositions } from '../modules/generation/queue-positions';
+import { CopyFinder } from '../modules/takedown';
 
 /**
  * Redis or the database really killed (SIGKILL) or frozen (SIGSTOP) under a running app, on
@@ -230,6 +232,58 @@ describe('outage: Redis or the database down, and back', () => {
     } finally {
       handOff.mockRestore();
     }
+  });
+
+  it('the database dies while a submission waits for its accepted job: the answer is the job, processing, not a 503 saying nothing was charged', async () => {
+    await eventually(async () => expect(await openHolds()).toBe(0), 30_000);
+    const before = await balanceOf(alice);
+    // The fault once the job is reserved and queued, while the request waits for it (JOB_WAIT_MS).
+    const positions = t.app.get(QueuePositions, { strict: false });
+    const enqueue = positions.enqueue.bind(positions);
+    const handOff = jest.spyOn(positions, 'enqueue').mockImplementationOnce(async (job) => {
+      const placed = await enqueue(job);
+      await db.kill();
+      return placed;
+    });
+    let jobId: string;
+    try {
+      const res = await clone(RUNS);
+      expect(handOff).toHaveBeenCalledTimes(1);
+      expect({ status: res.status, message: res.body.message }).toEqual({
+        status: 200,
+        message: 'processing',
+      });
+      jobId = res.body.content.job._id;
+    } finally {
+      handOff.mockRestore();
+      await db.restart();
+    }
+    // The accepted job runs once the database is back, and is charged once: the answer was true.
+    await eventually(async () => {
+      const res = await alice.agent.get(`/api/jobs/${jobId}`).timeout(NO_HANG);
+      expect(res.body.content).toMatchObject({ state: 'succeeded', cost: 1 });
+    }, 90_000);
+    expect(await balanceOf(alice)).toBe(before - 1);
+    await eventually(async () => expect(await openHolds()).toBe(0), 30_000);
+  });
+
+  it('the database lost right after the reservation reached the balance: 503, and the credits are back at once', async () => {
+    await eventually(async () => expect(await openHolds()).toBe(0), 30_000);
+    const before = await balanceOf(alice);
+    // The step after the reservation fails as it would with the database gone mid-request.
+    const copies = t.app.get(CopyFinder, { strict: false });
+    const lost = jest
+      .spyOn(copies, 'recordInputs')
+      .mockRejectedValueOnce(new MongoNetworkError('connection 7 to 127.0.0.1:27017 closed'));
+    try {
+      await expectOutageAnswer('clone', clone());
+      expect(lost).toHaveBeenCalledTimes(1);
+    } finally {
+      lost.mockRestore();
+    }
+    // given back now, not when the ledger's recovery finds the hold 15 minutes later
+    expect(await balanceOf(alice)).toBe(before);
+    expect(await openHolds()).toBe(0);
   });
 
   it('the database killed: submissions, sessions and balances answer 503 with Retry-After', async () => {

@@ -21,6 +21,10 @@ describe('isOutage: which errors mean "Redis or the database is down"', () => {
     ['a command on a closed Redis connection', new Error('Connection is closed.')],
     ['a Redis loading its data after a restart', new Error('LOADING Redis is loading the dataset in memory')],
     ['one wrapped by another layer', new Error('could not save', { cause: new Error('Command timed out') })],
+    [
+      'a write to a database connection that died mid-request (passed on unwrapped)',
+      Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' }),
+    ],
   ])('%s', (_what, err) => expect(isOutage(err)).toBe(true));
 
   it.each([

@@ -96,10 +96,18 @@ const REDIS_TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|RE
  * bad request: such errors are answered 503 with Retry-After (http-exception.filter.ts). Follows
  * `cause` chains, since some layers wrap what the client threw.
  */
+/**
+ * A connection lost mid-request: the driver passes some of these on unwrapped (a write to a
+ * database that died while the request ran: "This socket has been ended by the other party").
+ * Not a refused connect: a remote engine's is named by its own fault (remoteFaultOf).
+ */
+const CONNECTION_LOST = new Set(['EPIPE', 'ECONNRESET']);
+
 export function isOutage(error: unknown): boolean {
   for (let err = error, depth = 0; err && typeof err === 'object' && depth < 5; depth += 1) {
-    const { name, message } = err as { name?: string; message?: unknown };
+    const { name, message, code } = err as { name?: string; message?: unknown; code?: unknown };
     if (name && DATABASE_ERRORS.has(name)) return true;
+    if (typeof code === 'string' && CONNECTION_LOST.has(code)) return true;
     if (name === 'MaxRetriesPerRequestError') return true;
     if (typeof message === 'string') {
       if (REDIS_MESSAGES.some((text) => message.startsWith(text))) return true;

@@ -45,6 +45,7 @@ import { QueuePositions } from './queue-positions';
 import { toJobView } from './job-view';
 import type { NormalizedImage } from './image-input';
 import { PeriodicTask } from '../../common/periodic-task';
+import { isOutage } from '../../infrastructure/outage';
 
 /** One stored input of a job: a normalized PNG image, or a video as uploaded. */
 export interface JobInput {
@@ -252,29 +253,40 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       await this.dropInputs(inputs);
       throw err;
     }
-    const reserved = await this.ledger.reserve({
-      key: reservationKeyOf(id),
-      userId: user.id,
-      username: user.username,
-      amount: cost,
-      reason: chargeReason(request.tool, request.units, request.params?.scale),
-      jobId: id,
-      tool: request.tool,
-    });
-    if (!reserved.ok) {
-      if (keyCharge) await this.keySpending.giveBack(keyCharge, id, cost);
+    let refused = false;
+    try {
+      const reserved = await this.ledger.reserve({
+        key: reservationKeyOf(id),
+        userId: user.id,
+        username: user.username,
+        amount: cost,
+        reason: chargeReason(request.tool, request.units, request.params?.scale),
+        jobId: id,
+        tool: request.tool,
+      });
+      if (!reserved.ok) {
+        refused = true;
+        throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
+      }
+      await this.copies.recordInputs(
+        id,
+        user.id,
+        screened.prints.map((print, n) => ({
+          index: imageIndexes[n],
+          storageKey: inputs[imageIndexes[n]],
+          print,
+        })),
+      );
+    } catch (err) {
+      // Refused, or a part went down half way (the reservation may have reached the balance before
+      // its entry was marked): whatever was taken is given back now, not after the ledger's hold.
+      const attempt = (step: Promise<unknown>) =>
+        step.catch((e: Error) => this.logger.warn(`undoing a reservation: ${e.message}`));
+      if (!refused) await attempt(this.ledger.refund(reservationKeyOf(id), 'Job not started'));
+      if (keyCharge) await attempt(this.keySpending.giveBack(keyCharge, id, cost));
       await this.dropInputs(inputs);
-      throw new HttpException(Messages.notEnoughCredits, HttpStatus.PAYMENT_REQUIRED);
+      throw err;
     }
-    await this.copies.recordInputs(
-      id,
-      user.id,
-      screened.prints.map((print, n) => ({
-        index: imageIndexes[n],
-        storageKey: inputs[imageIndexes[n]],
-        print,
-      })),
-    );
     return {
       _id: jobId,
       owner: new Types.ObjectId(user.id),
@@ -303,7 +315,17 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
 
   /** 'success' with the result, 'processing' while it runs, or the job's own failure message. */
   async answer(user: AuthUser, submitted: JobView, waitMs: number): Promise<ApiResponse<JobSubmitContent>> {
-    const job = waitMs > 0 ? await this.waitFor(user, submitted._id, waitMs) : submitted;
+    let job = submitted;
+    if (waitMs > 0) {
+      try {
+        job = await this.waitFor(user, submitted._id, waitMs);
+      } catch (err) {
+        // Accepted and reserved already: a part lost while waiting must not turn that into a 503
+        // saying nothing was charged (inviting a second submission). The job runs on; the tray follows it.
+        if (!isOutage(err)) throw err;
+        this.logger.warn(`job ${submitted._id}: answered 'processing', a part went down while waiting`);
+      }
+    }
     if (job.state === 'failed' || job.state === 'cancelled') {
       // The ended job comes with the refusal (JobEndedRefusal): a busy server may answer this before
       // the cancel that ended it, and the tab must not take a cancelled job for a failed request.
