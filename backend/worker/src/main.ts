@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
@@ -23,13 +24,27 @@ async function bootstrap(): Promise<void> {
 }
 
 /**
- * Lowers the main thread's priority once booted (setpriority applies to the calling thread on
- * Linux): threads it starts from now on inherit it; the engine threads set their own nice.
+ * Lowers the process's priority once booted. setpriority applies to one thread on Linux, so each
+ * thread is set (the main one, the garbage collector's, libuv's pool that runs sharp and zlib);
+ * one already lower (an engine thread at ENGINE_POOL_NICE) is left as it is, and threads started
+ * later inherit the nice of the thread that starts them.
  */
 function stepAside(nice: number, logger: Logger): void {
   if (nice <= getPriority(0)) return;
+  let threads: string[];
   try {
-    setPriority(0, nice);
+    threads = readdirSync('/proc/self/task');
+  } catch {
+    threads = ['0']; // no /proc: this thread only
+  }
+  try {
+    for (const tid of threads) {
+      try {
+        if (getPriority(Number(tid)) < nice) setPriority(Number(tid), nice);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ESRCH') throw err; // ended meanwhile
+      }
+    }
     logger.log(`worker main thread now at nice ${nice}`);
   } catch (err) {
     logger.warn(`worker could not take nice ${nice}: ${(err as Error).message}`);
