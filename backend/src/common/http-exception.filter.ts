@@ -1,7 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
-import { Messages } from '@studio/contracts';
+import {
+  AgeAssuranceMessages,
+  JobMessages,
+  Messages,
+  PaymentMessages,
+  PromptMessages,
+} from '@studio/contracts';
 import { isOutage, OUTAGE_RETRY_AFTER_SECONDS } from '../infrastructure/outage';
 import { failure } from './api-response';
 
@@ -19,11 +25,25 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
 const logger = new Logger('HttpExceptionFilter');
 
+/** 503s of something this studio does not have set up: lasting, so no Retry-After. */
+const NOT_CONFIGURED = new Set<string>([
+  PromptMessages.notConfigured,
+  JobMessages.engineUnavailable,
+  PaymentMessages.notConfigured,
+  AgeAssuranceMessages.providerNotConfigured,
+]);
+
 function sendError(exception: unknown, res: Response): void {
   if (res.headersSent) return;
   const { status, body } = errorAnswer(exception);
-  // Every 503 says when to come back (unless its route said so already).
-  if (status === HttpStatus.SERVICE_UNAVAILABLE && !res.getHeader('Retry-After')) {
+  // A 503 says when to come back (unless its route said so already), but not one that no wait
+  // mends: a client honouring Retry-After would ask again forever.
+  const text = (body as { content?: unknown }).content;
+  if (
+    status === HttpStatus.SERVICE_UNAVAILABLE &&
+    !res.getHeader('Retry-After') &&
+    !(typeof text === 'string' && NOT_CONFIGURED.has(text))
+  ) {
     res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
   }
   if (isOutage(exception)) {

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { createConnection } from 'mongoose';
 import type { AppConfig } from '../config/app-config';
-import { OUTAGE_WAIT_MS, reconnectDelay } from './outage';
+import { isOutage, OUTAGE_WAIT_MS, reconnectDelay } from './outage';
 
 /**
  * Before the API or the worker boots: waits until Redis and the database both answer. A process
@@ -44,6 +44,8 @@ async function waitForDatabase(uri: string, say: (message: string) => void): Pro
       if (said) say('the database answers: starting');
       return;
     } catch (err) {
+      // A wrong address or credentials will not mend by waiting: the boot fails and says why.
+      if (!isOutage(err)) throw err;
       if (!said) say(`waiting for the database (${(err as Error).message})`);
     } finally {
       await connection.close().catch(() => undefined);

@@ -8,7 +8,7 @@ import type Redis from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
 import { Messages } from '@studio/contracts';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { reportFailedPublishes, subscriberOf } from '../../infrastructure/outage';
+import { isOutage, reportFailedPublishes, subscriberOf } from '../../infrastructure/outage';
 import { closeRedis, REDIS } from '../../infrastructure/redis.module';
 import { LiveSessions, SESSION_MIDDLEWARE } from '../auth';
 import { socketChannelKey } from './realtime.publisher';
@@ -53,7 +53,8 @@ export class SessionIoAdapter extends IoAdapter {
       const session = (socket.request as { session?: Parameters<LiveSessions['accountOf']>[0] }).session;
       sessions.accountOf(session).then(
         (account) => next(account ? undefined : new Error(Messages.needLogin)),
-        (err: Error) => next(err),
+        // a part down: the plain words, not the driver's (addresses, ports); the browser retries
+        (err: Error) => next(isOutage(err) ? new Error(Messages.briefOutage) : err),
       );
     });
     return server;
