@@ -29,7 +29,9 @@ log "base images $((bases_done - started)) s, image builds $((built - bases_done
 DATA="${IMAGE_TEST_DATA_DIR:-$ROOT/.data/image-test}"
 rm -rf "$DATA"
 mkdir -p "$DATA"
-trap stop_services EXIT INT TERM
+# Ctrl-C or SIGTERM ends the run (a trap alone would carry on after it), the EXIT trap stops the services.
+trap stop_services EXIT
+trap 'exit 130' INT TERM
 if [ -n "${TEST_MONGODB_URL:-}" ] && [ -n "${TEST_REDIS_URL:-}" ] && [ -n "${TEST_S3_ENDPOINT:-}" ] &&
   [ -n "${TEST_SMTP_URL:-}" ]; then
   export IMAGE_TEST_MONGODB_URL="$TEST_MONGODB_URL" IMAGE_TEST_REDIS_URL="$TEST_REDIS_URL" \

@@ -34,7 +34,9 @@ ensure_ferretdb_vendor
 
 TEST_DATA="${TEST_DATA_DIR:-$ROOT/.data/test}"
 rm -rf "$TEST_DATA"
-trap stop_services EXIT INT TERM
+# Ctrl-C or SIGTERM ends the run (a trap alone would carry on after it), the EXIT trap stops the services.
+trap stop_services EXIT
+trap 'exit 130' INT TERM
 mongo_port="${TEST_MONGO_PORT:-27028}"
 redis_port="${TEST_REDIS_PORT:-6391}"
 start_ferretdb "$mongo_port" "$TEST_DATA/ferretdb"
