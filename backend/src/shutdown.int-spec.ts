@@ -1,12 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createConnection } from 'mongoose';
 import { startPrivateRedis, type PrivateService } from '../test/private-services';
+import { processHost, type ProcessHost } from '../test/process-host';
 import { exited, startApi, startWorker } from '../test/processes';
-import { loadConfig, type AppConfig } from './config/app-config';
 import { SHUTDOWN_OVERDUE_STATUS } from './shutdown';
 
 /**
@@ -18,40 +13,17 @@ import { SHUTDOWN_OVERDUE_STATUS } from './shutdown';
  */
 describe('stopping the API and the worker while Redis is down', () => {
   let redis: PrivateService;
-  let host: { config: AppConfig };
-  const children: ChildProcess[] = [];
+  let host: ProcessHost;
   /** A bound for a hang, not a speed goal: the deadline is seconds, the hang it replaces minutes. */
   const HANG_MS = 60_000;
 
   beforeEach(async () => {
     redis = await startPrivateRedis();
-    const mongo = process.env.TEST_MONGODB_URL;
-    if (!mongo) throw new Error('TEST_MONGODB_URL is not set: run the tests with `npm test`');
-    const id = randomBytes(4).toString('hex');
-    host = {
-      config: loadConfig({
-        NODE_ENV: 'test',
-        MONGODB_URI: `${mongo}/t_${id}`,
-        REDIS_URL: redis.url,
-        REDIS_PREFIX: `t_${id}`,
-        STORAGE_DIR: mkdtempSync(join(tmpdir(), 'studio-storage-')),
-        ENGINE_POOL_NICE: '0',
-      }),
-    };
+    host = processHost(redis.url);
   });
   afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.exitCode === null && child.signalCode === null) {
-        const gone = exited(child);
-        child.kill('SIGKILL');
-        await gone;
-      }
-    }
+    await host.close();
     await redis.stop();
-    const conn = await createConnection(host.config.MONGODB_URI).asPromise();
-    await conn.dropDatabase().catch(() => undefined);
-    await conn.close();
-    rmSync(host.config.STORAGE_DIR, { recursive: true, force: true });
   });
 
   /** Logs as JSON lines on stdout, so the deadline's line can be read. */
@@ -82,7 +54,7 @@ describe('stopping the API and the worker while Redis is down', () => {
   /** The worker entry point, once it has started; its log so far in `stdout()`. */
   async function startedWorker() {
     const child = startWorker(host, logged, { capture: true });
-    children.push(child);
+    host.children.push(child);
     let stdout = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr!.resume(); // read, so a chatty process never blocks on a full pipe
@@ -97,7 +69,7 @@ describe('stopping the API and the worker while Redis is down', () => {
 
   it('the API running jobs inside (WORKER_INLINE=true, as npm start can) ends after SIGTERM with Redis killed', async () => {
     const { child, output } = await startApi(host, { ...logged, WORKER_INLINE: 'true' }, { capture: true });
-    children.push(child);
+    host.children.push(child);
     await redis.kill();
     await lostRedis(() => output.stdout);
     child.kill('SIGTERM');

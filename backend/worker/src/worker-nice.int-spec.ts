@@ -1,11 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createConnection } from 'mongoose';
-import { exited, startWorker } from '../../test/processes';
-import { loadConfig, type AppConfig } from '../../src/config/app-config';
+import { readdirSync, readFileSync } from 'node:fs';
+import { processHost, type ProcessHost } from '../../test/process-host';
+import { startWorker } from '../../test/processes';
 
 /** The nice value of a thread (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
 function niceOf(pid: number, tid = pid): number {
@@ -20,37 +15,11 @@ function niceOf(pid: number, tid = pid): number {
  * WORKER_NICE once it has booted, so that the API still wins the CPU when both want it.
  */
 describe('the worker process priority', () => {
-  let host: { config: AppConfig };
-  let child: ChildProcess | undefined;
-
+  let host: ProcessHost;
   beforeAll(() => {
-    const mongo = process.env.TEST_MONGODB_URL;
-    const redis = process.env.TEST_REDIS_URL;
-    if (!mongo || !redis)
-      throw new Error('TEST_MONGODB_URL and TEST_REDIS_URL are not set: run the tests with `npm test`');
-    const id = randomBytes(4).toString('hex');
-    host = {
-      config: loadConfig({
-        NODE_ENV: 'test',
-        MONGODB_URI: `${mongo}/t_${id}`,
-        REDIS_URL: redis,
-        REDIS_PREFIX: `t_${id}`,
-        STORAGE_DIR: mkdtempSync(join(tmpdir(), 'studio-storage-')),
-        ENGINE_POOL_NICE: '0',
-      }),
-    };
+    host = processHost();
   });
-  afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const gone = exited(child);
-      child.kill('SIGKILL');
-      await gone;
-    }
-    const conn = await createConnection(host.config.MONGODB_URI).asPromise();
-    await conn.dropDatabase().catch(() => undefined);
-    await conn.close();
-    rmSync(host.config.STORAGE_DIR, { recursive: true, force: true });
-  });
+  afterAll(() => host.close());
 
   it('boots at the priority it was started with, then every thread of it takes WORKER_NICE', async () => {
     const worker = startWorker(
@@ -58,7 +27,7 @@ describe('the worker process priority', () => {
       { LOG_LEVEL: 'info', LOG_PRETTY: 'false', WORKER_NICE: '7' },
       { capture: true },
     );
-    child = worker;
+    host.children.push(worker);
     let stdout = '';
     worker.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     worker.stderr!.resume();
