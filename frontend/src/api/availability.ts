@@ -15,7 +15,7 @@ export const STUDIO_UNAVAILABLE = Messages.briefOutage;
  * The same when nothing answered: whether a write that got no answer was done is unknown here, so
  * no word on charges (the job tray and the balance are read again once the studio is back).
  */
-export const STUDIO_NOT_ANSWERING = 'The studio is briefly unavailable: try again in a minute.';
+export const STUDIO_NOT_ANSWERING = Messages.studioNotAnswering;
 
 /** Texts the banner already says: screens do not toast them again (ui/toast.ts). */
 export function isOutageText(text: string): boolean {

@@ -1,3 +1,6 @@
+/** The studio cannot serve for a moment (a part down, or no answer at all). */
+const STUDIO_UNAVAILABLE = 'The studio is briefly unavailable: try again in a minute.';
+
 /** Texts shown to people, shared so the server's errors and the screens say the same thing. */
 export const Messages = {
   missingFields: 'Missing fields!',
@@ -6,7 +9,9 @@ export const Messages = {
   maxAccounts: 'Max accounts reached!',
   serverError: 'Server error',
   /** A part the request needs (Redis, the database) is down: answered 503 with Retry-After. */
-  briefOutage: 'The studio is briefly unavailable: try again in a minute. Nothing was charged.',
+  briefOutage: `${STUDIO_UNAVAILABLE} Nothing was charged.`,
+  /** The browser's words when nothing answered: whether a write was done is unknown there. */
+  studioNotAnswering: STUDIO_UNAVAILABLE,
   loggedIn: 'Logged in!',
   loggedOut: 'Logged out.',
   wrongCredentials: 'Wrong username or password',
