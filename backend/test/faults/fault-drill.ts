@@ -292,6 +292,12 @@ export async function runDrill(
       await sleep(500);
       jobs = await jobsOf();
     }
+    // The books are read once every job has settled: accounts read before the wait would miss a
+    // refund that landed during it (the balance one short of the ledger that holds the refund).
+    const settledAccounts = await db
+      .collection('accounts')
+      .find({ _id: { $in: ids } })
+      .toArray();
     const ledger = await db
       .collection('ledger')
       .find({ userId: { $in: ids } })
@@ -315,7 +321,7 @@ export async function runDrill(
       if (!acceptedIds.has(id) && chargedOf(job) > 0) chargedWithoutAcceptance.push(id);
     }
     const books = users.map((user, i): UserBooks => {
-      const account = accounts.find((a) => a.username === user.username)!;
+      const account = settledAccounts.find((a) => a.username === user.username)!;
       const own = ledger.filter((e) => String(e.userId) === String(account._id));
       const taken = new Set((account.ledgerRecent as string[] | undefined) ?? []);
       return {
