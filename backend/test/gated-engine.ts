@@ -1,4 +1,5 @@
 import type {
+  CloneRequest,
   EncodedImage,
   InferenceEngine,
   InpaintRequest,
@@ -89,6 +90,56 @@ export function gatedInpaint(real: InferenceEngine) {
   return {
     engine,
     nextRun(): Promise<Run> {
+      if (started.length > taken) return Promise.resolve(started[taken++]);
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+/** One call of the gated clone engine: how many copies it was asked for, and its end. */
+export interface GatedClone {
+  amount: number;
+  finish(): void;
+}
+
+/**
+ * A clone engine the test finishes call by call (the copies are the input itself), so a test sees
+ * which job a worker started, and in what order, without timing real work.
+ */
+export function gatedClone(real: InferenceEngine) {
+  const started: GatedClone[] = [];
+  const waiters: ((run: GatedClone) => void)[] = [];
+  let taken = 0;
+  const engine: InferenceEngine = Object.assign(Object.create(real) as InferenceEngine, {
+    clone: (request: CloneRequest) =>
+      new Promise<EncodedImage[]>((resolve, reject) => {
+        const run: GatedClone = {
+          amount: request.amount,
+          finish: () => {
+            void sharp(request.image)
+              .metadata()
+              .then((meta) =>
+                resolve(
+                  Array.from({ length: request.amount }, () => ({
+                    data: request.image,
+                    format: 'png' as const,
+                    width: meta.width ?? 1,
+                    height: meta.height ?? 1,
+                  })),
+                ),
+              )
+              .catch(reject);
+          },
+        };
+        started.push(run);
+        const waiter = waiters.shift();
+        if (waiter) waiter(started[taken++]);
+      }),
+  });
+  return {
+    engine,
+    /** The next call of the engine (one that started already, or the coming one). */
+    nextRun(): Promise<GatedClone> {
       if (started.length > taken) return Promise.resolve(started[taken++]);
       return new Promise((resolve) => waiters.push(resolve));
     },

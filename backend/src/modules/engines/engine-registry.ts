@@ -10,6 +10,7 @@ import {
   type InferenceEngine,
 } from '@studio/inference';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { engineKindOf } from './job-queues';
 import { PredictionUpdatesHub } from './prediction-updates';
 
 /** Where Replicate posts finished predictions (EnginesController). */
@@ -162,20 +163,7 @@ export class EngineRegistry implements OnApplicationShutdown {
   }
 
   kindFor(tool: JobTool): string {
-    switch (tool) {
-      case 'clone':
-        return this.config.ENGINE_CLONE;
-      case 'superResolution':
-        return this.config.ENGINE_SUPER_RESOLUTION;
-      case 'faceSwap':
-        return this.config.ENGINE_FACE_SWAP;
-      case 'faceSwapVideo':
-        return 'local'; // frame by frame with ffmpeg; the A1111 API has no video endpoint
-      case 'inpaint':
-        return this.config.ENGINE_INPAINT;
-      case 'generate':
-        return this.config.ENGINE_GENERATE;
-    }
+    return engineKindOf(this.config, tool);
   }
 
   private engineOfKind(kind: string): InferenceEngine {

@@ -55,7 +55,41 @@ export function runsQueue(config: AppConfig, tool: JobTool): boolean {
   return config.WORKER_QUEUES.split(',').includes(tool);
 }
 
+/** The engine kind that runs a tool's jobs (ENGINE_<TOOL>): 'local' is this process's engine pool. */
+export function engineKindOf(config: AppConfig, tool: JobTool): string {
+  switch (tool) {
+    case 'clone':
+      return config.ENGINE_CLONE;
+    case 'superResolution':
+      return config.ENGINE_SUPER_RESOLUTION;
+    case 'faceSwap':
+      return config.ENGINE_FACE_SWAP;
+    case 'faceSwapVideo':
+      return 'local'; // frame by frame with ffmpeg; the A1111 API has no video endpoint
+    case 'inpaint':
+      return config.ENGINE_INPAINT;
+    case 'generate':
+      return config.ENGINE_GENERATE;
+  }
+}
+
+/**
+ * Jobs of a tool one worker process runs at once (its Bull processor's concurrency, and the lanes
+ * of the ETA): JOB_CONCURRENCY_<TOOL>, and for a tool on the local engine no more than the pool has
+ * threads. Bull moves a job to active as soon as a processor slot is free, and from then on fair
+ * share cannot put another user's job before it: a slot beyond the pool's threads would take a job
+ * the pool cannot start, and a newcomer would wait for it too (issue 54: behind two of a backlog's
+ * jobs instead of one). So a job is taken only when a thread can start it, and the next is chosen
+ * by fair share when a running one ends (Bull fetches it as it completes the last).
+ */
 export function concurrencyOf(config: AppConfig, tool: JobTool): number {
+  const configured = configuredConcurrency(config, tool);
+  const poolThreads = config.ENGINE_POOL_SIZE;
+  if (engineKindOf(config, tool) !== 'local' || !poolThreads) return configured;
+  return Math.min(configured, poolThreads);
+}
+
+function configuredConcurrency(config: AppConfig, tool: JobTool): number {
   switch (tool) {
     case 'clone':
       return config.JOB_CONCURRENCY_CLONE;
