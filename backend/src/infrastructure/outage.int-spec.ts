@@ -18,6 +18,7 @@ import {
 import { fixture } from '../../test/fixtures';
 import { startPrivateFerretDb, startPrivateRedis, type PrivateService } from '../../test/private-services';
 import { startTestApp, type TestApp } from '../../test/test-app';
+import { LedgerService } from '../modules/billing';
 import { LedgerEntry } from '../modules/billing/ledger-entry.schema';
 import { Job } from '../modules/generation';
 import { QueuePositions } from '../modules/generation/queue-positions';
@@ -283,6 +284,36 @@ describe('outage: Redis or the database down, and back', () => {
     }
     // given back now, not when the ledger's recovery finds the hold 15 minutes later
     expect(await balanceOf(alice)).toBe(before);
+    expect(await openHolds()).toBe(0);
+  });
+
+  it('the undo itself fails too: the answer does not say nothing was charged, and the credits come back by themselves', async () => {
+    await eventually(async () => expect(await openHolds()).toBe(0), 30_000);
+    const before = await balanceOf(alice);
+    const copies = t.app.get(CopyFinder, { strict: false });
+    const books = t.app.get(LedgerService, { strict: false });
+    const lost = jest
+      .spyOn(copies, 'recordInputs')
+      .mockRejectedValueOnce(new MongoNetworkError('connection 7 to 127.0.0.1:27017 closed'));
+    // The database still away when the submission gives its credits back.
+    const undo = jest
+      .spyOn(books, 'refund')
+      .mockRejectedValueOnce(new MongoNetworkError('connection 8 to 127.0.0.1:27017 closed'));
+    try {
+      const res = await clone();
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 503,
+        body: { message: 'error', content: Messages.briefOutageCreditsReturning },
+      });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(undo).toHaveBeenCalledTimes(1);
+    } finally {
+      lost.mockRestore();
+    }
+    // Given back by the retry, not when the ledger's recovery finds the hold 15 minutes later.
+    await eventually(async () => expect(await balanceOf(alice)).toBe(before), 30_000);
+    expect(undo.mock.calls.length).toBeGreaterThan(1);
+    undo.mockRestore();
     expect(await openHolds()).toBe(0);
   });
 

@@ -10,6 +10,11 @@ export const Messages = {
   serverError: 'Server error',
   /** A part the request needs (Redis, the database) is down: answered 503 with Retry-After. */
   briefOutage: `${STUDIO_UNAVAILABLE} Nothing was charged.`,
+  /**
+   * The same, for a submission whose credits may have been reserved before the part went down and
+   * could not be given back yet: they are, by themselves (LedgerService.refundSoon, then recovery).
+   */
+  briefOutageCreditsReturning: `${STUDIO_UNAVAILABLE} If coins were taken for it, they come back by themselves within 20 minutes.`,
   /** The browser's words when nothing answered: whether a write was done is unknown there. */
   studioNotAnswering: STUDIO_UNAVAILABLE,
   loggedIn: 'Logged in!',

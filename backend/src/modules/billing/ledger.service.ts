@@ -50,6 +50,10 @@ export const RESERVATION_HOLD_MS = 15 * 60_000;
 export const STALE_STEP_MS = 30_000;
 const RECOVERY_EVERY_MS = 60_000;
 
+/** A refund that could not be made (a part down) is tried again this often, for this long. */
+export const REFUND_RETRY_MS = 2_000;
+export const REFUND_RETRY_FOR_MS = 120_000;
+
 /** How a reservation was settled: which of capture and refund won, and what it moved. */
 export interface Settlement {
   kind: 'capture' | 'refund';
@@ -89,6 +93,9 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly inserts = new GroupInsert<LedgerEntry>(() => this.entries.collection as never);
   /** Marks entries applied, rejected or settled: no caller reads the result, so they go out together. */
   private readonly marks = new GroupUpdate<LedgerEntry>(() => this.entries.collection as never);
+  /** Refunds waiting to be tried again (refundSoon). */
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(
     @InjectModel(LedgerEntry.name) private readonly entries: Model<LedgerEntry>,
@@ -172,6 +179,33 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
     const paid = entry.state === 'pending' ? (await this.complete(entry)).ok : entry.state === 'applied';
     if (paid) await this.markSettled(reservation._id, 'refunded');
     return created && paid ? entry.amount : 0;
+  }
+
+  /**
+   * A refund that could not be made now (the database or Redis down while a submission was undone):
+   * tried again every REFUND_RETRY_MS for REFUND_RETRY_FOR_MS, so the credits come back soon after
+   * the part does; past that (or if this process ends) recovery gives them back when the
+   * reservation's hold ends (RESERVATION_HOLD_MS). Idempotent like refund itself.
+   */
+  refundSoon(reservationKey: string, reason: string): void {
+    const until = Date.now() + REFUND_RETRY_FOR_MS;
+    const retry = async (): Promise<void> => {
+      this.retries.delete(timer);
+      if (this.stopped) return;
+      try {
+        await this.refund(reservationKey, reason);
+        this.logger.log(`reservation ${reservationKey} given back after a failed undo`);
+      } catch (err) {
+        if (Date.now() >= until) {
+          this.logger.warn(`reservation ${reservationKey}: left to recovery (${(err as Error).message})`);
+          return;
+        }
+        timer = setTimeout(() => void retry(), REFUND_RETRY_MS).unref();
+        this.retries.add(timer);
+      }
+    };
+    let timer = setTimeout(() => void retry(), REFUND_RETRY_MS).unref();
+    this.retries.add(timer);
   }
 
   /** How a reservation was settled, or null while it is open (or was never applied). */
@@ -488,6 +522,8 @@ export class LedgerService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.retries) clearTimeout(timer);
     await this.recovery.stop();
   }
 

@@ -366,7 +366,7 @@ export class FoldersService {
     const item = await this.requireItem(user, itemId);
     if (!pickRange) return { ...(await this.open(item)), contentType: item.contentType };
     this.refuseTakenDown(item);
-    const total = await this.storage.size(item.storageKey);
+    const total = await this.storage.forRequest().size(item.storageKey);
     if (total === null) throw new NotFoundException(ContentMessages.itemNotFound);
     const ranges = pickRange(total);
     if (ranges === -1) throw new RangeNotSatisfiable(total);
@@ -374,7 +374,7 @@ export class FoldersService {
       return { ...(await this.open(item)), contentType: item.contentType };
     }
     const range = { start: ranges[0].start, end: ranges[0].end };
-    const object = await this.storage.get(item.storageKey, range);
+    const object = await this.storage.forRequest().get(item.storageKey, range);
     if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
     return { ...object, contentType: item.contentType, range: { ...range, total } };
   }
@@ -491,7 +491,7 @@ export class FoldersService {
   async heldFile(itemId: string): Promise<StoredObject & { contentType: string }> {
     const item = await this.moderatedItem(itemId);
     if (item.moderation!.state !== 'held') throw new NotFoundException(ContentMessages.itemNotFound);
-    const object = await this.storage.get(item.storageKey);
+    const object = await this.storage.forRequest().get(item.storageKey);
     if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
     return { ...object, contentType: item.contentType };
   }
@@ -572,9 +572,10 @@ export class FoldersService {
     }
   }
 
+  /** An item's file for a person waiting on it (a download, the viewer). */
   private async open(item: ContentItem): Promise<StoredObject> {
     this.refuseTakenDown(item);
-    const object = await this.storage.get(item.storageKey);
+    const object = await this.storage.forRequest().get(item.storageKey);
     if (!object) throw new NotFoundException(ContentMessages.itemNotFound);
     return object;
   }

@@ -235,13 +235,15 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     const inputs = request.inputs.map((input, i) =>
       newStorageKey(user.id, input.extension, `${id}:input:${i}`),
     );
-    // All or none: a store that fails one (a full disk, S3 down: 503) keeps none of them.
+    // All or none: a store that fails one (a full disk, S3 down: 503) keeps none of them. The
+    // person waits: a store that stalls is given up on within the request's wait (forRequest),
+    // and what did land is removed behind the answer, which must not wait on that store again.
     const stored = await Promise.allSettled(
-      inputs.map((key, i) => this.storage.put(key, request.inputs[i].data)),
+      inputs.map((key, i) => this.storage.forRequest().put(key, request.inputs[i].data)),
     );
     const notStored = stored.find((put) => put.status === 'rejected');
     if (notStored) {
-      await this.dropInputs(inputs);
+      void this.dropInputs(inputs);
       throw notStored.reason;
     }
 
@@ -281,10 +283,19 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       // Refused, or a part went down half way (the reservation may have reached the balance before
       // its entry was marked): whatever was taken is given back now, not after the ledger's hold.
       const attempt = (step: Promise<unknown>) =>
-        step.catch((e: Error) => this.logger.warn(`undoing a reservation: ${e.message}`));
-      if (!refused) await attempt(this.ledger.refund(reservationKeyOf(id), 'Job not started'));
+        step.then(
+          () => true,
+          (e: Error) => (this.logger.warn(`undoing a reservation: ${e.message}`), false),
+        );
+      const undone = refused || (await attempt(this.ledger.refund(reservationKeyOf(id), 'Job not started')));
       if (keyCharge) await attempt(this.keySpending.giveBack(keyCharge, id, cost));
       await this.dropInputs(inputs);
+      if (!undone) {
+        // Whether the credits were taken is not known here: the answer must not say "nothing was
+        // charged". They are given back as soon as the part returns (or by recovery).
+        this.ledger.refundSoon(reservationKeyOf(id), 'Job not started');
+        if (isOutage(err)) throw new ServiceUnavailableException(Messages.briefOutageCreditsReturning);
+      }
       throw err;
     }
     return {

@@ -138,7 +138,7 @@ export class JobControlService {
     const job = await this.requireJob(user, jobId, { staff: false });
     const key = job.inputs[index];
     if (key === undefined) throw new GoneException(JobMessages.inputsGone);
-    const object = await this.storage.get(key);
+    const object = await this.storage.forRequest().get(key);
     if (!object) throw new GoneException(JobMessages.inputsGone);
     return { ...object, contentType: contentTypeOf(key) };
   }

@@ -12,13 +12,14 @@ import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import {
   isValidStorageKey,
+  requestStoreWaitMs,
   StorageFaultError,
   StoragePort,
   type ByteRange,
   type StoredObject,
 } from './storage.port';
 
-/** Tries per call (the SDK's own retry with back-off on 5xx, throttling and timeouts). */
+/** Tries per call of the jobs (the SDK's own retry with back-off on 5xx, throttling and timeouts). */
 const S3_ATTEMPTS = 3;
 
 /** Content files in an S3-API bucket (AWS S3, MinIO, R2 ...), for production and scale-out. */
@@ -26,11 +27,20 @@ const S3_ATTEMPTS = 3;
 export class S3Storage extends StoragePort {
   private readonly client: S3Client;
   private readonly bucket: string;
+  private requestView?: S3Storage;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  /**
+   * `forPeople`: the client of calls a person waits on (forRequest): one try, the answer's first
+   * byte within requestStoreWaitMs; the jobs' calls get S3_TIMEOUT_MS and S3_ATTEMPTS.
+   */
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly forPeople = false,
+  ) {
     super();
     if (!config.S3_BUCKET) throw new Error('S3_BUCKET is required when STORAGE_DRIVER=s3');
     this.bucket = config.S3_BUCKET;
+    const waitMs = forPeople ? Math.min(requestStoreWaitMs(), config.S3_TIMEOUT_MS) : config.S3_TIMEOUT_MS;
     this.client = new S3Client({
       region: config.S3_REGION,
       endpoint: config.S3_ENDPOINT,
@@ -39,22 +49,31 @@ export class S3Storage extends StoragePort {
         config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
           ? { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY }
           : undefined,
-      maxAttempts: S3_ATTEMPTS,
+      maxAttempts: forPeople ? 1 : S3_ATTEMPTS,
       // The SDK has no timeout by default: a bucket that takes the connection and never answers
-      // would hold a job (and its reservation) forever. requestTimeout only warns unless
-      // throwOnRequestTimeout; socketTimeout also ends a body that stops midway.
+      // would hold a job (and its reservation) forever. requestTimeout (until the answer's first
+      // byte, the body sent) only warns unless throwOnRequestTimeout; socketTimeout, a silence,
+      // also ends a body that stops midway.
       requestHandler: {
-        connectionTimeout: Math.min(5000, config.S3_TIMEOUT_MS),
-        requestTimeout: config.S3_TIMEOUT_MS,
+        connectionTimeout: Math.min(5000, waitMs),
+        requestTimeout: waitMs,
         throwOnRequestTimeout: true,
         socketTimeout: config.S3_TIMEOUT_MS,
       },
     });
   }
 
+  override forRequest(): StoragePort {
+    if (this.forPeople) return this;
+    this.requestView ??= new S3Storage(this.config, true);
+    return this.requestView;
+  }
+
   async put(key: string, data: Buffer): Promise<void> {
     const command = new PutObjectCommand({ Bucket: this.bucket, Key: checked(key), Body: data });
-    await this.client.send(command).catch(storeFault('put'));
+    // A person waiting on a large put: its bytes need their time too.
+    const options = this.forPeople ? { requestTimeout: requestStoreWaitMs(data.length) } : {};
+    await this.client.send(command, options).catch(storeFault('put'));
   }
 
   /** A body that stalls or breaks off midway is the store's fault too. */
@@ -95,6 +114,7 @@ export class S3Storage extends StoragePort {
 
   destroy(): void {
     this.client.destroy();
+    this.requestView?.destroy();
   }
 }
 

@@ -179,6 +179,7 @@ async function startS3Proxy(target: string): Promise<{
   url: string;
   mode: S3Mode;
   requests: number;
+  byMethod: Record<string, number>;
   close(): Promise<void>;
 }> {
   const held = new Set<ServerResponse>();
@@ -186,6 +187,8 @@ async function startS3Proxy(target: string): Promise<{
     url: '',
     mode: 'pass' as S3Mode,
     requests: 0,
+    /** Requests per HTTP method (PUT: a store, GET: a read). */
+    byMethod: {} as Record<string, number>,
     async close() {
       for (const res of held) res.destroy();
       server.closeAllConnections();
@@ -195,6 +198,7 @@ async function startS3Proxy(target: string): Promise<{
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     state.requests++;
+    state.byMethod[req.method ?? ''] = (state.byMethod[req.method ?? ''] ?? 0) + 1;
     if (state.mode === 'stall') {
       held.add(res);
       res.once('close', () => held.delete(res));
@@ -230,9 +234,30 @@ async function startS3Proxy(target: string): Promise<{
   return state;
 }
 
+/** A bucket of its own on moto (TEST_S3_ENDPOINT), and the settings of an app storing in it through `proxyUrl`. */
+async function s3Settings(endpoint: string | undefined, proxyUrl: () => string) {
+  if (!endpoint) throw new Error('TEST_S3_ENDPOINT is not set: run the tests with `npm test`');
+  const bucket = `studio-${randomBytes(4).toString('hex')}`;
+  const admin = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  await admin.send(new CreateBucketCommand({ Bucket: bucket }));
+  admin.destroy();
+  return () => ({
+    STORAGE_DRIVER: 's3',
+    S3_BUCKET: bucket,
+    S3_ENDPOINT: proxyUrl(),
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: 'test',
+    S3_SECRET_ACCESS_KEY: 'test',
+  });
+}
+
 describe('S3 answering 503 or stalling while an output is written', () => {
   const endpoint = process.env.TEST_S3_ENDPOINT;
-  const bucket = `studio-${randomBytes(4).toString('hex')}`;
   let proxy: Awaited<ReturnType<typeof startS3Proxy>>;
   let a1111: FakeA1111Server;
   let t: TestApp;
@@ -241,16 +266,8 @@ describe('S3 answering 503 or stalling while an output is written', () => {
   let seen: SeenEvent[];
 
   beforeAll(async () => {
-    if (!endpoint) throw new Error('TEST_S3_ENDPOINT is not set: run the tests with `npm test`');
-    const admin = new S3Client({
-      region: 'us-east-1',
-      endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    });
-    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
-    admin.destroy();
-    proxy = await startS3Proxy(endpoint);
+    const settings = await s3Settings(endpoint, () => proxy.url);
+    proxy = await startS3Proxy(endpoint!);
     a1111 = await startFakeA1111();
     t = await startTestApp({
       JOB_WAIT_MS: '0',
@@ -258,12 +275,7 @@ describe('S3 answering 503 or stalling while an output is written', () => {
       METRICS_TOKEN,
       ENGINE_GENERATE: 'a1111',
       A1111_URL: a1111.url,
-      STORAGE_DRIVER: 's3',
-      S3_BUCKET: bucket,
-      S3_ENDPOINT: proxy.url,
-      S3_FORCE_PATH_STYLE: 'true',
-      S3_ACCESS_KEY_ID: 'test',
-      S3_SECRET_ACCESS_KEY: 'test',
+      ...settings(),
       // A stalled request is given up after this (each of the SDK's 3 tries).
       S3_TIMEOUT_MS: '500',
     });
@@ -324,4 +336,62 @@ describe('S3 answering 503 or stalling while an output is written', () => {
     },
     120_000,
   );
+});
+
+describe('S3 stalling while a person waits on it', () => {
+  let proxy: Awaited<ReturnType<typeof startS3Proxy>>;
+  let t: TestApp;
+  let user: Client;
+  let picture: string;
+
+  beforeAll(async () => {
+    const settings = await s3Settings(process.env.TEST_S3_ENDPOINT, () => proxy.url);
+    proxy = await startS3Proxy(process.env.TEST_S3_ENDPOINT!);
+    // The jobs' wait is far longer than this test may take: only the request path's own
+    // (REQUEST_STORE_WAIT_MS, one try) can answer in time.
+    t = await startTestApp({ JOB_WAIT_MS: '0', ...settings(), S3_TIMEOUT_MS: '600000' });
+    user = await signIn(t, uniqueName('s3wait'));
+    await grantCredits(t, user.username, 100);
+    const upload = await user.agent
+      .post('/api/superResolution')
+      .attach('original', await smallPng(), 'a.png');
+    expect(upload.status).toBe(200);
+    const job = upload.body.content.job as JobView;
+    await jobSucceeds(user, job);
+    picture = ((await user.agent.get(`/api/jobs/${job._id}`)).body.content as JobView).items[0].url;
+  }, 60_000);
+
+  afterAll(async () => {
+    proxy.mode = 'pass';
+    await t?.close();
+    await proxy?.close();
+  });
+
+  it('a submission and a download answer 503 after one try each, nothing charged', async () => {
+    const before = await balanceOf(user);
+    proxy.mode = 'stall';
+    proxy.byMethod = {};
+    const upload = await user.agent
+      .post('/api/superResolution')
+      .field('author', user.username)
+      .attach('original', await smallPng(), 'photo.png');
+    expect(upload.status).toBe(503);
+    expect(upload.headers['retry-after']).toBeDefined();
+    expect(upload.body).toMatchObject({ message: 'error', content: JobMessages.storageUnavailable });
+    expect(proxy.byMethod.PUT).toBe(1);
+    expect(await balanceOf(user)).toBe(before);
+
+    const download = await user.agent.get(picture);
+    expect(download.status).toBe(503);
+    expect(download.headers['retry-after']).toBeDefined();
+    expect(proxy.byMethod.GET).toBe(1);
+
+    // Answering again: the same submission is taken.
+    proxy.mode = 'pass';
+    const again = await user.agent
+      .post('/api/superResolution')
+      .field('author', user.username)
+      .attach('original', await smallPng(), 'photo.png');
+    expect(again.status).toBe(200);
+  }, 60_000);
 });

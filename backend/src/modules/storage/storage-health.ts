@@ -39,11 +39,20 @@ export class StorageHealth {
 
 /** The chosen adapter, with its faults reported to StorageHealth. */
 export class WatchedStorage extends StoragePort {
+  private requestView?: StoragePort;
+
   constructor(
     private readonly inner: StoragePort,
     private readonly health: StorageHealth,
   ) {
     super();
+  }
+
+  override forRequest(): StoragePort {
+    const view = this.inner.forRequest();
+    if (view === this.inner) return this;
+    this.requestView ??= new WatchedStorage(view, this.health);
+    return this.requestView;
   }
 
   async put(key: string, data: Buffer): Promise<void> {

@@ -59,6 +59,16 @@ export abstract class StoragePort {
     return (await this.size(key)) !== null;
   }
 
+  /**
+   * The same store for work a person waits on (a submission storing its inputs, a file served to
+   * the browser): a store that stalls or fails is given up on within REQUEST_STORE_WAIT_MS (plus
+   * the time a put's bytes need), once, so the request answers 503 in time, instead of the jobs'
+   * long timeout and tries. A store with nothing to wait for (the local disk) is its own.
+   */
+  forRequest(): StoragePort {
+    return this;
+  }
+
   /** The whole object in memory (engine inputs); null when missing. */
   async read(key: string): Promise<Buffer | null> {
     const object = await this.get(key);
@@ -67,6 +77,23 @@ export abstract class StoragePort {
     for await (const chunk of object.stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   }
+}
+
+/**
+ * How long a request waits for the store to answer (connect, send, the answer's first byte) before
+ * it answers 503: within the 2 s a request that needs a missing part has (issue 53), with room for
+ * the work before and after it.
+ */
+export const REQUEST_STORE_WAIT_MS = 1_200;
+/**
+ * What a put may add to that wait for its bytes: the upload rate a healthy store is assumed to
+ * take at least (16 MB/s, about 60 ms per MB), so a large video is not cut off while it streams.
+ */
+export const REQUEST_STORE_BYTES_PER_MS = 16_000;
+
+/** The wait for one request-path call that sends `bytes`. */
+export function requestStoreWaitMs(bytes = 0): number {
+  return REQUEST_STORE_WAIT_MS + Math.ceil(bytes / REQUEST_STORE_BYTES_PER_MS);
 }
 
 /**

@@ -118,7 +118,7 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
       matches = await this.matchesFor(fingerprint, traced?.itemId);
       // Under the report's id (storage keys are `<24 hex>/<uuid>.<ext>`; served only as an attachment).
       fileKey = newStorageKey(id.toHexString(), file.kind === 'image' ? 'png' : 'mp4');
-      await this.storage.put(fileKey, data);
+      await this.storage.forRequest().put(fileKey, data);
     }
     await this.reports.create({
       _id: id,
@@ -247,7 +247,7 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
   /** The reported copy as uploaded (staff review it before deciding). */
   async file(staff: AuthUser, id: string): Promise<{ data: Buffer; type: string }> {
     const report = await this.require(id);
-    const data = report.fileKey ? await this.storage.read(report.fileKey) : null;
+    const data = report.fileKey ? await this.storage.forRequest().read(report.fileKey) : null;
     if (!data) throw new NotFoundException(ReportMessages.notFound);
     return { data, type: report.fileType ?? 'application/octet-stream' };
   }
