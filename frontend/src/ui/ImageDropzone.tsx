@@ -1,6 +1,6 @@
 import { InboxOutlined, LoadingOutlined } from '@ant-design/icons';
-import { Upload } from 'antd';
-import type { ReactNode } from 'react';
+import { theme } from 'antd';
+import { useState, type CSSProperties, type DragEvent, type ReactNode } from 'react';
 import { ACCEPTED_IMAGE_TYPES } from '../images/imageTypes';
 import type { PickedImage } from '../images/scaleImage';
 
@@ -19,9 +19,16 @@ interface ImageDropzoneProps {
   icon?: ReactNode;
 }
 
+/** A dropped file the input's `accept` takes (what antd's Upload let through). */
+function accepted(file: File): boolean {
+  return ACCEPTED_IMAGE_TYPES.split(',').includes(file.type);
+}
+
 /**
- * Drop or click to choose one image (antd Upload.Dragger, nothing uploaded by antd itself);
- * shows the chosen image as a preview inside the zone, where a new drop replaces it.
+ * Drop or click to choose one image; shows the chosen image as a preview inside the zone, where a
+ * new drop replaces it. A label around the file input (the input keeps the focus and the keyboard),
+ * drawn like antd's Upload.Dragger from the theme's tokens: antd's Upload brings its file list
+ * (Progress, Tooltip and, through them, Form) into the first load of every tool screen.
  */
 export function ImageDropzone({
   text,
@@ -34,20 +41,53 @@ export function ImageDropzone({
   disabled = false,
   icon = <InboxOutlined />,
 }: ImageDropzoneProps) {
+  const { token } = theme.useToken();
+  const [dragging, setDragging] = useState(false);
+  const colors = {
+    '--dropzone-border': token.colorBorder,
+    '--dropzone-border-active': token.colorPrimaryHover,
+    '--dropzone-focus': token.colorPrimaryBorder,
+    '--dropzone-icon': disabled ? token.colorTextDisabled : token.colorPrimary,
+    '--dropzone-text': disabled ? token.colorTextDisabled : token.colorTextHeading,
+    '--dropzone-hint': disabled ? token.colorTextDisabled : token.colorTextDescription,
+    '--dropzone-icon-size': `${token.fontSizeHeading3 * 2}px`,
+    '--dropzone-text-size': `${token.fontSizeLG}px`,
+  } as CSSProperties;
+
+  const over = (event: DragEvent) => {
+    event.preventDefault();
+    if (!disabled) setDragging(true);
+  };
+  const drop = (event: DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    const file = Array.from(event.dataTransfer.files).find(accepted);
+    if (!disabled && file) onFile(file);
+  };
+
   return (
-    <Upload.Dragger
-      className="image-dropzone"
-      accept={ACCEPTED_IMAGE_TYPES}
-      multiple={false}
-      showUploadList={false}
-      disabled={disabled}
-      beforeUpload={(file) => {
-        onFile(file);
-        return Upload.LIST_IGNORE;
+    <label
+      className={`image-dropzone${dragging ? ' image-dropzone-dragging' : ''}${disabled ? ' image-dropzone-disabled' : ''}`}
+      style={{ ...colors, height }}
+      onDragOver={over}
+      onDragLeave={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDragging(false);
       }}
-      height={height}
-      aria-label={label}
+      onDrop={drop}
     >
+      <input
+        type="file"
+        className="image-dropzone-input"
+        accept={ACCEPTED_IMAGE_TYPES}
+        aria-label={label}
+        disabled={disabled}
+        onChange={(event) => {
+          const file = event.target.files?.[0];
+          // Cleared, so choosing the same file again is a change too.
+          event.target.value = '';
+          if (file) onFile(file);
+        }}
+      />
       {image ? (
         <div className="image-dropzone-preview">
           <img
@@ -60,12 +100,12 @@ export function ImageDropzone({
           <span className="image-dropzone-replace">Click or drop to replace</span>
         </div>
       ) : (
-        <>
-          <p className="ant-upload-drag-icon">{reading ? <LoadingOutlined /> : icon}</p>
-          <p className="ant-upload-text">{text}</p>
-          {hint && <p className="ant-upload-hint">{hint}</p>}
-        </>
+        <div>
+          <p className="image-dropzone-icon">{reading ? <LoadingOutlined /> : icon}</p>
+          <p className="image-dropzone-text">{text}</p>
+          {hint && <p className="image-dropzone-hint">{hint}</p>}
+        </div>
       )}
-    </Upload.Dragger>
+    </label>
   );
 }

@@ -6,11 +6,11 @@ import {
   SmileOutlined,
   VideoCameraOutlined,
 } from '@ant-design/icons';
-import { Typography } from 'antd';
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { NavLink } from 'react-router-dom';
 import { Paths } from '../paths';
 import { CoinIcon } from './CoinIcon';
+import { PlainText, PlainTitle } from './PlainTypography';
 
 const TOOLS = [
   { to: Paths.home, label: 'Clone', icon: <CopyOutlined /> },
@@ -51,10 +51,8 @@ export function ToolFrame({ title, description, price, children }: ToolFrameProp
       </nav>
       <div className="tool-heading">
         <div>
-          <Typography.Title level={2} style={{ margin: 0 }}>
-            {title}
-          </Typography.Title>
-          <Typography.Text type="secondary">{description}</Typography.Text>
+          <PlainTitle level={2}>{title}</PlainTitle>
+          <PlainText secondary>{description}</PlainText>
         </div>
         <span className="tool-price" data-testid="tool-price">
           <CoinIcon /> {price}

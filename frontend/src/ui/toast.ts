@@ -1,6 +1,6 @@
 import { TOAST_DURATION_MS } from '@studio/contracts';
-import { App } from 'antd';
-import { useMemo } from 'react';
+import type { notification } from 'antd';
+import { createContext, useContext, useMemo } from 'react';
 import { isOutageText } from '../api/availability';
 
 export interface Toast {
@@ -46,12 +46,18 @@ export function toastContainer(): HTMLElement {
   return dialog ?? document.getElementById(TOAST_DOCK_ID) ?? document.body;
 }
 
+type NotificationApi = ReturnType<typeof notification.useNotification>[0];
+
+/** antd's notification API of the one holder under the theme (ui/ToastHost.tsx). */
+export const NotificationContext = createContext<NotificationApi | null>(null);
+
 /**
  * The only way screens show toasts, closing after TOAST_DURATION_MS (spec section 2). Goes through
- * antd's App context so toasts follow the theme. Outage errors are left to the banner.
+ * the holder under the theme (ToastHost) so toasts follow it. Outage errors are left to the banner.
  */
 export function useToast(): Toast {
-  const { notification } = App.useApp();
+  const notification = useContext(NotificationContext);
+  if (!notification) throw new Error('useToast needs a ToastHost above it');
   return useMemo(() => {
     const show = (kind: keyof Toast) => (text: string, description?: string, key?: string) =>
       notification[kind]({

@@ -1,20 +1,21 @@
-import { Button, Space, Typography } from 'antd';
+import { Button, Space } from 'antd';
 import { Link } from 'react-router-dom';
 import { PRODUCT_NAME } from '../../config';
 import { Paths } from '../../paths';
+import { PlainText, PlainTitle } from '../../ui/PlainTypography';
 
 /** What a logged-out visitor of the home screen sees above the Clone tool. */
 export function WelcomeBanner() {
   return (
     <div className="welcome-banner">
       <div className="welcome-banner-text">
-        <Typography.Title level={3} style={{ margin: 0, color: '#fff' }}>
+        <PlainTitle level={3} style={{ color: '#fff' }}>
           Welcome to {PRODUCT_NAME}
-        </Typography.Title>
-        <Typography.Text style={{ color: 'rgba(255,255,255,0.8)' }}>
+        </PlainTitle>
+        <PlainText style={{ color: 'rgba(255,255,255,0.8)' }}>
           Generate, inpaint, upscale, clone and face-swap images and video with AI. Every tool spends coins
           from your balance, and your results land in folders on your profile.
-        </Typography.Text>
+        </PlainText>
       </div>
       <Space size="middle" className="welcome-banner-actions">
         <Link to={Paths.register}>
