@@ -13,22 +13,17 @@ import { REDIS } from '../../infrastructure/redis.module';
 @Injectable()
 export class EngineFaults {
   private readonly faults: RecentFaults<EngineFault>;
-  /** Tools this process may have a mark to clear for (all at start: an earlier run's). */
-  private readonly clean = new Set<JobTool>();
 
   constructor(@Inject(REDIS) redis: Redis, @Inject(APP_CONFIG) config: AppConfig) {
     this.faults = new RecentFaults(redis, `${config.REDIS_PREFIX}:fault:engine`);
   }
 
   met(tool: JobTool, fault: EngineFault): void {
-    this.clean.delete(tool);
     void this.faults.mark(tool, fault);
   }
 
   succeeded(tool: JobTool): void {
-    if (this.clean.has(tool)) return;
-    this.clean.add(tool);
-    void this.faults.clear(tool);
+    this.faults.succeeded(tool);
   }
 
   /** Per tool, its mark or undefined; rejects when Redis does (the caller bounds it). */

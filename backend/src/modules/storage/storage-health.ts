@@ -8,26 +8,21 @@ type Fault = Exclude<StorageState, 'up'>;
 /**
  * Whether the content store works, as the writes and reads of every process found it: a full disk
  * or an S3 that answers 5xx or stalls is marked when met (RecentFaults: shared through Redis,
- * expiring) and cleared by the next write that succeeds. /api/health reads it.
+ * expiring) and cleared by the next write that succeeds, in any process. /api/health reads it.
  */
 export class StorageHealth {
   private readonly faults: RecentFaults<Fault>;
-  /** This process may have a mark to clear: set at start (an earlier run's) and by each fault. */
-  private marked = true;
 
   constructor(redis: Redis, prefix: string) {
     this.faults = new RecentFaults(redis, `${prefix}:fault`);
   }
 
   faulted(fault: Fault): void {
-    this.marked = true;
     void this.faults.mark('storage', fault);
   }
 
   wrote(): void {
-    if (!this.marked) return;
-    this.marked = false;
-    void this.faults.clear('storage');
+    this.faults.succeeded('storage');
   }
 
   /** 'up', or the fault met lately; rejects when Redis does (the caller bounds it). */
