@@ -292,6 +292,11 @@ export class FoldersService {
     return { _id: String(batch._id), title: batch.title, amount: batch.amount };
   }
 
+  /** Removes a batch entry none of whose jobs was queued (its submission undone). */
+  async removeBatch(batchId: string): Promise<void> {
+    await this.batches.deleteOne({ _id: new Types.ObjectId(batchId) });
+  }
+
   /** Sets a batch's title (its status line while it runs, its name when done). */
   async setBatchTitle(batchId: string, title: string): Promise<void> {
     const batch = await this.batches

@@ -144,8 +144,8 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
       for (const [i, request] of requests.entries()) prepared.push(await this.reserve(user, request, ids[i]));
       await beforeQueue?.();
     } catch (err) {
-      await this.undo(user, prepared, ids.map(String), 'Batch not started');
-      throw err;
+      const undone = await this.undo(user, prepared, ids.map(String), 'Batch not started');
+      throw undone ? err : creditsReturning(err);
     }
     const views: JobView[] = [];
     for (const [i, record] of prepared.entries()) {
@@ -174,13 +174,13 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
           }
           notQueued.push(job);
         }
-        await this.undo(
+        const undone = await this.undo(
           user,
           notQueued,
           notQueued.map((job) => String(job._id)),
           'Job not started',
         );
-        if (views.length === 0) throw err;
+        if (views.length === 0) throw undone ? err : creditsReturning(err);
         return views;
       }
     }
@@ -190,18 +190,29 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   /**
    * Gives back what was prepared for jobs that will not run: credits, a key's spending, stored
    * inputs and their places under the open-job limit. Best effort, each step on its own: with a
-   * part down some may fail, and what is left is returned by the ledger's recovery (a reservation
-   * without a live job) and the open-job limit's own cleaning.
+   * part down some may fail, and what is left is returned by the ledger (giveBack) and the
+   * open-job limit's own cleaning. False when some credits could not be given back yet.
    */
-  private async undo(user: AuthUser, jobs: JobRecord[], ids: string[], reason: string): Promise<void> {
-    const attempt = async (step: Promise<unknown>) =>
-      step.catch((err: Error) => this.logger.warn(`undoing a submission: ${err.message}`));
+  private async undo(user: AuthUser, jobs: JobRecord[], ids: string[], reason: string): Promise<boolean> {
+    let undone = true;
     for (const job of jobs) {
-      await attempt(this.ledger.refund(reservationKeyOf(String(job._id)), reason));
-      if (job.apiKey) await attempt(this.keySpending.giveBack(job.apiKey, String(job._id), job.cost));
+      if (!(await this.giveBack(String(job._id), reason))) undone = false;
+      if (job.apiKey)
+        await attempted(this.keySpending.giveBack(job.apiKey, String(job._id), job.cost), this.logger);
       await this.dropInputs(job.inputs);
     }
-    await attempt(this.openJobs.release(user.id, ids));
+    await attempted(this.openJobs.release(user.id, ids), this.logger);
+    return undone;
+  }
+
+  /**
+   * Refunds a job's reservation that will not run. False when that failed (a part down): whether
+   * the credits were taken is then unknown, and the ledger gives them back as soon as it can.
+   */
+  private async giveBack(jobId: string, reason: string): Promise<boolean> {
+    if (await attempted(this.ledger.refund(reservationKeyOf(jobId), reason), this.logger)) return true;
+    this.ledger.refundSoon(reservationKeyOf(jobId), reason);
+    return false;
   }
 
   /** Checks, stores the inputs and reserves the credits of one request; queues nothing. */
@@ -282,21 +293,10 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
     } catch (err) {
       // Refused, or a part went down half way (the reservation may have reached the balance before
       // its entry was marked): whatever was taken is given back now, not after the ledger's hold.
-      const attempt = (step: Promise<unknown>) =>
-        step.then(
-          () => true,
-          (e: Error) => (this.logger.warn(`undoing a reservation: ${e.message}`), false),
-        );
-      const undone = refused || (await attempt(this.ledger.refund(reservationKeyOf(id), 'Job not started')));
-      if (keyCharge) await attempt(this.keySpending.giveBack(keyCharge, id, cost));
+      const undone = refused || (await this.giveBack(id, 'Job not started'));
+      if (keyCharge) await attempted(this.keySpending.giveBack(keyCharge, id, cost), this.logger);
       await this.dropInputs(inputs);
-      if (!undone) {
-        // Whether the credits were taken is not known here: the answer must not say "nothing was
-        // charged". They are given back as soon as the part returns (or by recovery).
-        this.ledger.refundSoon(reservationKeyOf(id), 'Job not started');
-        if (isOutage(err)) throw new ServiceUnavailableException(Messages.briefOutageCreditsReturning);
-      }
-      throw err;
+      throw undone ? err : creditsReturning(err);
     }
     return {
       _id: jobId,
@@ -441,4 +441,20 @@ export class GenerationService implements OnApplicationBootstrap, OnModuleDestro
   async onModuleDestroy(): Promise<void> {
     await this.sweeps.stop();
   }
+}
+
+/** One step of undoing a submission: true when it was done, false (logged) when it failed. */
+function attempted(step: Promise<unknown>, logger: Logger): Promise<boolean> {
+  return step.then(
+    () => true,
+    (err: Error) => (logger.warn(`undoing a submission: ${err.message}`), false),
+  );
+}
+
+/**
+ * The error a submission answers with when its credits could not be given back yet: a part down
+ * must not answer "Nothing was charged" then (they come back by themselves: LedgerService.refundSoon).
+ */
+function creditsReturning(err: unknown): unknown {
+  return isOutage(err) ? new ServiceUnavailableException(Messages.briefOutageCreditsReturning) : err;
 }

@@ -68,20 +68,26 @@ export class InpaintService {
     const name = input.inpaintName?.trim() || BATCH_DEFAULT_NAME;
     const batchId = new Types.ObjectId().toHexString();
     let batch: InpaintEntry | undefined;
-    // The batch entry appears only once every output is paid for: a refused batch leaves nothing.
-    const jobs = await this.generation.submitMany(
-      user,
-      requests.map((r) => ({ ...r, params: { ...r.params, batchId, batchName: name, batchSize: total } })),
-      async () => {
-        batch = await this.folders.createBatch(
-          user,
-          input.folder,
-          batchStatus(name, 0, total),
-          total,
-          batchId,
-        );
-      },
-    );
+    // The batch entry appears only once every output is paid for: a refused batch leaves nothing,
+    // nor does one none of whose jobs could be queued (a part lost half way: undone, 503).
+    const jobs = await this.generation
+      .submitMany(
+        user,
+        requests.map((r) => ({ ...r, params: { ...r.params, batchId, batchName: name, batchSize: total } })),
+        async () => {
+          batch = await this.folders.createBatch(
+            user,
+            input.folder,
+            batchStatus(name, 0, total),
+            total,
+            batchId,
+          );
+        },
+      )
+      .catch(async (err: unknown) => {
+        if (batch) await this.folders.removeBatch(batch._id).catch(() => undefined);
+        throw err;
+      });
     return { batch: batch!, jobs };
   }
 

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoNetworkError } from 'mongodb';
 import sharp from 'sharp';
 import {
   JobMessages,
@@ -25,6 +26,7 @@ import {
 } from '../../../test/clients';
 import { fixture, rectangleMask, writeTestVideo } from '../../../test/fixtures';
 import { startTestApp, type TestApp } from '../../../test/test-app';
+import { QueuePositions } from './queue-positions';
 
 describe('Magic Brush, Generate and video face swap with the local engine', () => {
   let t: TestApp;
@@ -112,6 +114,38 @@ describe('Magic Brush, Generate and video face swap with the local engine', () =
     }, 60_000);
     expect(contents.inpaints).toHaveLength(4);
   }, 120_000);
+
+  it('a batch none of whose jobs could be queued (the database lost half way) leaves no entry and no charge', async () => {
+    const folderId = await makeFolder(user, 'Undone');
+    const image = await sharp(fixture('ai-face.jpg')).resize(64, 64).png().toBuffer();
+    const mask = await rectangleMask(64, 64, { left: 10, top: 10, w: 10, h: 10 });
+    const before = await balanceOf(user);
+    const positions = t.app.get(QueuePositions, { strict: false });
+    const lost = jest
+      .spyOn(positions, 'enqueue')
+      .mockRejectedValueOnce(new MongoNetworkError('connection 9 to 127.0.0.1:27017 closed'));
+    try {
+      const res = await user.agent
+        .post('/api/bulkInpaintImage')
+        .field('author', user.username)
+        .field('prompt', 'freckles')
+        .field('amount', '2')
+        .field('folder', folderId)
+        .attach('original', image, 'a.png')
+        .attach('mask', mask, 'mask.png');
+      expect({ status: res.status, content: res.body.content }).toEqual({
+        status: 503,
+        content: Messages.briefOutage,
+      });
+      expect(lost).toHaveBeenCalledTimes(1);
+    } finally {
+      lost.mockRestore();
+    }
+    expect(await balanceOf(user)).toBe(before);
+    const contents = (await user.agent.get(`/api/getBulkInpaints/${folderId}`)).body
+      .content as FolderContents;
+    expect(contents.inpaint).toEqual([]);
+  }, 60_000);
 
   it('checks bulk credits per file before anything is queued', async () => {
     const poor = await signIn(t, uniqueName('poor'));
