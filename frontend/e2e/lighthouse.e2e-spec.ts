@@ -17,9 +17,12 @@ interface RouteAudit {
 
 /**
  * Bytes over the wire for the first load of each route (built frontend, compressed, API answers
- * included). Measured 235,223 for / (4 requests) and 156,510 for /profile (36 requests).
+ * included), /profile audited after / (what / loaded is cached). Measured 165,551 for / (4 requests)
+ * and 235,580 for /profile (49 requests); 241,842 and 154,142 before antd's Upload, Tooltip,
+ * Typography and App left the first load of / (issue 54): their code (antd's Form among it) now
+ * comes with the screens that use it, the two visits together 5 kB more (401 kB) in more chunks.
  */
-const BYTE_BUDGETS: Record<string, number> = { '/': 260_000, '/profile': 175_000 };
+const BYTE_BUDGETS: Record<string, number> = { '/': 180_000, '/profile': 250_000 };
 /** The app's one stylesheet is all that may hold the first render: no script, nothing from elsewhere. */
 const OWN_STYLESHEET = /^\/assets\/index-[\w-]+\.css$/;
 
