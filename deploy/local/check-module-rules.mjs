@@ -7,7 +7,7 @@
 // folder-scope ones (the module cycles), so those are matched here the same way: rule, from, to.
 //
 // Usage: node deploy/local/check-module-rules.mjs [--known <file> | --no-known] [paths...]
-// (run from the folder holding backend/; default path backend/src)
+// (run from the folder holding backend/; default paths: the backend, the libraries and the frontend)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,7 +23,12 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === '--no-known') known = undefined;
   else paths.push(args[i]);
 }
-if (paths.length === 0) paths.push('backend/src');
+if (paths.length === 0) {
+  // the whole code base; a folder this tree does not have (the rules' test fixtures) is left out
+  for (const folder of ['backend/src', 'libs/contracts/src', 'libs/inference/src', 'frontend/src']) {
+    if (existsSync(folder)) paths.push(folder);
+  }
+}
 
 // the package exports only its API; its CLI (which reads the config and tsconfig) is beside it
 const bin = path.join(

@@ -78,6 +78,22 @@ describe('module rules', () => {
     expect(code).toBe(1);
   });
 
+  it('fails on two files that import each other, even within one module and through types only', async () => {
+    const dir = await fixture({
+      ...tree,
+      'shop/basket.ts':
+        "import type { Till } from './till';\n\nexport interface Basket {\n  till: Till;\n}\n",
+      'shop/till.ts':
+        "import type { Basket } from './basket';\n\nexport interface Till {\n  open?: Basket;\n}\n",
+    });
+    const { code, output } = await check(dir, '--no-known');
+    expect(output).toMatch(
+      /error no-circular: backend\/src\/modules\/shop\/(basket|till)\.ts → backend\/src\/modules\/shop\/(till|basket)\.ts/,
+    );
+    expect(output).toContain('No file may import itself back around a loop');
+    expect(code).toBe(1);
+  });
+
   it("reports an import past another module's index.ts, naming the rule and why", async () => {
     const dir = await fixture({
       ...tree,

@@ -1,18 +1,11 @@
 import { Messages, type Role } from '@studio/contracts';
+import type { FakeAnswer } from './fakeAnswer';
 import { operationsAnswer } from './operations';
 
-/**
- * A fetch stand-in answering by "METHOD /path". A call nobody expected fails the test,
- * so a screen that sends something it should not is caught.
- */
-export interface FakeAnswer {
-  status: number;
-  body?: unknown;
-  /** A file answer (a job's stored input) instead of JSON. */
-  blob?: Blob;
-  /** Response headers (Retry-After, say), by their lower-case name. */
-  headers?: Record<string, string>;
-}
+export type { FakeAnswer } from './fakeAnswer';
+
+// A fetch stand-in answering by "METHOD /path". A call nobody expected fails the test, so a
+// screen that sends something it should not is caught.
 
 type Responder = FakeAnswer | ((init: RequestInit) => FakeAnswer | Promise<FakeAnswer>);
 

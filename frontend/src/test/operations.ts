@@ -8,7 +8,7 @@ import {
 } from '@studio/contracts';
 import { act, screen, waitFor } from '@testing-library/react';
 import { openSocket } from './fakeSocket';
-import type { FakeAnswer } from './fetchMock';
+import type { FakeAnswer } from './fakeAnswer';
 
 /** GET /api/operations as the server answers it; every tool capable unless told otherwise. */
 export function operationsState({

@@ -15,7 +15,7 @@ import {
   toAsciiLowerCaseTransformer,
   type EnglishProfaneWord,
 } from 'obscenity';
-import type { JobTool } from './jobs';
+import type { JobTool } from './tools';
 
 /** How an account was assured: a credit card check, staff reviewing proof outside the studio, or a provider. */
 export const AGE_ASSURANCE_METHODS = ['credit_card', 'manual', 'provider'] as const;

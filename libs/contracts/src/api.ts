@@ -1,5 +1,5 @@
 import type { LogEntry } from './audit';
-import type { JobTool } from './jobs';
+import type { JobTool } from './tools';
 import type { EngineReadiness } from './operations';
 import type { Role } from './roles';
 

@@ -9,6 +9,7 @@ export * from './pricing';
 export * from './roles';
 export * from './billing';
 export * from './content';
+export * from './tools';
 export * from './jobs';
 export * from './operations';
 export * from './prompt-safety';

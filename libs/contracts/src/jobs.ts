@@ -1,19 +1,12 @@
 import type { SafetyReason } from './age-assurance';
 import type { ContentItem } from './content';
 
+import type { JobTool } from './tools';
+
 /**
  * The job pipeline's shared vocabulary: one record per request, its states, what the API answers
- * and what the socket pushes. Tools that exist: see TOOL_PRICES in pricing.ts.
+ * and what the socket pushes. The tools themselves: tools.ts.
  */
-export const JobTools = [
-  'clone',
-  'superResolution',
-  'faceSwap',
-  'inpaint',
-  'generate',
-  'faceSwapVideo',
-] as const;
-export type JobTool = (typeof JobTools)[number];
 
 export const JobStates = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type JobState = (typeof JobStates)[number];

@@ -1,4 +1,4 @@
-import type { JobTool } from './jobs';
+import type { JobTool } from './tools';
 
 /**
  * Operations set by admins and read by every screen: maintenance notices per tool (they replace

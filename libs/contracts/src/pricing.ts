@@ -1,4 +1,5 @@
-import { TOOL_LABELS, type JobTool } from './jobs';
+import { TOOL_LABELS } from './jobs';
+import type { JobTool } from './tools';
 import { plural } from './messages';
 
 /**

@@ -6,7 +6,7 @@
  * `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, and a body of
  * `{type, timestamp, data}`.
  */
-import type { JobTool } from './jobs';
+import type { JobTool } from './tools';
 import type { LedgerKind } from './billing';
 
 /** What an endpoint may be sent: a job's end (each way it can end) and any change of the balance. */

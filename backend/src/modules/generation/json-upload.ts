@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { parser as jsonTokens } from 'stream-json';
 import { JobMessages, Messages, UPLOAD_REQUEST_LIMITS } from '@studio/contracts';
 import { diskFullError } from '../storage';
-import type { UploadedFile, UploadRule } from './generation-uploads';
+import type { UploadedFile, UploadRule } from './upload-rule';
 
 /** The data URLs a tool takes: the declared type is checked before a byte of the image is kept. */
 const DATA_URL_PREFIX = /^data:image\/(png|jpeg|jpg|webp);base64,$/i;

@@ -17,6 +17,7 @@ class TestPool extends PooledCpuEngine {
       release?: Int32Array;
       cooperative?: boolean;
       native?: boolean;
+      gate?: Int32Array;
     },
     context?: RunContext,
   ) {
@@ -140,7 +141,8 @@ describe('PooledCpuEngine', () => {
         );
         spinning.catch(() => undefined);
         await running.promise; // the pool knows the task runs (a cancel before would drop it at once)
-        await Atomics.waitAsync(gate, 0, 0).value; // inside the second step's call
+        // inside the second step's call (waitAsync: Node has it; the ES2023 lib does not declare it)
+        await (Atomics as unknown as AtomicsWaitAsync).waitAsync(gate, 0, 0).value;
         controller.abort();
         await expect(spinning).rejects.toMatchObject({ name: 'AbortError' });
         // The abort set the pool's grace timer; a timer set after it with a longer delay fires
@@ -216,3 +218,8 @@ describe('PooledCpuEngine', () => {
     });
   });
 });
+
+/** Atomics.waitAsync (ES2024), which Node has and the project's ES2023 lib does not declare. */
+interface AtomicsWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number): { value: Promise<string> | string };
+}
