@@ -37,8 +37,6 @@ import {
   quoteTool,
   UPLOAD_LIMITS,
   UPLOAD_REQUEST_LIMITS,
-  type FeatureFlags,
-  type JobTool,
 } from '@studio/contracts';
 import { watchIdleBody } from '../../common/idle-body';
 import { TakesFiles } from '../../common/request-origin';
