@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { AccountsRepository } from '../src/modules/accounts/accounts.repository';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { AgeAssuranceService } from '../src/modules/age-assurance/age-assurance.service';
 import { LedgerService } from '../src/modules/billing/ledger.service';
 
 /** Logs in over HTTP like a browser; returns the session cookie. */
@@ -20,14 +21,21 @@ export async function benchUser(
   base: string,
   prefix: string,
   credits: number,
+  /** Age-assured as by a passed card check (the photo tools need it). */
+  options: { ageAssured?: boolean } = {},
 ): Promise<{ username: string; cookie: string }> {
   const username = `${prefix}${Date.now().toString(36)}`;
   const password = 'bench-password';
   await app
     .get(AccountsService)
     .register({ email: `${username}@bench.invalid`, username, password, adult: true });
+  const account = (await app.get(AccountsRepository).findByUsername(username))!;
+  if (options.ageAssured) {
+    await app
+      .get(AgeAssuranceService)
+      .assure({ id: account.id, username }, 'credit_card', `bench:${username}`, 'Age assured for a bench');
+  }
   if (credits > 0) {
-    const account = (await app.get(AccountsRepository).findByUsername(username))!;
     await app.get(LedgerService).credit({
       key: `bench-grant:${username}`,
       userId: account.id,

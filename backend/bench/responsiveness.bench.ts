@@ -342,7 +342,9 @@ async function main(): Promise<void> {
   }
 
   const users = await Promise.all(
-    Array.from({ length: USERS }, (_, i) => benchUser(app, base, `resp${i}x`, 1_000_000)),
+    Array.from({ length: USERS }, (_, i) =>
+      benchUser(app, base, `resp${i}x`, 1_000_000, { ageAssured: true }),
+    ),
   );
   const folders = await Promise.all(
     users.map(async ({ username, cookie }) => {
