@@ -61,6 +61,8 @@ parts="${*:-ledger folders pipeline workers audit uploads database password webh
 # provenance: every local tool's outputs marked, the manifest read back, the watermark after re-encodes (not in the default set: minutes of CPU)
 # (BENCH_C2PATOOL=0: read the manifests with c2pa-python instead of building c2patool)
 [[ " $parts " == *" provenance "* ]] && { ensure_sr_models; ensure_provenance_tools; [ "${BENCH_C2PATOOL:-1}" = 0 ] || ensure_c2patool; node -r ts-node/register backend/bench/provenance.bench.ts; }
+# marking (issue 54): each step of marking one output (decode, watermark, encode, sign, files, round trip, db) beside the engine's time, before and after issue 54's change (needs the database; not in the default set)
+[[ " $parts " == *" marking "* ]] && { ensure_sr_models; ensure_provenance_tools; node -r ts-node/register backend/bench/marking.bench.ts; }
 # copy finding (issue 38): outputs found after JPEG 75, 50% downscale, 10% crops, PNG to JPEG; false matches on 1,000 unrelated pictures; look-up at 1M hashes beside a scan (no services)
 [[ " $parts " == *" matching "* ]] && node -r ts-node/register backend/bench/matching.bench.ts
 # faults survived (issue 53): Redis, the database, the worker, a GPU engine, S3 and a full disk each failing for

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { DECODE_LIMITS } from '@studio/contracts';
 import { DecodeBudgetError } from './decoders';
@@ -25,6 +26,11 @@ export interface ProvenanceOptions {
    * 1024 px, 0.6-1 MB) and the chain as configured, root included. The provenance bench's baseline.
    */
   c2paDefaults?: boolean;
+  /**
+   * Encode and sign an image as before issue 54 (PNG at zlib's default strategy, the PSNR in
+   * float64, c2pa writing the file itself): the marking bench's baseline.
+   */
+  asBefore54?: boolean;
   /** Pixels of one video frame; more is refused from ffprobe's answer, before decoding. */
   maxFramePixels?: number;
   /** The process's memory ceiling (address space, MB; the ffmpeg it starts get their own). */
@@ -64,6 +70,16 @@ export interface MarkResult {
   signMs: number;
   /** Size of the C2PA manifest store written into the file. */
   manifestBytes: number;
+  /**
+   * Where the time went, ms: in the child process (decode, embed, psnr, encode, sign; a
+   * video's watermark as `video`), and here: `manifest` (its definition, the inputs hashed),
+   * `files` (the temporary files written and read back),
+   * `roundTrip` (the request's wall time less the child's steps and the files: the pipe, the JSON
+   * and waiting for the process's turn on the CPU).
+   */
+  steps: Record<string, number>;
+  /** The child process's steps in its CPU time, ms (what they cost without the waits for a core). */
+  cpu: Record<string, number>;
 }
 
 export type ManifestState = 'none' | 'valid' | 'tampered' | 'foreign';
@@ -139,6 +155,8 @@ export class ProvenanceMarker {
   private ready?: Promise<void>;
   private readonly pending = new Map<string, Pending>();
   private stderr = '';
+  private tempDir?: Promise<string>;
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(private readonly options: ProvenanceOptions) {}
 
@@ -153,6 +171,7 @@ export class ProvenanceMarker {
       String(this.options.maxFramePixels ?? DECODE_LIMITS.videoFramePixels),
       String(this.options.memoryMb ?? DECODE_LIMITS.provenanceMemoryMb),
       ...(this.options.c2paDefaults ? ['--c2pa-defaults'] : []),
+      ...(this.options.asBefore54 ? ['--as-before-54'] : []),
     ];
     const child = spawn(this.options.python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
@@ -230,24 +249,66 @@ export class ProvenanceMarker {
     return answer;
   }
 
+  /**
+   * The folder of this marker's temporary files, made once: a folder per output (mkdtemp, then
+   * rm -r) cost more round trips to libuv's threads than the transfer itself.
+   */
+  private folder(): Promise<string> {
+    if (!this.tempDir) {
+      const made = mkdtemp(path.join(tmpdir(), 'provenance-'));
+      // a folder that could not be made is tried again by the next request
+      made.catch(() => this.tempDir === made && (this.tempDir = undefined));
+      this.tempDir = made;
+    }
+    return this.tempDir;
+  }
+
   /** Watermarks and signs one output; the bytes come back marked. */
-  async mark(request: MarkRequest): Promise<MarkResult> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'provenance-'));
+  mark(request: MarkRequest): Promise<MarkResult> {
+    return this.markOnce(request, false);
+  }
+
+  private async markOnce(request: MarkRequest, folderMadeAgain: boolean): Promise<MarkResult> {
+    const started = performance.now();
+    const name = path.join(await this.folder(), randomUUID());
+    const input = `${name}.in.${request.format}`;
+    const output = `${name}.out.${request.format}`;
     try {
-      const input = path.join(dir, `in.${request.format}`);
-      const output = path.join(dir, `out.${request.format}`);
-      await writeFile(input, request.data);
+      try {
+        await writeFile(input, request.data);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || folderMadeAgain) throw err;
+        this.tempDir = undefined; // the folder was removed (a tmp cleaner): made again, once
+        return await this.markOnce(request, true);
+      }
+      const written = performance.now();
+      const manifest = manifestFor(request); // the inputs hashed
+      const asked = performance.now();
       const result = await this.ask<Omit<MarkResult, 'data'>>({
         op: 'mark',
         input,
         output,
         format: request.format,
         markId: request.markId,
-        manifest: manifestFor(request),
+        manifest,
       });
-      return { ...result, data: await readFile(output) };
+      const answered = performance.now();
+      const data = await readFile(output);
+      const files = written - started + (performance.now() - answered);
+      const inChild = Object.values(result.steps ?? {}).reduce((sum, ms) => sum + ms, 0);
+      const roundTrip = Math.max(0, answered - asked - inChild);
+      const steps = { ...result.steps, manifest: asked - written, files, roundTrip };
+      return { ...result, steps, data };
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      // removed behind the answer (close() waits for it); `.part`: a mark that failed half way
+      const removal = Promise.all(
+        [input, output, `${output}.part`].map((file) => rm(file, { force: true })),
+      ).then(
+        () => undefined,
+        () => undefined,
+      );
+      this.removals.add(removal);
+      void removal.then(() => this.removals.delete(removal));
     }
   }
 
@@ -263,11 +324,16 @@ export class ProvenanceMarker {
 
   async close(): Promise<void> {
     const child = this.child;
-    if (!child) return;
     this.child = undefined;
     this.ready = undefined;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.stdin.end();
-    await exited;
+    if (child) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.stdin.end();
+      await exited;
+    }
+    await Promise.all(this.removals);
+    const folder = await this.tempDir?.catch(() => undefined);
+    this.tempDir = undefined;
+    if (folder) await rm(folder, { recursive: true, force: true });
   }
 }

@@ -163,15 +163,14 @@ export class ProvenanceService implements OnModuleDestroy {
     return marked;
   }
 
-  /** The id the item's watermark carries, recorded before the file is marked (idempotent). */
+  /**
+   * The id the item's watermark carries, recorded before the file is marked (idempotent). One
+   * insert for a new item (the usual case: a look-up first cost a second database round trip per
+   * output); a rerun's insert meets its own record (the unique item id) and takes its id.
+   */
   private async reserveId(job: JobToMark, itemId: string): Promise<number> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const id = markIdCandidate(itemId, attempt);
-      const existing = await this.marks.findById(id).lean();
-      if (existing) {
-        if (existing.itemId === itemId) return id;
-        continue; // another output has this id: the next candidate
-      }
       try {
         await this.marks.create({
           _id: id,
@@ -185,8 +184,10 @@ export class ProvenanceService implements OnModuleDestroy {
         return id;
       } catch (err) {
         if ((err as { code?: number }).code !== 11000) throw err;
+        // recorded before (a rerun, or a concurrent run of the same job), or the id is another
+        // output's: then the next candidate
         const mine = await this.marks.findOne({ itemId }).lean();
-        if (mine) return mine._id; // a concurrent rerun of the same job recorded it first
+        if (mine) return mine._id;
       }
     }
     throw new Error(`no free watermark id for item ${itemId}`);

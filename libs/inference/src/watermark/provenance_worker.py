@@ -7,7 +7,7 @@ Speaks JSON lines on stdin/stdout (one request, one answer, in order). Files are
 Marking = invisible watermark in the pixels (watermark.py), then a C2PA manifest signed with the
 configured certificate chain and key (c2pa-python, the c2pa-rs library's bindings).
 Started with: provenance_worker.py CERT_CHAIN_PEM PRIVATE_KEY_PEM [ALG] [MAX_PIXELS] [MAX_FRAME_PIXELS]
-  [MEMORY_MB] [--c2pa-defaults]
+  [MEMORY_MB] [--c2pa-defaults] [--as-before-54]
 Budgets: an image over MAX_PIXELS or a video frame over MAX_FRAME_PIXELS is refused from its header,
 before any decoding; the process (and the ffmpeg it starts, which inherit the limit) cannot map more
 than MEMORY_MB, so a reader that misjudges a file fails with MemoryError instead of taking the
@@ -18,6 +18,10 @@ The manifest holds what C2PA requires and nothing heavier (docs/provenance.md): 
 which made a clone's manifest up to 1.2 MB), no trust anchor in the certificate chain (the
 specification says it should not be there: validators hold their own). --c2pa-defaults signs as
 before issue 39 (the library's thumbnail, the chain as configured): the provenance bench's baseline.
+--as-before-54 marks an image as before issue 54 (PNG at zlib level 6, the PSNR in float64 copies,
+OpenBLAS's default threads):
+the marking bench's baseline. A mark's answer has its steps' times (decode, embed, psnr, encode,
+sign: c2pa's manifest, signature and file; a video's watermark as one step, `video`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,15 @@ import sys
 import tempfile
 import time
 import traceback
+import zlib
 
+# One BLAS thread, set before numpy loads OpenBLAS: the watermark's one matrix product (its tile) is
+# tiny, and OpenBLAS's helper threads, woken for it and spinning after, cost more than the whole
+# embedding (a 256 px clone: 9.6 against 2.9 ms of CPU; the marking bench, whose baseline keeps them)
+if '--as-before-54' not in sys.argv:
+    os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
+
+import cv2
 import numpy as np
 from PIL import Image
 
@@ -61,7 +73,9 @@ def _open_image(path):
 
 
 class Studio:
-    def __init__(self, chain: bytes, key: bytes, alg: str, c2pa_defaults: bool = False):
+    def __init__(self, chain: bytes, key: bytes, alg: str, c2pa_defaults: bool = False,
+                 as_before: bool = False):
+        self.as_before = as_before
         chain = chain if c2pa_defaults else signing_chain(chain)
         self.signer = c2pa.Signer.from_info(c2pa.C2paSignerInfo(alg.encode(), chain, key, None))
         self.context = c2pa.Context(settings=c2pa.Settings.from_dict(
@@ -85,16 +99,20 @@ class Studio:
     # ---- marking -------------------------------------------------------------------------
     def mark(self, req):
         fmt = req['format']
-        t0 = time.perf_counter()
+        # ms per step, wall and this process's CPU (the marking bench: where a marked output's time
+        # goes; on a busy machine the wall time is mostly waiting for a core)
+        steps, cpu = {}, {}
+        t0, c0 = time.perf_counter(), time.process_time()
         if fmt == 'mp4':
             marked_path = req['output'] + '.wm.mp4'
             quality = self._mark_video(req['input'], marked_path, int(req['markId']))
             source = open(marked_path, 'rb')
+            steps['video'], cpu['video'] = _ms(t0), _ms(c0, time.process_time())
         else:
-            data, quality = self._mark_image(req['input'], fmt, int(req['markId']))
+            data, quality = self._mark_image(req['input'], fmt, int(req['markId']), steps, cpu)
             source = io.BytesIO(data)
             marked_path = None
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         try:
             with c2pa.Builder(req['manifest'], context=self.context) as builder, \
                     open(req['output'] + '.part', 'wb') as dst:
@@ -105,29 +123,38 @@ class Studio:
                 os.unlink(marked_path)
         os.replace(req['output'] + '.part', req['output'])
         t2 = time.perf_counter()
+        steps['sign'], cpu['sign'] = _ms(t1, t2), _ms(c1, time.process_time())
         # identical pixels (a tiny flat picture the mark cannot change) measure infinite: JSON has
         # no Infinity, so it is sent as null (no measure), never as a line the caller cannot parse
-        return {'psnr': quality if math.isfinite(quality) else None, 'watermarkMs': round((t1 - t0) * 1000, 1),
-                'signMs': round((t2 - t1) * 1000, 1), 'manifestBytes': len(store)}
+        return {'psnr': quality if math.isfinite(quality) else None, 'watermarkMs': _ms(t0, t1),
+                'signMs': steps['sign'], 'manifestBytes': len(store), 'steps': steps,
+                'cpu': cpu}
 
-    def _mark_image(self, path, fmt, mark_id):
+    def _mark_image(self, path, fmt, mark_id, steps, cpu):
+        t = [(time.perf_counter(), time.process_time())]
         with _open_image(path) as img:
             img.load()
             info = dict(img.info)
             mode = 'RGBA' if img.mode in ('RGBA', 'LA', 'PA') or 'transparency' in info else 'RGB'
             rgb = np.asarray(img.convert(mode))
+        t.append((time.perf_counter(), time.process_time()))
         marked = wm.embed_rgb(rgb, mark_id)
-        quality = wm.psnr(rgb[..., :3], marked[..., :3])
+        t.append((time.perf_counter(), time.process_time()))
+        quality = wm.psnr(rgb[..., :3], marked[..., :3]) if self.as_before else _psnr(rgb, marked)
+        t.append((time.perf_counter(), time.process_time()))
         out = io.BytesIO()
         keep = {k: info[k] for k in ('exif', 'xmp', 'icc_profile') if info.get(k)}
         image = Image.fromarray(marked)
         if fmt == 'png':
-            image.save(out, 'PNG', compress_level=6, **keep)
+            image.save(out, 'PNG', **_png_settings(mode, self.as_before), **keep)
         elif fmt == 'jpeg':
             # near-lossless, so the marked file stays within the PSNR budget of the watermark alone
             image.convert('RGB').save(out, 'JPEG', quality=97, subsampling=0, **keep)
         else:
             image.save(out, 'WEBP', quality=95, **keep)
+        t.append((time.perf_counter(), time.process_time()))
+        for i, step in enumerate(('decode', 'embed', 'psnr', 'encode')):
+            steps[step], cpu[step] = _ms(t[i][0], t[i + 1][0]), _ms(t[i][1], t[i + 1][1])
         return out.getvalue(), round(quality, 2)
 
     def _mark_video(self, path, out_path, mark_id):
@@ -254,6 +281,34 @@ class Studio:
         return None if acc is None else acc / n
 
 
+def _png_settings(mode, as_before=False):
+    """zlib settings for a marked PNG: 3-5 times faster than level 6, within a few % of its size.
+
+    zlib level 6 spent 4-6 times the clone engine's own time (330 ms for a 1 MP clone). RGB: the
+    run-length strategy on PNG's filtered rows is as fast as level 1 and as small as level 6 or
+    smaller (super resolution 1 MP: 682 KB against 733 KB; level 1: 886 KB). With an alpha channel
+    the alpha bytes break every run (a clone, RGBA: +35 %), so level 1 (+8 %). The marking bench.
+    """
+    if as_before:
+        return {'compress_level': 6}
+    if mode == 'RGBA':
+        return {'compress_level': 1}
+    return {'compress_level': 6, 'compress_type': zlib.Z_RLE}
+
+
+def _ms(start, end=None):
+    return round(((end if end is not None else time.perf_counter()) - start) * 1000, 2)
+
+
+def _psnr(rgb, marked):
+    """wm.psnr of the colour channels, summed by OpenCV on the 8-bit planes (no float64 copies)."""
+    a, b = rgb[..., :3], marked[..., :3]
+    if rgb.shape[-1] != 3:
+        a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    mse = cv2.norm(a, b, cv2.NORM_L2SQR) / a.size
+    return float('inf') if mse == 0 else float(10 * math.log10(255.0 ** 2 / mse))
+
+
 def signing_chain(pem: bytes) -> bytes:
     """The configured chain without its trust anchor: the signer, then the intermediates.
 
@@ -326,7 +381,8 @@ def main():
         # address space, inherited by the ffmpeg processes it starts (each gets its own)
         ceiling = int(args[5]) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
-    studio = Studio(chain, key, alg, c2pa_defaults='--c2pa-defaults' in sys.argv)
+    studio = Studio(chain, key, alg, c2pa_defaults='--c2pa-defaults' in sys.argv,
+                    as_before='--as-before-54' in sys.argv)
     out = sys.stdout
     out.write(json.dumps({'ready': True}) + '\n')
     out.flush()
