@@ -58,7 +58,7 @@ const GOALS = { p99: 50, max: 200, socket: 100 };
 const wallNow = () => performance.timeOrigin + performance.now();
 /** BENCH_SPLIT=false runs the processors inside the API process (WORKER_INLINE=true), as before. */
 const SPLIT = process.env.BENCH_SPLIT !== 'false';
-const WORKER_NICE = Number(process.env.WORKER_NICE ?? 10);
+const WORKER_NICE = Number(process.env.WORKER_NICE ?? 5); // npm start's
 
 /** What the bench sees of the engines, wherever they run. */
 interface Engines {

@@ -1,6 +1,6 @@
 /**
  * Worker start (issue 53, point 4): a clone job waits in the queue, a worker process starts (the
- * compiled worker, as `npm start` runs it: ENGINE_POOL_NICE 19, warm-up at
+ * compiled worker, as `npm start` runs it: ENGINE_POOL_NICE and WORKER_NICE 5, warm-up at
  * boot), and the time from the process's start to the job's success is measured, with the worker's
  * own log lines on the way (Nest booted, engine pool started, models loaded). Quiet, then beside two
  * busy loops at nice 0 (BENCH_HOGS), for the engine library as it was (BENCH_BASELINE_REF, built
@@ -28,7 +28,9 @@ const ROOT = join(__dirname, '../..');
 const BASELINE_REF = process.env.BENCH_BASELINE_REF ?? '002b88b';
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const HOGS = Number(process.env.BENCH_HOGS ?? 2);
-const WORKER_NICE = process.env.WORKER_NICE ?? '10';
+/** npm start's (deploy/local/start.sh, app-config.ts) unless set. */
+const WORKER_NICE = process.env.WORKER_NICE ?? '5';
+const ENGINE_POOL_NICE = process.env.ENGINE_POOL_NICE ?? '5';
 /** Which engine libraries to start the worker with ('before after'; one of them to save time). */
 const VARIANTS = (process.env.BENCH_VARIANTS ?? 'before after').split(/\s+/) as Run['variant'][];
 /** Which loads ('quiet hogs'). */
@@ -168,7 +170,7 @@ async function main(): Promise<void> {
         STORAGE_DIR: storage,
         SESSION_SECRET: config.SESSION_SECRET,
         WORKER_QUEUES: 'all',
-        ENGINE_POOL_NICE: process.env.ENGINE_POOL_NICE ?? '19',
+        ENGINE_POOL_NICE: ENGINE_POOL_NICE,
         ...(variant === 'before' ? {} : { WORKER_NICE }),
         HEALTH_WORKER_PORT: '0',
       },
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\n== worker start: process spawned (before: at nice ${WORKER_NICE}; after: WORKER_NICE ${WORKER_NICE} once booted; ENGINE_POOL_NICE ${process.env.ENGINE_POOL_NICE ?? '19'}) → first clone job succeeded (a 256 px clone queued before the start); before = libs/inference at ${BASELINE_REF}; ${HOGS} busy loops at nice 0 for "hogs"; runs not finished by ${s(DEADLINE_MS)} count as "> ${s(DEADLINE_MS)}" ==`,
+    `\n== worker start: process spawned (before: at nice ${WORKER_NICE}; after: WORKER_NICE ${WORKER_NICE} once booted; ENGINE_POOL_NICE ${ENGINE_POOL_NICE}) → first clone job succeeded (a 256 px clone queued before the start); before = libs/inference at ${BASELINE_REF}; ${HOGS} busy loops at nice 0 for "hogs"; runs not finished by ${s(DEADLINE_MS)} count as "> ${s(DEADLINE_MS)}" ==`,
   );
   const columns = [
     'Nest booted',

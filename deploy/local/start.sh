@@ -92,10 +92,10 @@ APP_PIDS+=("$SUPERVISED_PID")
 if [ "$WORKER_INLINE" = false ]; then
   # it boots at full priority (a restarted worker is ready sooner on a busy machine), then takes
   # WORKER_NICE itself (backend/worker/src/main.ts)
-  export WORKER_NICE="${WORKER_NICE:-10}"
+  export WORKER_NICE="${WORKER_NICE:-5}"
   start_supervised --grace "$app_grace" worker node backend/dist/worker/src/main.js
   APP_PIDS+=("$SUPERVISED_PID")
-  log "worker process at nice +${WORKER_NICE:-10}"
+  log "worker process at nice +${WORKER_NICE:-5}"
 fi
 # Until a part's supervisor ends (a part that cannot start with its settings, or one killed): then
 # everything stops (the EXIT trap).

@@ -212,7 +212,10 @@ export const configSchema = z
       .string()
       .regex(/^(all|none|[A-Za-z]+(,[A-Za-z]+)*)$/, "must be 'all', 'none' or a comma list of tools")
       .default('all'),
-    /** Jobs one worker process runs at once, per tool queue. */
+    /**
+     * Jobs one worker process runs at once, per tool queue; a tool on the local engine at most
+     * ENGINE_POOL_SIZE, so a worker takes a job only when its pool can start it (concurrencyOf).
+     */
     JOB_CONCURRENCY_CLONE: z.coerce.number().int().min(1).max(64).default(2),
     JOB_CONCURRENCY_SUPER_RESOLUTION: z.coerce.number().int().min(1).max(64).default(1),
     JOB_CONCURRENCY_FACE_SWAP: z.coerce.number().int().min(1).max(64).default(1),
@@ -243,13 +246,15 @@ export const configSchema = z
     ENGINE_THREADS: z.coerce.number().int().min(1).max(256).optional(),
     /**
      * Added to the pool threads' nice value (Linux, 0-19): the API thread wins the CPU when both
-     * want it, and engines take only what it leaves (10 and 19 measured alike: docs/benchmarks.md).
+     * want it. 5, not 19: beside other busy programs a +19 engine got a few per cent of a core and a
+     * restarted worker's first clone took 40-55 s beside two busy loops, against 17-26 s at 5, with
+     * the API's answers alike (docs/benchmarks.md, Worker start and Responsiveness).
      */
-    ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(19),
+    ENGINE_POOL_NICE: z.coerce.number().int().min(0).max(19).default(5),
     /**
      * The worker process's nice value (Linux, 0-19) once it has booted: it boots at the priority it
      * was started with, then its main thread (job results, lock renewal) steps aside for the API.
-     * npm start sets 10. Booting at +10 beside busy programs took the worker over 30 s.
+     * npm start sets 5. Booting at +10 beside busy programs took the worker over 30 s.
      */
     WORKER_NICE: z.coerce.number().int().min(0).max(19).default(0),
     /** Tries per job for transient errors, and the first back-off delay (doubling). */
