@@ -39,7 +39,7 @@ parts="${*:-ledger folders pipeline workers audit uploads database password webh
 [[ " $parts " == *" decode "* ]] && node -r ts-node/register backend/bench/decode-budget.bench.ts
 # CPU per password hash at the configured scrypt cost (no services needed)
 [[ " $parts " == *" password "* ]] && node -r ts-node/register backend/bench/password-hash.bench.ts
-# fair share: user B's one job behind user A's backlog of 6 clone jobs, beside B alone on an idle queue
+# fair share: user B's one clone behind user A's backlog of 3 clone jobs of 100 copies, B's wait against one running backlog job, the backend before issue 54's change beside the working tree (worker processes)
 [[ " $parts " == *" fairness "* ]] && node -r ts-node/register backend/bench/fairness.bench.ts
 # the API's answers and socket pushes while the engine pool is saturated (not in the default set: minutes of CPU)
 [[ " $parts " == *" responsiveness "* ]] && { ensure_sr_models; node ${BENCH_NODE_FLAGS:-} -r ts-node/register backend/bench/responsiveness.bench.ts; }
