@@ -63,6 +63,8 @@ parts="${*:-ledger folders pipeline workers audit uploads database password webh
 [[ " $parts " == *" provenance "* ]] && { ensure_sr_models; ensure_provenance_tools; [ "${BENCH_C2PATOOL:-1}" = 0 ] || ensure_c2patool; node -r ts-node/register backend/bench/provenance.bench.ts; }
 # marking (issue 54): each step of marking one output (decode, watermark, encode, sign, files, round trip, db) beside the engine's time, before and after issue 54's change (needs the database; not in the default set)
 [[ " $parts " == *" marking "* ]] && { ensure_sr_models; ensure_provenance_tools; node -r ts-node/register backend/bench/marking.bench.ts; }
+# job steps (issue 54, 2): one 1 MP super resolution and face swap job at a time on the real app, each step from the submission to the socket's push timed (not in the default set)
+[[ " $parts " == *" job-steps "* ]] && { ensure_sr_models; ensure_provenance_tools; node -r ts-node/register backend/bench/job-steps.bench.ts; }
 # copy finding (issue 38): outputs found after JPEG 75, 50% downscale, 10% crops, PNG to JPEG; false matches on 1,000 unrelated pictures; look-up at 1M hashes beside a scan (no services)
 [[ " $parts " == *" matching "* ]] && node -r ts-node/register backend/bench/matching.bench.ts
 # faults survived (issue 53): Redis, the database, the worker, a GPU engine, S3 and a full disk each failing for
