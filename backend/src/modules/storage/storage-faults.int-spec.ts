@@ -44,6 +44,14 @@ const smallPng = () =>
     .png()
     .toBuffer();
 
+/** A super-resolution submission of a small picture (multipart): the answer, whatever it is. */
+async function uploadPhoto(user: Client) {
+  return user.agent
+    .post('/api/superResolution')
+    .field('author', user.username)
+    .attach('original', await smallPng(), 'photo.png');
+}
+
 async function jobSucceeds(user: Client, job: JobView): Promise<void> {
   await eventually(async () => {
     const view = (await user.agent.get(`/api/jobs/${job._id}`)).body.content as JobView;
@@ -147,10 +155,7 @@ describe('the local disk full while an output is written', () => {
     expect(await scrape(t, 'studio_storage_fault', { fault: 'full' })).toBe(1);
 
     // An upload while the disk is full: 503 with the same words, nothing charged, nothing kept.
-    const upload = await user.agent
-      .post('/api/superResolution')
-      .field('author', user.username)
-      .attach('original', await smallPng(), 'photo.png');
+    const upload = await uploadPhoto(user);
     expect(upload.status).toBe(503);
     expect(upload.headers['retry-after']).toBeDefined();
     expect(upload.body).toMatchObject({ message: 'error', content: JobMessages.storageFull });
@@ -319,10 +324,7 @@ describe('S3 answering 503 or stalling while an output is written', () => {
       expect(await health(t)).toMatchObject({ status: 'degraded', storage: 'unavailable' });
       expect(await scrape(t, 'studio_storage_fault', { fault: 'unavailable' })).toBe(1);
       // An upload meanwhile: 503 with the same words, nothing charged.
-      const upload = await user.agent
-        .post('/api/superResolution')
-        .field('author', user.username)
-        .attach('original', await smallPng(), 'photo.png');
+      const upload = await uploadPhoto(user);
       expect(upload.status).toBe(503);
       expect(upload.body).toMatchObject({ message: 'error', content: JobMessages.storageUnavailable });
       expect(await balanceOf(user)).toBe(before);
@@ -352,9 +354,7 @@ describe('S3 stalling while a person waits on it', () => {
     t = await startTestApp({ JOB_WAIT_MS: '0', ...settings(), S3_TIMEOUT_MS: '600000' });
     user = await signIn(t, uniqueName('s3wait'));
     await grantCredits(t, user.username, 100);
-    const upload = await user.agent
-      .post('/api/superResolution')
-      .attach('original', await smallPng(), 'a.png');
+    const upload = await uploadPhoto(user);
     expect(upload.status).toBe(200);
     const job = upload.body.content.job as JobView;
     await jobSucceeds(user, job);
@@ -371,10 +371,7 @@ describe('S3 stalling while a person waits on it', () => {
     const before = await balanceOf(user);
     proxy.mode = 'stall';
     proxy.byMethod = {};
-    const upload = await user.agent
-      .post('/api/superResolution')
-      .field('author', user.username)
-      .attach('original', await smallPng(), 'photo.png');
+    const upload = await uploadPhoto(user);
     expect(upload.status).toBe(503);
     expect(upload.headers['retry-after']).toBeDefined();
     expect(upload.body).toMatchObject({ message: 'error', content: JobMessages.storageUnavailable });
@@ -388,10 +385,7 @@ describe('S3 stalling while a person waits on it', () => {
 
     // Answering again: the same submission is taken.
     proxy.mode = 'pass';
-    const again = await user.agent
-      .post('/api/superResolution')
-      .field('author', user.username)
-      .attach('original', await smallPng(), 'photo.png');
+    const again = await uploadPhoto(user);
     expect(again.status).toBe(200);
   }, 60_000);
 });
