@@ -68,9 +68,10 @@ export function JustifiedGallery({ items, onOpen }: { items: ContentItem[]; onOp
                   />
                 )}
                 {item.kind === 'video' && <PlayCircleFilled className="justified-gallery-play" aria-hidden />}
-                <ProvenanceLabel item={item} className="justified-gallery-ai" />
                 <span className="justified-gallery-caption">{title}</span>
               </button>
+              {/* Beside the button, not in it: the button's name ("Open <title>") holds all its visible text (WCAG 2.5.3). */}
+              <ProvenanceLabel item={item} className="justified-gallery-ai" />
             </li>
           );
         })}

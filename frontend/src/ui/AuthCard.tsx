@@ -15,7 +15,9 @@ export function AuthCard({ title, children, footer }: AuthCardProps) {
         {title}
       </Typography.Title>
       {children}
-      <div style={{ textAlign: 'center' }}>{footer}</div>
+      <div className="auth-card-footer" style={{ textAlign: 'center' }}>
+        {footer}
+      </div>
     </Card>
   );
 }

@@ -2,7 +2,7 @@ import { theme as antdTheme, type ThemeConfig } from 'antd';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { readAccount } from '../session/storage';
 import { useSession } from '../session/useSession';
-import { appTheme, SECONDARY_TEXT } from './theme';
+import { accessibleColors, appTheme } from './theme';
 
 export type ThemeMode = 'light' | 'dark';
 
@@ -52,12 +52,14 @@ export const useThemeMode = () => useContext(ThemeModeContext);
 /** antd's dark algorithm and the page's own colours (styles.css reads data-theme). */
 export function themeFor(mode: ThemeMode): ThemeConfig {
   if (mode === 'light') return appTheme;
+  const dark = accessibleColors('dark');
   return {
     ...appTheme,
-    token: { ...appTheme.token, colorTextDescription: SECONDARY_TEXT.dark },
+    token: { ...appTheme.token, ...dark.token },
     algorithm: antdTheme.darkAlgorithm,
     components: {
       ...appTheme.components,
+      ...dark.components,
       Layout: { ...appTheme.components?.Layout, bodyBg: '#0f0c1f' },
     },
   };

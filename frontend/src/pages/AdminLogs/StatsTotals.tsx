@@ -1,5 +1,5 @@
 import type { AdminStats, CreditTotal } from '@studio/contracts';
-import { Card, Col, Row, Statistic } from 'antd';
+import { Card, Col, Row, Statistic, theme } from 'antd';
 import { formatDollars } from '../../admin/format';
 
 const PERIODS: { key: keyof AdminStats['totals']; title: string }[] = [
@@ -23,10 +23,15 @@ export function StatsTotals({ totals, loading }: { totals: AdminStats['totals'];
 }
 
 function TotalCard({ title, total, loading }: { title: string; total: CreditTotal; loading: boolean }) {
+  // The theme's secondary text (4.5:1 in light and dark), not a fixed grey.
+  const { token } = theme.useToken();
   return (
     <Card size="small" data-testid={`total-${title.toLowerCase()}`}>
       <Statistic title={title} value={total.credits} suffix="credits" loading={loading} />
-      <Statistic value={formatDollars(total.dollars)} valueStyle={{ fontSize: 16, color: '#8c8c8c' }} />
+      <Statistic
+        value={formatDollars(total.dollars)}
+        valueStyle={{ fontSize: 16, color: token.colorTextDescription }}
+      />
     </Card>
   );
 }

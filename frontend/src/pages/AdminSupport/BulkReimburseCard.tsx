@@ -6,21 +6,10 @@ import {
   type BulkReimburseRequest,
   plural,
 } from '@studio/contracts';
-import {
-  Alert,
-  Button,
-  Card,
-  DatePicker,
-  Form,
-  Input,
-  Popconfirm,
-  Select,
-  Space,
-  Table,
-  Typography,
-} from 'antd';
+import { Alert, Button, Card, DatePicker, Form, Input, Popconfirm, Space, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { apiPost, errorText } from '../../api/client';
+import { FormSelect } from '../../ui/FormSelect';
 import { useToast } from '../../ui/toast';
 
 const TOOL_OPTIONS = JobTools.map((tool) => ({ value: tool, label: TOOL_LABELS[tool] }));
@@ -92,7 +81,7 @@ export function BulkReimburseCard({ onDone }: { onDone?(): void }) {
         onFinish={(values) => void showPreview(values)}
       >
         <Form.Item label="Tool" name="tool" rules={[{ required: true, message: 'Which tool?' }]}>
-          <Select options={TOOL_OPTIONS} placeholder="Tool" />
+          <FormSelect options={TOOL_OPTIONS} placeholder="Tool" />
         </Form.Item>
         <Form.Item label="Window" name="window" rules={[{ required: true, message: 'When?' }]}>
           <DatePicker.RangePicker showTime style={{ width: '100%' }} />

@@ -10,6 +10,7 @@ import {
 import { Alert, Button, Checkbox, Form, Input, Radio, Result, Space, Typography, Upload } from 'antd';
 import { useState } from 'react';
 import { apiUpload, errorText } from '../../api/client';
+import { RADIO_GROUP_ROLE } from '../../ui/radioGroupRole';
 
 interface ReportForm {
   category: string;
@@ -118,15 +119,16 @@ export function ReportPage() {
         initialValues={{ category: 'intimate_without_consent', reporterRole: 'depicted' }}
         aria-label="Report form"
       >
+        {/* Named by aria-label: the label's for= cannot name a div. */}
         <Form.Item name="category" label="What is it?" rules={[{ required: true }]}>
-          <Radio.Group>
+          <Radio.Group {...RADIO_GROUP_ROLE} aria-label="What is it?">
             <Radio value="intimate_without_consent">An intimate image or video shared without consent</Radio>
             <Radio value="child_sexual_abuse">Child sexual abuse material (you may stay anonymous)</Radio>
             <Radio value="other_illegal">Other illegal content</Radio>
           </Radio.Group>
         </Form.Item>
         <Form.Item name="reporterRole" label="You are" rules={[{ required: true }]}>
-          <Radio.Group>
+          <Radio.Group {...RADIO_GROUP_ROLE} aria-label="You are">
             <Radio value="depicted">The person shown</Radio>
             <Radio value="representative">Authorised to act for the person shown</Radio>
             <Radio value="other">Someone else</Radio>

@@ -22,6 +22,7 @@ import { ImageDropzone } from '../../ui/ImageDropzone';
 import { ToolFrame } from '../../ui/ToolFrame';
 import { useToast } from '../../ui/toast';
 import { UpscaledImage } from './UpscaledImage';
+import { RADIO_GROUP_ROLE } from '../../ui/radioGroupRole';
 
 /** Super resolution (spec section 2): pick an image, upscale it, see the result in the modal. */
 export function SuperResolutionPage() {
@@ -78,6 +79,7 @@ function SuperResolutionScreen() {
         />
         <div className="tool-actions">
           <Radio.Group
+            {...RADIO_GROUP_ROLE}
             aria-label="Upscaling factor"
             value={scale}
             onChange={(event) => setScale(event.target.value as SuperResolutionScale)}
