@@ -20,6 +20,12 @@ import type { JobTool } from './tools';
 /** How an account was assured: a credit card check, staff reviewing proof outside the studio, or a provider. */
 export const AGE_ASSURANCE_METHODS = ['credit_card', 'manual', 'provider'] as const;
 export type AgeAssuranceMethod = (typeof AGE_ASSURANCE_METHODS)[number];
+/** Each method in words for people (the account's age-check page, support's view of an account). */
+export const AGE_ASSURANCE_METHOD_LABELS: Record<AgeAssuranceMethod, string> = {
+  credit_card: 'credit card check',
+  manual: 'check by our staff',
+  provider: 'age check provider',
+};
 
 /** What the studio keeps of a check: no card number, no ID image, no date of birth. */
 export interface AgeAssuranceStatus {

@@ -181,7 +181,7 @@ export class AuditListener {
       eventId: id,
       category: payload.tool === 'faceSwap' ? AuditCategory.faceSwap : AuditCategory.generation,
       author: { userId: payload.userId, username: payload.username },
-      message: `${TOOL_LABELS[payload.tool]} failed; refunded ${payload.refunded} coins.`,
+      message: `${TOOL_LABELS[payload.tool]} failed; refunded ${plural(payload.refunded, 'coin')}.`,
       detail: `Job ${payload.jobId} · ${payload.message}`,
     });
   }
@@ -195,8 +195,8 @@ export class AuditListener {
       category: payload.tool === 'faceSwap' ? AuditCategory.faceSwap : AuditCategory.generation,
       author: { userId: by.userId, username: by.username },
       message: by.staff
-        ? `Cancelled a ${TOOL_LABELS[payload.tool]} job of ${payload.username}; refunded ${payload.refunded} coins.`
-        : `${TOOL_LABELS[payload.tool]} cancelled; refunded ${payload.refunded} coins.`,
+        ? `Cancelled a ${TOOL_LABELS[payload.tool]} job of ${payload.username}; refunded ${plural(payload.refunded, 'coin')}.`
+        : `${TOOL_LABELS[payload.tool]} cancelled; refunded ${plural(payload.refunded, 'coin')}.`,
       detail: `Job ${payload.jobId}`,
     });
   }
@@ -346,23 +346,23 @@ export class AuditListener {
 }
 
 function balanceMessage(kind: LedgerKind, delta: number, username: string, byStaff: boolean): string {
-  const coins = Math.abs(delta);
+  const coins = plural(Math.abs(delta), 'coin');
   switch (kind) {
     case 'purchase':
-      return `Bought ${coins} coins.`;
+      return `Bought ${coins}.`;
     case 'reservation':
-      return `Reserved ${coins} coins for a job.`;
+      return `Reserved ${coins} for a job.`;
     case 'refund':
-      return `Refunded ${coins} coins.`;
+      return `Refunded ${coins}.`;
     case 'reimbursement':
-      return byStaff ? `Reimbursed ${coins} coins to ${username}.` : `Reimbursed ${coins} coins.`;
+      return byStaff ? `Reimbursed ${coins} to ${username}.` : `Reimbursed ${coins}.`;
     case 'grant':
-      return `Granted ${coins} coins to ${username}.`;
+      return `Granted ${coins} to ${username}.`;
     case 'adjustment':
-      return `Adjusted the balance of ${username} by ${delta > 0 ? '+' : '-'}${coins} coins.`;
+      return `Adjusted the balance of ${username} by ${delta > 0 ? '+' : '-'}${coins}.`;
     case 'capture':
-      return `Confirmed a spend of ${coins} coins.`;
+      return `Confirmed a spend of ${coins}.`;
     case 'allowance':
-      return `Received the free allowance of ${coins} coins (email verified).`;
+      return `Received the free allowance of ${coins} (email verified).`;
   }
 }

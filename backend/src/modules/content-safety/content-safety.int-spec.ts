@@ -338,7 +338,7 @@ describe('content policy (marked-image classifier double, real engine pool, ledg
       expect((await user.agent.get(`/api/content/${held.itemId}.png`)).status).toBe(404);
       await eventually(async () => {
         const line = (await safetyLines(user.username)).find((l) => l.message === 'Removed: minor_face.')!;
-        expect(line.detail).toContain(`Why: ${why} · Refunded 1 credits`);
+        expect(line.detail).toContain(`Why: ${why} · Refunded 1 coin`);
       });
     } finally {
       t.app.get(EngineRegistry).override('generate', null);

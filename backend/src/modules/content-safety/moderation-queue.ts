@@ -6,6 +6,7 @@ import {
   type HeldItem,
   type ModerationDecision,
   type ModerationOutcome,
+  plural,
 } from '@studio/contracts';
 import { AccountsRepository } from '../accounts';
 import type { AuthUser } from '../auth';
@@ -86,7 +87,7 @@ export class ModerationQueue {
       itemId,
       jobId: item.jobId,
       by: { userId: staff.id, username: staff.username },
-      detail: `Why: ${note}${refunded ? ` · Refunded ${refunded} credits` : ''}`,
+      detail: `Why: ${note}${refunded ? ` · Refunded ${plural(refunded, 'coin')}` : ''}`,
       outcome,
     });
     return outcome;

@@ -1,4 +1,9 @@
-import { type AgeAssuranceStatus, type ManualAgeCheckRequest, type UserSummary } from '@studio/contracts';
+import {
+  AGE_ASSURANCE_METHOD_LABELS,
+  type AgeAssuranceStatus,
+  type ManualAgeCheckRequest,
+  type UserSummary,
+} from '@studio/contracts';
 import { Button, Input, Space, Tag, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { apiGet, apiPost, errorText } from '../../api/client';
@@ -39,7 +44,11 @@ export function AgeCheckEditor({ user }: { user: UserSummary }) {
     <Space direction="vertical" style={{ marginTop: 12, display: 'flex' }} data-testid="age-check-editor">
       <Space>
         <Typography.Text>Age check</Typography.Text>
-        {status.assured ? <Tag color="green">{status.method}</Tag> : <Tag>not checked</Tag>}
+        {status.assured ? (
+          <Tag color="green">{status.method ? AGE_ASSURANCE_METHOD_LABELS[status.method] : 'checked'}</Tag>
+        ) : (
+          <Tag>not checked</Tag>
+        )}
       </Space>
       {!status.assured && (
         <Space.Compact style={{ width: '100%' }}>

@@ -55,6 +55,23 @@ function card(title: string): HTMLElement {
 }
 
 describe('SupportPage', () => {
+  it("names the method of a user's age check in words, not its code", async () => {
+    signIn('support', {
+      [searchKey]: ok([alice]),
+      [historyKey]: history([]),
+      'GET /api/support/users/alice/age-assurance': ok({
+        required: true,
+        assured: true,
+        method: 'credit_card',
+        assuredAt: '2026-11-20T10:00:00.000Z',
+      }),
+    });
+    renderApp('/admin/support');
+    await pickAlice();
+    expect(await within(card('alice')).findByText('credit card check')).toBeInTheDocument();
+    expect(within(card('alice')).queryByText('credit_card')).not.toBeInTheDocument();
+  });
+
   it('finds a user, shows balance, badges and history, and reimburses them', async () => {
     const fetchMock = signIn('support', {
       [searchKey]: ok([alice]),

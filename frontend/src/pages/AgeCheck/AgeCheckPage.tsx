@@ -1,16 +1,15 @@
-import { type AgeAssuranceStatus, type CardCheckStart, type ProviderCheckStart } from '@studio/contracts';
+import {
+  AGE_ASSURANCE_METHOD_LABELS,
+  type AgeAssuranceStatus,
+  type CardCheckStart,
+  type ProviderCheckStart,
+} from '@studio/contracts';
 import { Alert, Button, Card, Result, Space, Spin, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { apiGet, apiPost, errorText } from '../../api/client';
 import { formatLocalDateTime } from '../../admin/format';
 import { useRequireLogin } from '../../session/useRequireLogin';
-
-const METHOD_NAMES: Record<string, string> = {
-  credit_card: 'a credit card check',
-  manual: 'a check by our staff',
-  provider: 'an age check provider',
-};
 
 /**
  * /age-check: the credit card check (Stripe, setup mode: nothing charged, the card not kept), and,
@@ -60,7 +59,7 @@ export function AgeCheckPage() {
         <Result
           status="success"
           title="Your age is checked"
-          subTitle={`Checked by ${METHOD_NAMES[status.method ?? ''] ?? status.method} on ${formatLocalDateTime(status.assuredAt ?? '')}.`}
+          subTitle={`Checked on ${formatLocalDateTime(status.assuredAt ?? '')}${status.method ? ` (${AGE_ASSURANCE_METHOD_LABELS[status.method]})` : ''}.`}
         />
       </div>
     );
