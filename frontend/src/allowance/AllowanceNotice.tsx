@@ -1,4 +1,5 @@
 import {
+  ALLOWANCE_NOT_EXPECTED,
   ALLOWANCE_REFUSAL_TEXTS,
   allowanceOffer,
   formatCount,
@@ -32,7 +33,13 @@ export function AllowanceNotice({
       className="allowance-notice"
       data-testid="allowance-notice"
       data-state={status.state}
-      data-reason={status.state === 'refused' ? status.reason : undefined}
+      data-reason={
+        status.state === 'refused'
+          ? status.reason
+          : status.state === 'unverified'
+            ? status.expected
+            : undefined
+      }
       {...notice}
     />
   );
@@ -44,7 +51,18 @@ function noticeFor(status: AllowanceStatus, showGranted: boolean, buyCoins: () =
   if (status.state === 'off') return null;
   const welcome = `New accounts get ${formatCount(status.coins)} free coins to try the tools, once per person`;
   switch (status.state) {
-    case 'unverified':
+    case 'unverified': {
+      if (status.expected) {
+        // The server already knows the coins will not come (this network, this address): say so
+        // now rather than promise them and take the promise back after the verification.
+        const { why, next } = ALLOWANCE_REFUSAL_TEXTS[status.expected];
+        return {
+          type: 'info',
+          message: ALLOWANCE_NOT_EXPECTED,
+          description: `${why} ${next}`,
+          action: <ResendLink />,
+        };
+      }
       return {
         type: 'info',
         message: `${allowanceOffer(status.coins)}.`,
@@ -52,6 +70,7 @@ function noticeFor(status: AllowanceStatus, showGranted: boolean, buyCoins: () =
           'We sent you a link when you registered: open it and the coins reach your balance a moment later.',
         action: <ResendLink />,
       };
+    }
     case 'pending':
       return { type: 'info', message: `${welcome}: they reach your balance in a moment.` };
     case 'granted':

@@ -49,12 +49,21 @@ export type AllowanceRefusal = (typeof ALLOWANCE_REFUSALS)[number];
  */
 export type AllowanceStatus =
   | { state: 'off' }
-  | { state: 'unverified' | 'pending' | 'granted'; coins: number }
+  /**
+   * `expected`: what would refuse the coins if the address were verified now (seen from this
+   * request's network, the address's earlier accounts, a throwaway domain), so a newcomer is not
+   * promised coins the server already knows it will not give.
+   */
+  | { state: 'unverified'; coins: number; expected?: AllowanceRefusal }
+  | { state: 'pending' | 'granted'; coins: number }
   | { state: 'refused'; coins: number; reason: AllowanceRefusal };
 
 /** How to get the free coins, for a newcomer who has not verified the address yet. */
 export const allowanceOffer = (coins: number) =>
   `Verify your email address to get ${formatCount(coins)} free coins`;
+
+/** For a newcomer whose coins are already known not to come: verifying still opens the studio. */
+export const ALLOWANCE_NOT_EXPECTED = 'Verify your email address to finish your account.';
 
 /** Why no free coins came, and what to do instead: one text per refusal of the server. */
 const BUY_INSTEAD = `To use the tools now, buy coins: ${formatCount(COINS_PER_PACK)} coins cost $${PACK_PRICE_USD}.`;

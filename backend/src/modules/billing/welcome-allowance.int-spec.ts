@@ -106,6 +106,33 @@ describe('free allowance after email verification (real FerretDB, Redis, mail ca
     expect((await request(t.url).get('/api/billing/allowance')).status).toBe(401);
   });
 
+  it('tells a newcomer before verifying when the coins will not come (this network today, a throwaway address)', async () => {
+    const statusFrom = async (client: Client, from: string) =>
+      (await client.agent.get('/api/billing/allowance').set('X-Forwarded-For', from)).body
+        .content as AllowanceStatus;
+    const first = await signUp(t, `${uniqueName('dee')}@example.com`.toLowerCase());
+    await verifyFrom(t, first.email, '198.51.100.88');
+    await eventually(async () => expect(await balanceOf(first)).toBe(COINS));
+
+    const second = await signUp(t, `${uniqueName('dee2')}@example.com`.toLowerCase());
+    expect(await statusFrom(second, '198.51.100.88')).toEqual({
+      state: 'unverified',
+      coins: COINS,
+      expected: 'address_today',
+    });
+    // From another network the offer stands, and asking claimed nothing: that network's slot is free.
+    expect(await statusFrom(second, '198.51.100.89')).toEqual({ state: 'unverified', coins: COINS });
+    await verifyFrom(t, second.email, '198.51.100.89');
+    await eventually(async () => expect(await balanceOf(second)).toBe(COINS));
+
+    const throwaway = await signUp(t, `${uniqueName('dee3')}@mailinator.com`.toLowerCase());
+    expect(await statusFrom(throwaway, '198.51.100.90')).toEqual({
+      state: 'unverified',
+      coins: COINS,
+      expected: 'disposable',
+    });
+  });
+
   it('gives a second account from the same client address on the same day nothing', async () => {
     const first = await signUp(t, `${uniqueName('ben')}@example.com`.toLowerCase());
     await verifyFrom(t, first.email, '198.51.100.20');

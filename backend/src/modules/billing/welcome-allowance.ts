@@ -1,8 +1,9 @@
-import { Controller, Get, Inject, Injectable, Logger } from '@nestjs/common';
+import { Controller, Get, Inject, Injectable, Logger, Req } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InjectModel, Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import MailChecker from 'mailchecker';
 import { Model, Types } from 'mongoose';
+import type { Request } from 'express';
 import {
   ALLOWANCE_REFUSALS,
   DomainEvents,
@@ -102,13 +103,21 @@ export class WelcomeAllowance {
     }
   }
 
-  /** Where the account's allowance stands: for the newcomer's home and verification screens. */
-  async statusOf(userId: string): Promise<AllowanceStatus> {
+  /**
+   * Where the account's allowance stands: for the newcomer's home and verification screens. Before
+   * the address is verified, `clientIp` (the asking request's) lets it say what would refuse the
+   * coins if it were verified now from that network (read only: nothing is claimed).
+   */
+  async statusOf(userId: string, clientIp?: string): Promise<AllowanceStatus> {
     const coins = this.coins;
     if (coins <= 0) return { state: 'off' };
     if (await this.ledger.appliedEntry(userId, allowanceKey(userId))) return { state: 'granted', coins };
     const account = await this.accounts.findById(userId);
-    if (!account?.emailVerified) return { state: 'unverified', coins };
+    if (!account) return { state: 'unverified', coins };
+    if (!account.emailVerified) {
+      const expected = await this.expectedRefusal(userId, account.email, clientIp, new Date());
+      return expected ? { state: 'unverified', coins, expected } : { state: 'unverified', coins };
+    }
     const refusal = await this.claims.findById(refusalKey(userId)).lean();
     if (refusal?.reason && isRefusal(refusal.reason))
       return { state: 'refused', coins, reason: refusal.reason };
@@ -143,6 +152,29 @@ export class WelcomeAllowance {
     });
     if (!outcome.ok) return { granted: false, reason: 'no_account' };
     return { granted: true, coins: this.coins, balance: outcome.balance };
+  }
+
+  /** grant()'s refusals, foreseen for an address not verified yet; undefined when none applies. */
+  private async expectedRefusal(
+    userId: string,
+    email: string,
+    clientIp: string | undefined,
+    now: Date,
+  ): Promise<AllowanceRefusal | undefined> {
+    if (isDisposableAddress(email)) return 'disposable';
+    if (!(await this.claimable(`email:${mailboxOf(email)}`, userId))) return 'address_used';
+    if (!clientIp) return undefined;
+    const day = now.toISOString().slice(0, 10);
+    for (let slot = 1; slot <= this.config.WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY; slot += 1) {
+      if (await this.claimable(`address:${clientIp}:${day}:${slot}`, userId)) return undefined;
+    }
+    return 'address_today';
+  }
+
+  /** Whether this account could hold the claim: free, or held by it already. */
+  private async claimable(id: string, userId: string): Promise<boolean> {
+    const holder = await this.claims.findById(id).lean();
+    return !holder || String(holder.userId) === userId;
   }
 
   /** The first free slot of the client address for today (UTC), or one this account holds. */
@@ -193,8 +225,8 @@ export class AllowanceStatsController {
       "The caller's welcome allowance: off, unverified, pending (being decided), granted, or refused with its reason",
   })
   @ApiOkResponse({ description: '{message, content: {state, coins?, reason?}}' })
-  async mine(@CurrentUser() user: AuthUser) {
-    return ok(await this.allowance.statusOf(user.id));
+  async mine(@CurrentUser() user: AuthUser, @Req() req: Request) {
+    return ok(await this.allowance.statusOf(user.id, req.ip));
   }
 
   @Get('admin/allowances')
