@@ -31,13 +31,7 @@ import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import {
-  JobMessages,
-  Messages,
-  quoteTool,
-  UPLOAD_LIMITS,
-  UPLOAD_REQUEST_LIMITS,
-} from '@studio/contracts';
+import { JobMessages, Messages, quoteTool, UPLOAD_LIMITS, UPLOAD_REQUEST_LIMITS } from '@studio/contracts';
 import { watchIdleBody } from '../../common/idle-body';
 import { TakesFiles } from '../../common/request-origin';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
