@@ -77,6 +77,9 @@ export class PaymentsService {
     origin: string,
   ): Promise<string> {
     assertActingAs(user, claimedUsername);
+    // Local test payments have no Stripe portal (nothing real was paid): the purchases are in the
+    // studio's own credit history, so "Billing" opens that.
+    if (this.testCheckout.enabled) return `${this.publicUrl(origin)}/credits`;
     const account = await this.accounts.findById(user.id);
     let customer = account?.stripeCustomerId ?? null;
     if (!customer && sessionId) customer = await this.payments.customerOfCheckout(sessionId, user.id);

@@ -62,6 +62,12 @@ describe('local test payments (STRIPE_TEST_CHECKOUT, real stripe-mock, FerretDB,
       (e: { kind: string }) => e.kind,
     );
     expect(kinds).toEqual(['purchase']);
+    // "Billing" after a test purchase: no Stripe portal exists, the studio's credit history does.
+    const billing = await buyer.agent.post('/api/createPortalSession').send({ username: buyer.username });
+    expect({ status: billing.status, url: billing.body.content }).toEqual({
+      status: 200,
+      url: expect.stringMatching(/\/credits$/),
+    });
   });
 
   it('answers 404 for a made-up session id', async () => {
