@@ -64,6 +64,9 @@ if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
   log "payments: TEST MODE against stripe-mock on port $stripe_port (Buy Coins opens a test page; no real money)"
 fi
 studio_app_settings "$DATA_DIR"
+# Webhooks can be tried on this machine: http:// receivers on 127.0.0.1 or localhost (the account
+# page says so; production refuses the setting).
+[ "${NODE_ENV:-}" = production ] || export WEBHOOK_ALLOW_LOOPBACK="${WEBHOOK_ALLOW_LOOPBACK:-true}"
 log "free allowance: $WELCOME_ALLOWANCE_COINS coins per new account after email verification (WELCOME_ALLOWANCE_COINS)"
 
 # Builds are reused while what they are built from is unchanged (content hashes, lib.sh ensure_builds).

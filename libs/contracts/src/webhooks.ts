@@ -181,6 +181,15 @@ export interface WebhookMessage<T extends WebhookEventType = WebhookEventType> {
   data: WebhookEventData[T];
 }
 
+/** GET /api/account/webhooks/settings: what this deployment lets an endpoint be. */
+export interface WebhookSettings {
+  /**
+   * A local install (WEBHOOK_ALLOW_LOOPBACK, which production refuses) also takes http:// receivers
+   * on this machine (127.0.0.1, localhost, ::1), so webhooks can be tried without a public server.
+   */
+  localReceivers: boolean;
+}
+
 export const WebhookMessages = {
   notFound: 'No such webhook endpoint',
   deliveryNotFound: 'No such webhook delivery',

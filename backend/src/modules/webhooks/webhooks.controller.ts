@@ -37,6 +37,16 @@ export class WebhooksController {
     return ok(await this.webhooks.list(user));
   }
 
+  @Get('settings')
+  @ApiOperation({
+    summary:
+      'What an endpoint address may be here: https and public, and on a local install also http:// on this machine',
+  })
+  @ApiOkResponse({ description: '{message, content: WebhookSettings}' })
+  settings() {
+    return ok(this.webhooks.settings());
+  }
+
   @Post()
   @HttpCode(201)
   @RateLimit('folders')

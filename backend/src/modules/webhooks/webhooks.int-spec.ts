@@ -294,6 +294,13 @@ describe('signed webhooks', () => {
     expect((await owner.agent.get('/api/account/webhooks')).body.content).toEqual([]);
   });
 
+  it('tells the page that this (local) install also takes receivers on this machine', async () => {
+    const owner = await signIn(t, uniqueName('localhook'));
+    expect((await owner.agent.get('/api/account/webhooks/settings')).body.content).toEqual({
+      localReceivers: true,
+    });
+  });
+
   it('refuses bad registrations with 400, and private addresses with 422, even with the local setting', async () => {
     const owner = await signIn(t, uniqueName('badhook'));
     for (const body of [
@@ -362,6 +369,10 @@ describe('signed webhooks', () => {
         expect(res.body.content).toMatch(message);
       }
       expect((await owner.agent.get('/api/account/webhooks')).body.content).toEqual([]);
+      // The page is told so before anything is typed.
+      expect((await owner.agent.get('/api/account/webhooks/settings')).body.content).toEqual({
+        localReceivers: false,
+      });
     });
 
     it('checks the address again at delivery (a name that points inside later): nothing reaches 127.0.0.1 or 10.0.0.1', async () => {

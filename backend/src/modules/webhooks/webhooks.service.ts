@@ -16,6 +16,7 @@ import {
   type WebhookDeliveryView,
   type WebhookEndpointView,
   type WebhookEventType,
+  type WebhookSettings,
 } from '@studio/contracts';
 import type { AuthUser } from '../auth';
 import { hostOf, parseWebhookUrl, resolveChecked, UnsafeWebhookUrl } from './address-guard';
@@ -34,6 +35,11 @@ export class WebhooksService {
     @InjectModel(WebhookDelivery.name) private readonly deliveries: Model<WebhookDelivery>,
     private readonly sender: WebhookDeliveries,
   ) {}
+
+  /** What an endpoint's address may be on this deployment (the page says it before one is typed). */
+  settings(): WebhookSettings {
+    return { localReceivers: this.sender.policy.allowLoopback };
+  }
 
   /** Registers an endpoint (its address checked now, and again at every delivery); the secret once. */
   async create(

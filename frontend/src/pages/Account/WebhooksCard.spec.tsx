@@ -27,6 +27,26 @@ const delivery = (over: Partial<WebhookDeliveryView> = {}): WebhookDeliveryView 
 });
 
 describe('WebhooksCard', () => {
+  it.each([
+    [true, /on this local install, a receiver on this machine: http:\/\/127\.0\.0\.1/],
+    [false, /^https:\/\/ and reachable from the internet\.$/],
+  ])('says which addresses this install takes (local receivers: %s)', async (localReceivers, hint) => {
+    mockFetch({
+      'GET /api/account/webhooks': ok([]),
+      'GET /api/account/webhooks/deliveries': ok([]),
+      'GET /api/account/webhooks/settings': ok({ localReceivers }),
+    });
+    render(
+      <AppProviders>
+        <WebhooksCard />
+      </AppProviders>,
+    );
+    await screen.findByText('No webhooks yet');
+    fireEvent.click(screen.getByRole('button', { name: 'New webhook' }));
+    const dialog = await screen.findByRole('dialog', { name: 'New webhook' });
+    await waitFor(() => expect(within(dialog).getByText(hint)).toBeInTheDocument());
+  });
+
   it('registers an endpoint for the chosen events and shows its secret once', async () => {
     let listed: WebhookEndpointView[] = [];
     const made = endpoint({ events: ['job.succeeded', 'job.failed', 'job.cancelled', 'balance.changed'] });

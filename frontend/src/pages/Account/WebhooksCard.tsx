@@ -5,6 +5,7 @@ import {
   type CreatedWebhookEndpoint,
   type WebhookDeliveryView,
   type WebhookEndpointView,
+  type WebhookSettings,
   type WebhookEventType,
 } from '@studio/contracts';
 import {
@@ -49,6 +50,7 @@ export function WebhooksCard() {
   const [creating, setCreating] = useState(false);
   const [saving, setSaving] = useState(false);
   const [made, setMade] = useState<CreatedWebhookEndpoint | null>(null);
+  const [localReceivers, setLocalReceivers] = useState(false);
   const [form] = Form.useForm<NewEndpointForm>();
   const toast = useToast();
 
@@ -64,6 +66,11 @@ export function WebhooksCard() {
   useEffect(() => {
     void load();
   }, [load]);
+  useEffect(() => {
+    void apiGet<WebhookSettings>('/account/webhooks/settings').then((result) => {
+      if (result.ok && result.body) setLocalReceivers(result.body.content.localReceivers);
+    });
+  }, []);
 
   const create = async (values: NewEndpointForm) => {
     setSaving(true);
@@ -246,7 +253,11 @@ export function WebhooksCard() {
           <Form.Item
             name="url"
             label="Address of your receiver"
-            extra="https:// and reachable from the internet."
+            extra={
+              localReceivers
+                ? 'https:// and reachable from the internet, or, on this local install, a receiver on this machine: http://127.0.0.1:PORT/… or http://localhost:PORT/… (docs/examples/clone-with-webhook.mjs is one).'
+                : 'https:// and reachable from the internet.'
+            }
             rules={[
               { required: true, whitespace: true, message: 'Give the address of your receiver' },
               { max: WEBHOOK_LIMITS.urlMaxLength },
