@@ -305,6 +305,8 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
     // quarantined until the appeal window closes, so a founded appeal can restore it (Art. 20(4)).
     const keep = report.category !== 'child_sexual_abuse';
     let removed = 0;
+    /** What each owner lost: one statement of reasons per owner and decision, listing every copy. */
+    const removedOf = new Map<string, { itemId: string; title?: string }[]>();
     for (const [index, match] of report.matches.entries()) {
       const print = await this.copies.printOf(match.itemId);
       if (print) blocked.push({ key: match.itemId, print });
@@ -339,17 +341,10 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
         },
       );
       removed++;
-      const owner = await this.accounts.findById(match.ownerId);
-      if (owner) {
-        this.mail.dispatch(
-          owner.email,
-          TakedownMails.statementOfReasons(
-            { reportId: id, itemId: match.itemId, title, at: new Date() },
-            reason,
-            this.mail.link(`/appeal?item=${encodeURIComponent(match.itemId)}`),
-          ),
-        );
-      }
+      removedOf.set(match.ownerId, [
+        ...(removedOf.get(match.ownerId) ?? []),
+        { itemId: match.itemId, title },
+      ]);
       await this.audit.append({
         category: 'takedown',
         author: { userId: staff.id, username: staff.username },
@@ -357,6 +352,22 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
       });
     }
     await this.copies.block(id, blocked);
+    const at = new Date();
+    for (const [ownerId, items] of removedOf) {
+      const owner = await this.accounts.findById(ownerId);
+      if (!owner) continue;
+      this.mail.dispatch(
+        owner.email,
+        TakedownMails.statementOfReasons(
+          { reportId: id, at },
+          items.map((item) => ({
+            ...item,
+            appealUrl: this.mail.link(`/appeal?item=${encodeURIComponent(item.itemId)}`),
+          })),
+          reason,
+        ),
+      );
+    }
     return removed;
   }
 

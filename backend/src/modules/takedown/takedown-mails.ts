@@ -7,6 +7,16 @@ const escapeHtml = (value: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
+/** A time in a mail, in words a person reads ("7 December 2026 at 05:40 UTC"): a mail has no time zone of its reader. */
+const MAIL_TIME = new Intl.DateTimeFormat('en-GB', {
+  dateStyle: 'long',
+  timeStyle: 'short',
+  timeZone: 'UTC',
+});
+function mailDate(at: Date): string {
+  return `${MAIL_TIME.format(at)} UTC`;
+}
+
 function mail(subject: string, paragraphs: string[]): MailContent {
   const text = [...paragraphs, '— AI Studio'].join('\n\n');
   const html =
@@ -20,8 +30,8 @@ function mail(subject: string, paragraphs: string[]): MailContent {
 export const TakedownMails = {
   receipt: (report: { id: string; receivedAt: Date; deadline: Date }): MailContent =>
     mail(`We received your report ${report.id}`, [
-      `We received your report on ${report.receivedAt.toISOString()} (reference ${report.id}).`,
-      `We will decide it, and remove the content and every copy we find if the report is valid, within ${REPORT_DEADLINE_HOURS} hours: by ${report.deadline.toISOString()}.`,
+      `We received your report on ${mailDate(report.receivedAt)} (reference ${report.id}).`,
+      `We will decide it, and remove the content and every copy we find if the report is valid, within ${REPORT_DEADLINE_HOURS} hours: by ${mailDate(report.deadline)}.`,
       'We will email you the decision. If you did not send this report, you can ignore this mail.',
     ]),
   decision: (
@@ -38,17 +48,25 @@ export const TakedownMails = {
       'Copies were looked for automatically (by the watermark and by image hashes); the decision was taken by a person.',
       'You can contest this decision by replying to this mail, and you keep every right to go to a court or an out-of-court dispute settlement body.',
     ]),
+  /** One per owner and decision (DSA Art. 17), listing every copy the decision removed. */
   statementOfReasons: (
-    removal: { reportId: string; itemId: string; title?: string; at: Date },
+    decision: { reportId: string; at: Date },
+    items: { itemId: string; title?: string; appealUrl: string }[],
     reason: string,
-    appealUrl: string,
   ): MailContent =>
     mail('Statement of reasons: content removed from your account', [
-      `On ${removal.at.toISOString()} we removed "${removal.title ?? 'an item'}" (item ${removal.itemId}) from your account and deleted its file.`,
+      items.length === 1
+        ? `On ${mailDate(decision.at)} we removed "${items[0].title ?? 'an item'}" (item ${items[0].itemId}) from your account and deleted its file.`
+        : `On ${mailDate(decision.at)} we removed ${items.length} items from your account and deleted their files:`,
+      ...(items.length === 1
+        ? []
+        : items.map((item) => `- "${item.title ?? 'an item'}" (item ${item.itemId})`)),
       `Why: ${reason}`,
-      `Facts: a notice (reference ${removal.reportId}) reported the picture; it was reviewed by a member of our staff, and the item was found to be the reported picture or a copy of it by its watermark or image hashes. The decision was taken by a person, not an automated system.`,
+      `Facts: a notice (reference ${decision.reportId}) reported the picture; it was reviewed by a member of our staff, and ${items.length === 1 ? 'the item was' : 'each item was'} found to be the reported picture or a copy of it by its watermark or image hashes. The decision was taken by a person, not an automated system.`,
       'Ground: content that shows a person in an intimate way without their consent, or that is otherwise illegal, is not allowed on this service (our terms, and the law such as the US TAKE IT DOWN Act).',
-      `You can appeal once, free of charge, on ${appealUrl} — a different member of staff reviews it. You may also use an out-of-court dispute settlement body or a court.`,
+      items.length === 1
+        ? `You can appeal once, free of charge, on ${items[0].appealUrl} — a different member of staff reviews it. You may also use an out-of-court dispute settlement body or a court.`
+        : `You can appeal each removal once, free of charge — a different member of staff reviews it: ${items.map((item) => `item ${item.itemId}: ${item.appealUrl}`).join('; ')}. You may also use an out-of-court dispute settlement body or a court.`,
     ]),
   appealDecision: (
     appeal: { reportId: string; itemId: string },
@@ -72,7 +90,7 @@ export const TakedownMails = {
     after: number,
   ): MailContent =>
     mail('Statement of reasons: your account is suspended', [
-      `On ${suspension.at.toISOString()} we suspended your account: you cannot log in, your sessions were ended and your API keys no longer work. Your content is kept as it is.`,
+      `On ${mailDate(suspension.at)} we suspended your account: you cannot log in, your sessions were ended and your API keys no longer work. Your content is kept as it is.`,
       `Why: content stored in your account has now been removed after ${suspension.removals} valid reports (our rule: an account is suspended after ${after} removals that stand). The latest removal (notice reference ${suspension.reportId}) was decided for this reason: ${reason}`,
       'Facts: each removal was decided by a member of our staff after a notice; the suspension followed from their number automatically. We mailed you a statement of reasons for each removal.',
       'Ground: repeatedly storing content that shows a person in an intimate way without their consent, or that is otherwise illegal, is not allowed on this service (our terms, and the law such as the US TAKE IT DOWN Act).',

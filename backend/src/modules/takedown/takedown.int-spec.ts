@@ -18,7 +18,7 @@ import {
   type Client,
 } from '../../../test/clients';
 import { fixture, pngClaiming, zeroPng } from '../../../test/fixtures';
-import { waitForMail } from '../../../test/mailbox';
+import { mailsTo, waitForMail } from '../../../test/mailbox';
 import { startTestApp, type TestApp } from '../../../test/test-app';
 import type { InferenceEngine } from '@studio/inference';
 import { getModelToken } from '@nestjs/mongoose';
@@ -191,7 +191,13 @@ describe('notice and removal: public reports, copies found across accounts, remo
     const receipt = res.body.content.report as { id: string; receivedAt: string; deadline: string };
     expect(Date.parse(receipt.deadline) - Date.parse(receipt.receivedAt)).toBe(48 * 3600_000);
     const mail = await waitForMail(reporter, /received your report/);
-    expect(mail.text).toContain(receipt.deadline);
+    // The deadline in words a person reads, not the API's ISO time.
+    const inWords = new Intl.DateTimeFormat('en-GB', {
+      dateStyle: 'long',
+      timeStyle: 'short',
+      timeZone: 'UTC',
+    });
+    expect(mail.text).toContain(`${inWords.format(new Date(receipt.deadline))} UTC`);
 
     const cropped = await sharp(original.bytes)
       .extract({
@@ -292,6 +298,16 @@ describe('notice and removal: public reports, copies found across accounts, remo
     await waitForMail(`${alice.username}@example.com`, /Statement of reasons/);
     const outcome = await waitForMail(reporter, /Decision on your report/);
     expect(outcome.text).toContain('We removed the content');
+    // One statement per owner and decision, listing every copy it removed (bob lost two), in a
+    // time a person reads; the reporter's decision is mailed after the statements.
+    const bobsStatements = (await mailsTo(`${bob.username}@example.com`)).filter((m) =>
+      /Statement of reasons/.test(m.subject),
+    );
+    expect(bobsStatements).toHaveLength(1);
+    expect(sor.text).toContain(`item ${bobsCopy.items[0]._id}`);
+    expect(sor.text).toContain(`item ${bobsInput()}`);
+    expect(sor.text).toMatch(/ UTC/);
+    expect(sor.text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
 
     // The owner appeals once.
     const appeal = await bob.agent
