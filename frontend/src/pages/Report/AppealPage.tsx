@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { apiPost, errorText } from '../../api/client';
 import { Paths } from '../../paths';
+import { useSession } from '../../session/useSession';
 
 /**
  * An owner appeals, once, against the removal of one of their items after a report (EU DSA
@@ -15,6 +16,8 @@ export function AppealPage() {
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
+  // A logged-in owner is not asked to log in (the mail's link opens this page either way).
+  const { account } = useSession();
 
   const send = async ({ text }: { text: string }) => {
     setSending(true);
@@ -41,7 +44,13 @@ export function AppealPage() {
       <Typography.Title level={2}>Appeal a removal</Typography.Title>
       <Typography.Paragraph type="secondary">
         Item {itemId || '(none)'}. Tell us why the removal was wrong. You can appeal once; you may also use an
-        out-of-court dispute settlement body or a court. <Link to={Paths.login}>Log in</Link> first.
+        out-of-court dispute settlement body or a court.
+        {!account && (
+          <>
+            {' '}
+            <Link to={Paths.login}>Log in</Link> first, with the account the item was removed from.
+          </>
+        )}
       </Typography.Paragraph>
       <Form layout="vertical" onFinish={(values: { text: string }) => void send(values)}>
         <Form.Item name="text" label="Your appeal" rules={[{ required: true, whitespace: true }]}>

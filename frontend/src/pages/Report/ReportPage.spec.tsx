@@ -1,7 +1,7 @@
 import { ReportMessages } from '@studio/contracts';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
-import { callsTo, mockFetch, sentForm } from '../../test/fetchMock';
-import { renderApp } from '../../test/renderApp';
+import { callsTo, mockFetch, sentForm, sessionAnswer } from '../../test/fetchMock';
+import { rememberAccount, renderApp } from '../../test/renderApp';
 import { receiptText } from './ReportPage';
 
 const receipt = {
@@ -79,5 +79,22 @@ describe('public report page', () => {
     fireEvent.click(screen.getByRole('checkbox'));
     fireEvent.click(screen.getByRole('button', { name: 'Send report' }));
     expect(await screen.findByTestId('report-error')).toHaveTextContent(ReportMessages.badUrl);
+  });
+});
+
+describe('appeal page', () => {
+  it('asks a visitor to log in first', async () => {
+    mockFetch({});
+    renderApp('/appeal?item=i1');
+    await screen.findByRole('heading', { name: 'Appeal a removal' });
+    expect(screen.getByRole('link', { name: 'Log in' })).toBeInTheDocument();
+  });
+
+  it('does not tell a logged-in owner to log in first', async () => {
+    rememberAccount('bob');
+    mockFetch({ 'GET /api/session': sessionAnswer({ username: 'bob' }) });
+    renderApp('/appeal?item=i1');
+    await screen.findByRole('heading', { name: 'Appeal a removal' });
+    expect(screen.queryByRole('link', { name: 'Log in' })).not.toBeInTheDocument();
   });
 });
