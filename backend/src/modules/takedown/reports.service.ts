@@ -281,8 +281,12 @@ export class ReportsService implements OnApplicationBootstrap, OnModuleDestroy {
         await this.suspendIfRepeated(staff, ownerId, id, reason);
       }
     }
-    // The reported copy was kept for the review only (its hashes stay with the report).
-    if (report.fileKey) await this.storage.delete(report.fileKey);
+    // The reported copy was kept for the review only (its hashes stay with the report); the record
+    // forgets it too, so the staff page offers no download that would answer 404.
+    if (report.fileKey) {
+      await this.storage.delete(report.fileKey);
+      await this.reports.updateOne({ _id: report._id }, { $unset: { fileKey: 1 } });
+    }
     if (report.reporter.email) {
       this.mail.dispatch(
         report.reporter.email,

@@ -275,6 +275,9 @@ describe('notice and removal: public reports, copies found across accounts, remo
     expect(decided.status).toBe(200);
     const view = decided.body.content.report as ReportView;
     expect(view.status).toBe('removed');
+    // The reported copy was kept for the review only: gone, and no longer offered for download.
+    expect(view.hasFile).toBe(false);
+    expect((await admin.agent.get(`/api/admin/reports/${id}/file`)).status).toBe(404);
     expect(view.matches.every((m) => m.removed)).toBe(true);
     expect(view.matches.map((m) => m.itemId)).toEqual(
       expect.arrayContaining([original.job.items[0]._id, bobsCopy.items[0]._id, bobsInput()]),
