@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import request from 'supertest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { grantCredits, makeFolder, PASSWORD, signIn, uniqueName } from '../../backend/test/clients';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
@@ -134,6 +135,18 @@ describe('phone layout at 390x844: nothing covered, nothing wider than the scree
       .field('folder', folderId)
       .attach('Clone0', image, 'a.png');
     expect(clone.status).toBe(200);
+    // An open report naming a copy on the web: the staff's reports table has a row to lay out.
+    const filed = await request(t.url)
+      .post('/api/reports')
+      .field('category', 'intimate_without_consent')
+      .field('reporterRole', 'depicted')
+      .field('name', 'Jane Reporter')
+      .field('email', 'jane@example.com')
+      .field('explanation', 'This picture shows me without my consent.')
+      .field('goodFaith', 'true')
+      .field('signature', 'Jane Reporter')
+      .field('url', 'https://elsewhere.example/a/rather/long/address/of/the/copy.jpg');
+    expect(filed.status).toBe(201);
 
     context = await browser.newContext({
       viewport: PHONE,
@@ -166,6 +179,7 @@ describe('phone layout at 390x844: nothing covered, nothing wider than the scree
     ['admin-logs', () => '/admin/logs'],
     ['admin-support', () => '/admin/support'],
     ['admin-operations', () => '/admin/operations'],
+    ['admin-reports', () => '/admin/reports'],
   ];
 
   it.each(pages)(

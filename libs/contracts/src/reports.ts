@@ -35,6 +35,12 @@ export const REPORT_CATEGORIES = ['intimate_without_consent', 'child_sexual_abus
 /** Categories whose notices may come without name, email and signature (DSA Art. 16(2)(c)). */
 export const ANONYMOUS_REPORT_CATEGORIES: readonly ReportCategory[] = ['child_sexual_abuse'];
 export type ReportCategory = (typeof REPORT_CATEGORIES)[number];
+/** Each category in words, as staff read it in the reports queue. */
+export const REPORT_CATEGORY_LABELS: Record<ReportCategory, string> = {
+  intimate_without_consent: 'Intimate image without consent',
+  child_sexual_abuse: 'Child sexual abuse material',
+  other_illegal: 'Other illegal content',
+};
 
 /** Who files: the person shown, or someone authorised to act for them. */
 export const REPORTER_ROLES = ['depicted', 'representative', 'other'] as const;

@@ -1,5 +1,6 @@
 import {
   API_PREFIX,
+  REPORT_CATEGORY_LABELS,
   REPORT_LIMITS,
   type AppealOutcome,
   type ReportMatchView,
@@ -182,6 +183,9 @@ function ReportsTable({ status }: { status: 'open' | 'decided' }) {
         rowKey="id"
         dataSource={reports}
         pagination={false}
+        // Wider than a phone or its card: the table scrolls inside the card, not the page, and the
+        // decision buttons stay within it.
+        scroll={{ x: 'max-content' }}
         data-testid={`reports-${status}`}
         expandable={{
           expandedRowRender: (report) => (
@@ -228,7 +232,7 @@ function ReportsTable({ status }: { status: 'open' | 'decided' }) {
               </Space>
             ),
           },
-          { title: 'Category', dataIndex: 'category' },
+          { title: 'Category', render: (_, r) => REPORT_CATEGORY_LABELS[r.category] ?? r.category },
           {
             title: 'Matched items',
             render: (_, r) =>
@@ -265,10 +269,7 @@ export function AdminReportsPage() {
   const [status, setStatus] = useState<'open' | 'decided'>('open');
   return (
     <RequireRole roles={SUPPORT_STAFF}>
-      <Card
-        title="Reports (notice and removal)"
-        extra={<Link to={Paths.adminTransparency}>Transparency report</Link>}
-      >
+      <Card title="Reports" extra={<Link to={Paths.adminTransparency}>Transparency report</Link>}>
         <Space direction="vertical" style={{ width: '100%' }}>
           <Segmented
             value={status}
