@@ -313,7 +313,7 @@ export class AuditListener {
       eventId: id,
       category: AuditCategory.credits,
       author: payload.actor,
-      message: `Asked another admin to approve a ${payload.kind} of ${payload.amount} coins to ${payload.username}.`,
+      message: `Asked another admin to approve a ${payload.kind} of ${plural(payload.amount, 'coin')} to ${payload.username}.`,
       detail: `${payload.reason} · Request ${payload.approvalId}`,
     });
   }
@@ -324,7 +324,7 @@ export class AuditListener {
       eventId: id,
       category: AuditCategory.credits,
       author: payload.actor,
-      message: `${payload.decision === 'approved' ? 'Approved' : 'Rejected'} the ${payload.kind} of ${payload.amount} coins to ${payload.username} asked by ${payload.requestedBy.username}.`,
+      message: `${payload.decision === 'approved' ? 'Approved' : 'Rejected'} the ${payload.kind} of ${plural(payload.amount, 'coin')} to ${payload.username} asked by ${payload.requestedBy.username}.`,
       detail: `Request ${payload.approvalId}`,
     });
   }

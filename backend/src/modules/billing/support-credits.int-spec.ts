@@ -2,6 +2,7 @@ import {
   CREDIT_APPROVAL_THRESHOLD,
   CreditMessages,
   STAFF_CREDIT_LIMITS,
+  plural,
   type CreditApproval,
 } from '@studio/contracts';
 import {
@@ -238,10 +239,10 @@ describe('staff credit limits, self-credit and approvals', () => {
       const messages = log.map((e) => `${e.author?.username}: ${e.message}`);
       expect(messages).toEqual(
         expect.arrayContaining([
-          `${adminName}: Asked another admin to approve a grant of ${amount} coins to ${user.username}.`,
-          `${secondAdmin.username}: Approved the grant of ${amount} coins to ${user.username} asked by ${adminName}.`,
-          `${secondAdmin.username}: Rejected the grant of ${amount} coins to ${user.username} asked by ${adminName}.`,
-          `${adminName}: Granted ${amount} coins to ${user.username}.`,
+          `${adminName}: Asked another admin to approve a grant of ${plural(amount, 'coin')} to ${user.username}.`,
+          `${secondAdmin.username}: Approved the grant of ${plural(amount, 'coin')} to ${user.username} asked by ${adminName}.`,
+          `${secondAdmin.username}: Rejected the grant of ${plural(amount, 'coin')} to ${user.username} asked by ${adminName}.`,
+          `${adminName}: Granted ${plural(amount, 'coin')} to ${user.username}.`,
         ]),
       );
     });
