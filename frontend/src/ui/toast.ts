@@ -48,6 +48,10 @@ export function toastContainer(): HTMLElement {
 
 type NotificationApi = ReturnType<typeof notification.useNotification>[0];
 
+/** The error toasts each holder shows now, by key: a success closes them (it resolves them). */
+const openErrors = new WeakMap<NotificationApi, Set<string>>();
+let nextErrorKey = 0;
+
 /** antd's notification API of the one holder under the theme (ui/ToastHost.tsx). */
 export const NotificationContext = createContext<NotificationApi | null>(null);
 
@@ -59,23 +63,37 @@ export function useToast(): Toast {
   const notification = useContext(NotificationContext);
   if (!notification) throw new Error('useToast needs a ToastHost above it');
   return useMemo(() => {
-    const show = (kind: keyof Toast) => (text: string, description?: string, key?: string) =>
-      notification[kind]({
-        key,
-        message: text,
-        description,
-        placement: toastPlacement(),
-        duration: TOAST_DURATION_MS / 1000,
-      });
+    const errors = openErrors.get(notification) ?? new Set<string>();
+    openErrors.set(notification, errors);
+    const show =
+      (kind: keyof Toast) => (text: string, description?: string, key?: string, onClose?: () => void) =>
+        notification[kind]({
+          key,
+          message: text,
+          description,
+          placement: toastPlacement(),
+          duration: TOAST_DURATION_MS / 1000,
+          onClose,
+        });
+    const success = show('success');
     const error = show('error');
     return {
-      success: show('success'),
+      // A success resolves the errors still shown ("Wrong password" then "Logged in!"): they go,
+      // rather than stand beside it saying the opposite.
+      success: (text, description, key) => {
+        for (const open of errors) notification.destroy(open);
+        errors.clear();
+        success(text, description, key);
+      },
       info: show('info'),
       warning: show('warning'),
       // While the studio is briefly unavailable its one banner (StudioBanner) says so: a toast per
       // failed request would pile up the same words.
       error: (text, description, key) => {
-        if (!isOutageText(text)) error(text, description, key);
+        if (isOutageText(text)) return;
+        const errorKey = key ?? `error-${(nextErrorKey += 1)}`;
+        errors.add(errorKey);
+        error(text, description, errorKey, () => errors.delete(errorKey));
       },
     };
   }, [notification]);
