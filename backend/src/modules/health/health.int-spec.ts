@@ -187,6 +187,7 @@ describe('health and API document', () => {
         'PATCH /api/account/webhooks/{endpointId}',
         'DELETE /api/account/webhooks/{endpointId}',
         'GET /api/account/webhooks/deliveries',
+        'GET /api/account/webhooks/settings',
         'POST /api/account/webhooks/deliveries/{deliveryId}/replay',
         // age assurance and moderation (issue 37)
         'GET /api/age-assurance',
