@@ -26,6 +26,18 @@ const delivery = (over: Partial<WebhookDeliveryView> = {}): WebhookDeliveryView 
   ...over,
 });
 
+/** The card with no endpoint yet, and its "New webhook" dialog opened. */
+async function openNewWebhook(): Promise<HTMLElement> {
+  render(
+    <AppProviders>
+      <WebhooksCard />
+    </AppProviders>,
+  );
+  await screen.findByText('No webhooks yet');
+  fireEvent.click(screen.getByRole('button', { name: 'New webhook' }));
+  return screen.findByRole('dialog', { name: 'New webhook' });
+}
+
 describe('WebhooksCard', () => {
   it.each([
     [true, /on this local install, a receiver on this machine: http:\/\/127\.0\.0\.1/],
@@ -36,14 +48,7 @@ describe('WebhooksCard', () => {
       'GET /api/account/webhooks/deliveries': ok([]),
       'GET /api/account/webhooks/settings': ok({ localReceivers }),
     });
-    render(
-      <AppProviders>
-        <WebhooksCard />
-      </AppProviders>,
-    );
-    await screen.findByText('No webhooks yet');
-    fireEvent.click(screen.getByRole('button', { name: 'New webhook' }));
-    const dialog = await screen.findByRole('dialog', { name: 'New webhook' });
+    const dialog = await openNewWebhook();
     await waitFor(() => expect(within(dialog).getByText(hint)).toBeInTheDocument());
   });
 
@@ -58,14 +63,7 @@ describe('WebhooksCard', () => {
         return ok({ endpoint: made, secret: 'whsec_secretvalue' }, 201);
       },
     });
-    render(
-      <AppProviders>
-        <WebhooksCard />
-      </AppProviders>,
-    );
-    await screen.findByText('No webhooks yet');
-    fireEvent.click(screen.getByRole('button', { name: 'New webhook' }));
-    const dialog = await screen.findByRole('dialog', { name: 'New webhook' });
+    const dialog = await openNewWebhook();
     fireEvent.change(within(dialog).getByLabelText('Address of your receiver'), {
       target: { value: ' https://example.com/hook ' },
     });
