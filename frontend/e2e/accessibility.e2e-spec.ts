@@ -39,8 +39,12 @@ function routeTable(): string[] {
   const paths = [...children.matchAll(/\{ (?:index: true|path: '([^']*)'), element:/g)].map((m) =>
     m[1] === undefined ? '' : m[1],
   );
-  if (paths.length < 20)
-    throw new Error(`only ${paths.length} routes read from routes.tsx: has its form changed?`);
+  // Every element of the table but the layout's must have been read: a route written another way fails here.
+  const elements = children.match(/element:/g)?.length ?? 0;
+  if (paths.length < 20 || paths.length !== elements - 1)
+    throw new Error(
+      `${paths.length} routes read from routes.tsx, ${elements - 1} there: has its form changed?`,
+    );
   return paths;
 }
 
@@ -124,6 +128,87 @@ async function runAxe(page: Page): Promise<AxeResults> {
       }),
     WCAG_TAGS,
   );
+}
+
+/** How many Tab presses a page gets at most: every control of the largest screens, bounded. */
+const MAX_TABS = 60;
+
+/**
+ * WCAG 2.4.7 (focus visible), which axe does not check: presses Tab through the page and returns
+ * the controls whose focus changed nothing on screen. What a control looks like is read from it,
+ * its three nearest ancestors and its next sibling (antd draws a radio's or a checkbox's ring on the
+ * element after its hidden input, an input's on its wrapper): outline, shadow, border, background,
+ * text decoration and colour, at rest (before any key) and once focused, its transitions over.
+ */
+async function controlsWithoutVisibleFocus(page: Page): Promise<{ reached: number; unseen: string[] }> {
+  await page.evaluate(() => {
+    const props = [
+      'outline-style',
+      'outline-width',
+      'outline-color',
+      'box-shadow',
+      'border-color',
+      'background-color',
+      'text-decoration-line',
+      'color',
+    ];
+    const look = (el: Element) => {
+      const nodes: Element[] = [el];
+      for (let up = el.parentElement, i = 0; up && i < 3; up = up.parentElement, i += 1) nodes.push(up);
+      if (el.nextElementSibling) nodes.push(el.nextElementSibling);
+      return nodes
+        .map((node) => {
+          const style = getComputedStyle(node);
+          return props.map((prop) => style.getPropertyValue(prop)).join('|');
+        })
+        .join('#');
+    };
+    const rest = new Map<Element, string>();
+    for (const el of Array.from(document.querySelectorAll('*'))) rest.set(el, look(el));
+    (window as unknown as { focusProbe: unknown }).focusProbe = { look, rest };
+  });
+  await page.locator('body').evaluate((body) => (body as HTMLElement).blur());
+  const unseen: string[] = [];
+  let reached = 0;
+  for (let i = 0; i < MAX_TABS; i += 1) {
+    await page.keyboard.press('Tab');
+    const seen = await page.evaluate(async () => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      const probe = (
+        window as unknown as { focusProbe: { look(el: Element): string; rest: Map<Element, string> } }
+      ).focusProbe;
+      const label =
+        el.getAttribute('aria-label') ||
+        (el.textContent ?? '').trim().slice(0, 40) ||
+        el.getAttribute('name') ||
+        '';
+      const id = `<${el.tagName.toLowerCase()}${typeof el.className === 'string' && el.className ? ` class="${el.className.slice(0, 60)}"` : ''}> ${label}`;
+      // Back at a control already reached: the Tab order has come round.
+      if (el.hasAttribute('data-tabbed')) return null;
+      el.setAttribute('data-tabbed', '');
+      const before = probe.rest.get(el);
+      if (before === undefined) return { id, visible: true };
+      // Some rings come a render later (rc-select marks itself focused after a 10 ms timer) and
+      // then fade in (antd's 0.2 s transitions; spinners loop forever and are not waited for):
+      // the look is read frame by frame, each time the finite animations are over, for 30 frames.
+      for (let frame = 0; frame < 30; frame += 1) {
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+        await Promise.all(
+          document
+            .getAnimations()
+            .filter((a) => a.effect?.getTiming().iterations !== Infinity)
+            .map((a) => a.finished.catch(() => undefined)),
+        );
+        if (probe.look(el) !== before) return { id, visible: true };
+      }
+      return { id, visible: false };
+    });
+    if (!seen) break;
+    reached += 1;
+    if (!seen.visible) unseen.push(seen.id);
+  }
+  return { reached, unseen };
 }
 
 function summary(checked: string[], findings: Finding[]): string {
@@ -220,9 +305,10 @@ describe('accessibility: axe-core (WCAG 2.2 AA) on every route, for each role, o
     return context.pages()[0];
   }
 
-  it('finds no WCAG A/AA violation on any page', async () => {
+  it('finds no WCAG A/AA violation and no control without visible focus on any page', async () => {
     const checked: string[] = [];
     const findings: Finding[] = [];
+    let tabbed = 0;
     for (const viewport of Object.keys(VIEWPORTS) as Viewport[]) {
       for (const path of routeTable()) {
         for (const role of rolesFor(path)) {
@@ -232,6 +318,21 @@ describe('accessibility: axe-core (WCAG 2.2 AA) on every route, for each role, o
           await settle(page, `${route} (${role}, ${viewport})`);
           const results = await runAxe(page);
           checked.push(`${route} ${role} ${viewport}`);
+          // Keyboards are a desktop's: the focus check runs there, in the light theme.
+          if (viewport === 'desktop') {
+            const { reached, unseen } = await controlsWithoutVisibleFocus(page);
+            tabbed += reached;
+            if (unseen.length)
+              findings.push({
+                route,
+                role,
+                viewport,
+                rule: 'focus-visible (own check)',
+                impact: 'serious',
+                targets: unseen,
+                why: 'Tab reached these controls and nothing on screen changed',
+              });
+          }
           for (const v of results.violations)
             findings.push({
               route,
@@ -245,7 +346,7 @@ describe('accessibility: axe-core (WCAG 2.2 AA) on every route, for each role, o
         }
       }
     }
-    const table = summary(checked, findings);
+    const table = `${summary(checked, findings)}\nfocus check (desktop): ${tabbed} controls reached with Tab`;
     console.log(table);
     const out = join(__dirname, '../../test-results');
     mkdirSync(out, { recursive: true });
