@@ -48,7 +48,7 @@ describe("age check at Persona in the browser (fake Persona's hosted flow and si
         await page.getByRole('button', { name: result }).click();
         if (passes) {
           await page.getByTestId('age-assured').waitFor();
-          expect(await page.getByTestId('age-assured').textContent()).toContain('an age check provider');
+          expect(await page.getByTestId('age-assured').textContent()).toContain('(age check provider)');
           await screenshot(page, 'age-check-provider-passed');
         } else {
           const error = page.getByTestId('age-check-error');
