@@ -19,6 +19,7 @@ import { fixture, rectangleMask } from '../../backend/test/fixtures';
 import { mailsTo, waitForMail } from '../../backend/test/mailbox';
 import { startTestApp, type TestApp } from '../../backend/test/test-app';
 import { AuditService } from '../../backend/src/modules/audit/audit.service';
+import { mailDate } from '../../backend/src/modules/takedown/takedown-mails';
 import { FRONTEND_DIST, launchBrowser, logInAs, screenshot } from './browser';
 
 const ADMIN_PASSWORD = 'admin-password-1';
@@ -150,12 +151,7 @@ describe('notice and removal in the browser: public report, queue, removal of ev
     const view = (await (await page.request.get(`${t.url}/api/admin/reports/${reference}`)).json()).content
       .report as ReportView;
     const deadline = view.deadline;
-    const inWords = new Intl.DateTimeFormat('en-GB', {
-      dateStyle: 'long',
-      timeStyle: 'short',
-      timeZone: 'UTC',
-    });
-    expect(receiptMail.text).toContain(`by ${inWords.format(new Date(deadline))} UTC`);
+    expect(receiptMail.text).toContain(`by ${mailDate(new Date(deadline))}`);
     expect(await row.innerText()).toContain(
       await page.evaluate((at) => new Date(at).toLocaleString(), deadline),
     );

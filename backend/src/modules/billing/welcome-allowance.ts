@@ -50,6 +50,9 @@ export type AllowanceOutcome =
   | { granted: false; reason: 'off' | 'no_account' | 'unverified' | 'already' | AllowanceRefusal };
 
 const refusalKey = (userId: string) => `refusal:${userId}`;
+/** The claim of a mailbox's one allowance (its spellings folded: mailboxOf). */
+const emailClaimOf = (email: string) => `email:${mailboxOf(email)}`;
+
 const isRefusal = (reason: string): reason is AllowanceRefusal =>
   (ALLOWANCE_REFUSALS as readonly string[]).includes(reason);
 
@@ -136,7 +139,7 @@ export class WelcomeAllowance {
 
     // Claims first, the credit after: a crash between them leaves claims held by this account,
     // which a retry finds as its own and goes on to the (idempotent) credit.
-    if (!(await this.claim(`email:${mailboxOf(account.email)}`, userId)))
+    if (!(await this.claim(emailClaimOf(account.email), userId)))
       return { granted: false, reason: 'address_used' };
     if (clientIp && !(await this.claimAddressSlot(clientIp, userId, now)))
       return { granted: false, reason: 'address_today' };
@@ -162,28 +165,32 @@ export class WelcomeAllowance {
     now: Date,
   ): Promise<AllowanceRefusal | undefined> {
     if (isDisposableAddress(email)) return 'disposable';
-    if (!(await this.claimable(`email:${mailboxOf(email)}`, userId))) return 'address_used';
-    if (!clientIp) return undefined;
-    const day = now.toISOString().slice(0, 10);
-    for (let slot = 1; slot <= this.config.WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY; slot += 1) {
-      if (await this.claimable(`address:${clientIp}:${day}:${slot}`, userId)) return undefined;
-    }
-    return 'address_today';
+    if (!(await this.claimable([emailClaimOf(email)], userId))) return 'address_used';
+    if (clientIp && !(await this.claimable(this.addressSlots(clientIp, now), userId))) return 'address_today';
+    return undefined;
   }
 
-  /** Whether this account could hold the claim: free, or held by it already. */
-  private async claimable(id: string, userId: string): Promise<boolean> {
-    const holder = await this.claims.findById(id).lean();
-    return !holder || String(holder.userId) === userId;
+  /** Whether this account could hold one of the claims: one is free, or held by it already. One read. */
+  private async claimable(ids: string[], userId: string): Promise<boolean> {
+    const held = await this.claims.find({ _id: { $in: ids } }).lean();
+    return held.length < ids.length || held.some((holder) => String(holder.userId) === userId);
   }
 
   /** The first free slot of the client address for today (UTC), or one this account holds. */
   private async claimAddressSlot(clientIp: string, userId: string, now: Date): Promise<boolean> {
-    const day = now.toISOString().slice(0, 10);
-    for (let slot = 1; slot <= this.config.WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY; slot += 1) {
-      if (await this.claim(`address:${clientIp}:${day}:${slot}`, userId)) return true;
+    for (const slot of this.addressSlots(clientIp, now)) {
+      if (await this.claim(slot, userId)) return true;
     }
     return false;
+  }
+
+  /** The claims of a client address's allowances for the day of `now` (UTC), one per slot. */
+  private addressSlots(clientIp: string, now: Date): string[] {
+    const day = now.toISOString().slice(0, 10);
+    return Array.from(
+      { length: this.config.WELCOME_ALLOWANCE_PER_ADDRESS_PER_DAY },
+      (_, i) => `address:${clientIp}:${day}:${i + 1}`,
+    );
   }
 
   /** True when this account now holds the claim (inserted now, or earlier by the same account). */

@@ -40,7 +40,7 @@ export class S3Storage extends StoragePort {
     super();
     if (!config.S3_BUCKET) throw new Error('S3_BUCKET is required when STORAGE_DRIVER=s3');
     this.bucket = config.S3_BUCKET;
-    const waitMs = forPeople ? Math.min(requestStoreWaitMs(), config.S3_TIMEOUT_MS) : config.S3_TIMEOUT_MS;
+    const waitMs = this.waitMs();
     this.client = new S3Client({
       region: config.S3_REGION,
       endpoint: config.S3_ENDPOINT,
@@ -63,6 +63,12 @@ export class S3Storage extends StoragePort {
     });
   }
 
+  /** How long a call that sends `bytes` waits for the answer's first byte: never past S3_TIMEOUT_MS. */
+  private waitMs(bytes = 0): number {
+    const timeout = this.config.S3_TIMEOUT_MS;
+    return this.forPeople ? Math.min(requestStoreWaitMs(bytes), timeout) : timeout;
+  }
+
   override forRequest(): StoragePort {
     if (this.forPeople) return this;
     this.requestView ??= new S3Storage(this.config, true);
@@ -72,7 +78,7 @@ export class S3Storage extends StoragePort {
   async put(key: string, data: Buffer): Promise<void> {
     const command = new PutObjectCommand({ Bucket: this.bucket, Key: checked(key), Body: data });
     // A person waiting on a large put: its bytes need their time too.
-    const options = this.forPeople ? { requestTimeout: requestStoreWaitMs(data.length) } : {};
+    const options = this.forPeople ? { requestTimeout: this.waitMs(data.length) } : {};
     await this.client.send(command, options).catch(storeFault('put'));
   }
 

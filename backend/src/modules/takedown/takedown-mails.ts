@@ -13,7 +13,7 @@ const MAIL_TIME = new Intl.DateTimeFormat('en-GB', {
   timeStyle: 'short',
   timeZone: 'UTC',
 });
-function mailDate(at: Date): string {
+export function mailDate(at: Date): string {
   return `${MAIL_TIME.format(at)} UTC`;
 }
 

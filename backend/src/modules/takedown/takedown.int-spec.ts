@@ -23,6 +23,7 @@ import { startTestApp, type TestApp } from '../../../test/test-app';
 import type { InferenceEngine } from '@studio/inference';
 import { getModelToken } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
+import { mailDate } from './takedown-mails';
 import { TakedownReport } from './takedown.schemas';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { EngineRegistry } from '../engines';
@@ -192,12 +193,7 @@ describe('notice and removal: public reports, copies found across accounts, remo
     expect(Date.parse(receipt.deadline) - Date.parse(receipt.receivedAt)).toBe(48 * 3600_000);
     const mail = await waitForMail(reporter, /received your report/);
     // The deadline in words a person reads, not the API's ISO time.
-    const inWords = new Intl.DateTimeFormat('en-GB', {
-      dateStyle: 'long',
-      timeStyle: 'short',
-      timeZone: 'UTC',
-    });
-    expect(mail.text).toContain(`${inWords.format(new Date(receipt.deadline))} UTC`);
+    expect(mail.text).toContain(mailDate(new Date(receipt.deadline)));
 
     const cropped = await sharp(original.bytes)
       .extract({
