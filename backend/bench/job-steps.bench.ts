@@ -12,14 +12,13 @@
  * medians.
  */
 import 'reflect-metadata';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { benchSigning, testFaceFiles } from './bench-signing';
 import { io } from 'socket.io-client';
 import { JobFields, JobSocketEvents, SocketEvents, type JobSocketPayloads } from '@studio/contracts';
 import { createApp } from '../api/src/create-app';
@@ -33,9 +32,6 @@ import { CopyFinder } from '../src/modules/takedown/copy-finder';
 import { ContentSafety } from '../src/modules/content-safety/content-safety.service';
 import { benchUser } from './bench-client';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..', '..');
-const FACES_DIR = process.env.BENCH_FACES_DIR ?? path.resolve(ROOT, '..', 'shared', 'testdata', 'faces');
 const RUNS = Number(process.env.BENCH_JOB_STEPS_RUNS ?? 3);
 
 const median = (values: number[]) => {
@@ -82,11 +78,7 @@ function wrap<T extends object>(target: T, method: keyof T & string, step: strin
 
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), 'job-steps-bench-'));
-  await run('bash', [
-    path.join(ROOT, 'deploy', 'local', 'make-signing-cert.sh'),
-    path.join(dir, 'ca'),
-    'Bench',
-  ]);
+  const signing = await benchSigning(dir);
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: 'warn',
@@ -95,8 +87,8 @@ async function main() {
     JOB_RATE_LIMIT_PER_MINUTE: '100000',
     REDIS_PREFIX: `jobsteps${Date.now().toString(36)}`,
     STORAGE_DIR: path.join(dir, 'storage'),
-    PROVENANCE_CERT_CHAIN: path.join(dir, 'ca', 'chain.pem'),
-    PROVENANCE_PRIVATE_KEY: path.join(dir, 'ca', 'signer.key'),
+    PROVENANCE_CERT_CHAIN: signing.certChain,
+    PROVENANCE_PRIVATE_KEY: signing.privateKey,
   });
   const app = await createApp(config);
   await app.listen(0, '127.0.0.1');
@@ -140,10 +132,7 @@ async function main() {
   });
   const folder = ((await made.json()) as { content: { _id: string } }).content._id;
 
-  const faces = (existsSync(FACES_DIR) ? readdirSync(FACES_DIR) : [])
-    .filter((f) => /\.(jpe?g|png)$/i.test(f))
-    .map((f) => path.join(FACES_DIR, f));
-  if (faces.length < 2) throw new Error(`need the test faces in ${FACES_DIR} (BENCH_FACES_DIR)`);
+  const faces = testFaceFiles(2);
   const face = (i: number, side: number) =>
     sharp(faces[i % faces.length])
       .resize(side, side, { fit: 'cover' })

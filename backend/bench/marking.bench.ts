@@ -12,14 +12,13 @@
  * ProvenanceService.reserveId in the bench's FerretDB (now: one insert; before: a look-up of the
  * id, then the insert, as it was).
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import mongoose from 'mongoose';
 import sharp from 'sharp';
+import { benchSigning, testFaceFiles } from './bench-signing';
 import { LocalCpuEngine } from '../../libs/inference/src/local-engine';
 import {
   ProvenanceMarker,
@@ -35,10 +34,6 @@ import {
   type JobToMark,
 } from '../src/modules/provenance/provenance.service';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..', '..');
-const PYTHON = path.join(ROOT, '.tools', 'provenance', 'bin', 'python');
-const FACES_DIR = process.env.BENCH_FACES_DIR ?? path.resolve(ROOT, '..', 'shared', 'testdata', 'faces');
 const RUNS = Number(process.env.BENCH_MARKING_RUNS ?? 11);
 const STEPS = ['decode', 'embed', 'psnr', 'encode', 'sign', 'manifest', 'files', 'roundTrip', 'db'];
 /** The steps in the child process (the others are this process's, timed in wall time only). */
@@ -60,22 +55,10 @@ interface Output {
 
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), 'marking-bench-'));
-  const faceFiles = (existsSync(FACES_DIR) ? readdirSync(FACES_DIR) : [])
-    .filter((f) => /\.(jpe?g|png)$/i.test(f))
-    .map((f) => path.join(FACES_DIR, f));
-  if (faceFiles.length < 2) throw new Error(`need the test faces in ${FACES_DIR} (BENCH_FACES_DIR)`);
+  const faceFiles = testFaceFiles(2);
   const face = (i: number, side: number) =>
     sharp(faceFiles[i]).resize(side, side, { fit: 'cover' }).png().toBuffer();
-  await run('bash', [
-    path.join(ROOT, 'deploy', 'local', 'make-signing-cert.sh'),
-    path.join(dir, 'ca'),
-    'Bench',
-  ]);
-  const signing = {
-    python: PYTHON,
-    certChain: path.join(dir, 'ca', 'chain.pem'),
-    privateKey: path.join(dir, 'ca', 'signer.key'),
-  };
+  const signing = await benchSigning(dir);
   const markers = {
     before: new ProvenanceMarker({ ...signing, asBefore54: true }),
     now: new ProvenanceMarker(signing),

@@ -19,13 +19,14 @@
  * No services.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { benchSigning, PROVENANCE_PYTHON, testFaceFiles } from './bench-signing';
 import { LocalCpuEngine } from '../../libs/inference/src/local-engine';
 import {
   ProvenanceMarker,
@@ -35,9 +36,7 @@ import {
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..');
-const PYTHON = path.join(ROOT, '.tools', 'provenance', 'bin', 'python');
 const C2PATOOL = path.join(ROOT, '.tools', 'c2patool', 'bin', 'c2patool');
-const FACES_DIR = process.env.BENCH_FACES_DIR ?? path.resolve(ROOT, '..', 'shared', 'testdata', 'faces');
 const PER_TOOL = Number(process.env.BENCH_PROVENANCE_PER_TOOL ?? 50);
 const VIDEOS = Number(process.env.BENCH_PROVENANCE_VIDEOS ?? 10);
 
@@ -81,24 +80,12 @@ const pct = (hit: number, of: number) => `${hit}/${of} (${((100 * hit) / Math.ma
 
 async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), 'provenance-bench-'));
-  const faceFiles = (existsSync(FACES_DIR) ? readdirSync(FACES_DIR) : [])
-    .filter((f) => /\.(jpe?g|png)$/i.test(f))
-    .map((f) => path.join(FACES_DIR, f));
-  if (faceFiles.length < 3) throw new Error(`need the test faces in ${FACES_DIR} (BENCH_FACES_DIR)`);
+  const faceFiles = testFaceFiles(3);
   // short side 384 px: small enough for minutes of CPU, about the size of a generated image (512)
   const faces = await Promise.all(
     faceFiles.map((f) => sharp(f).resize(384, 384, { fit: 'outside' }).png().toBuffer()),
   );
-  await run('bash', [
-    path.join(ROOT, 'deploy', 'local', 'make-signing-cert.sh'),
-    path.join(dir, 'ca'),
-    'Bench',
-  ]);
-  const signing = {
-    python: PYTHON,
-    certChain: path.join(dir, 'ca', 'chain.pem'),
-    privateKey: path.join(dir, 'ca', 'signer.key'),
-  };
+  const signing = await benchSigning(dir);
   const marker = new ProvenanceMarker(signing);
   const baseline = new ProvenanceMarker({ ...signing, c2paDefaults: true });
   // both child processes started (Python, c2pa, their identity check) before anything is timed
@@ -389,7 +376,7 @@ async function main() {
   const resultsFile = path.join(dir, 'results.json');
   await writeFile(casesFile, JSON.stringify(cases));
   const judgeStart = performance.now();
-  await run(PYTHON, [path.join(__dirname, 'provenance-judge.py'), casesFile, resultsFile], {
+  await run(PROVENANCE_PYTHON, [path.join(__dirname, 'provenance-judge.py'), casesFile, resultsFile], {
     maxBuffer: 16 * 1024 * 1024,
   });
   const judgeSeconds = (performance.now() - judgeStart) / 1000;
