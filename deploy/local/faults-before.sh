@@ -16,8 +16,18 @@ ensure_npm_dependencies
 ensure_ferretdb
 ensure_toxiproxy
 ensure_moto
-if ! git diff --quiet "$commit" HEAD -- package-lock.json; then
-  log "$commit has another package-lock.json: its backend cannot run on this tree's packages"
+# Every package the old commit locked must be here at the same version (packages added since, such
+# as a frontend test's, do no harm to its backend).
+if ! git show "$commit:package-lock.json" | node -e '
+  const old = JSON.parse(require("fs").readFileSync(0, "utf8")).packages;
+  const now = require("./package-lock.json").packages;
+  const missing = Object.entries(old).filter(
+    ([key, pkg]) => key.startsWith("node_modules/") && now[key]?.version !== pkg.version,
+  );
+  for (const [key, pkg] of missing.slice(0, 5)) console.error(`${key}@${pkg.version}: ${now[key]?.version ?? "absent"} here`);
+  process.exit(missing.length ? 1 : 0);
+'; then
+  log "$commit locked other package versions: its backend cannot run on this tree's packages"
   exit 1
 fi
 [ -d "$tree" ] || git worktree add --detach "$tree" "$commit" >/dev/null
